@@ -1,0 +1,35 @@
+"""The exceptions and warnings edgedp raises.
+
+Every error a user can cause is one of these, with a message that says what was wrong and how to fix
+it; the CLI prints that message on one line. Catch :class:`EdgedpError` to catch them all.
+"""
+
+from __future__ import annotations
+
+
+class EdgedpError(Exception):
+    """Base class of every error edgedp raises on purpose."""
+
+
+class PrivacyParameterError(EdgedpError, ValueError):
+    """A privacy parameter (epsilon, delta, t, ...) is missing, of the wrong type or out of range."""
+
+
+class InputError(EdgedpError, ValueError):
+    """The text or array given to a mechanism cannot be processed (wrong type, too large, invalid)."""
+
+
+class AssetError(EdgedpError):
+    """An asset pack is missing, incomplete, tampered with, of a newer format, or of the wrong kind."""
+
+
+class BudgetError(EdgedpError):
+    """A release would exceed the privacy budget recorded in the ledger; nothing was released."""
+
+
+class RandomnessError(EdgedpError, RuntimeError):
+    """A random source was used in a way that would repeat noise (e.g. a seeded source after fork)."""
+
+
+class NotPrivateWarning(UserWarning):
+    """Emitted when output is reproducible (explicit seed) or otherwise not differentially private."""

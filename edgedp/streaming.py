@@ -1,0 +1,74 @@
+"""Privatizing text that arrives in pieces (files, stdin) in bounded memory, output in input order.
+
+Text is cut only right after whitespace or pass-through punctuation, where the tokenizer would split
+anyway, so streaming gives exactly the tokens that privatizing the whole text at once would. A token
+longer than :data:`MAX_TOKEN_CHARS` cannot be a vocabulary word: it is replaced by the mechanism's
+out-of-vocabulary replacement as soon as that is known, and the rest of it is skipped, so a 50 MB line
+without spaces needs no 50 MB buffer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+from edgedp.text import PASS_THROUGH_PUNCTUATION, PASS_THROUGH_WHITESPACE
+from edgedp.word_mechanism import WordMechanism
+
+#: No vocabulary word is this long, even before NFKC normalization (packs hold words <= 100 chars).
+MAX_TOKEN_CHARS = 4096
+#: Characters gathered before a vectorized batch is privatized.
+BATCH_CHARS = 1 << 16
+
+
+def _is_cut_point(char: str) -> bool:
+    # Only characters the tokenizer always splits at: ASCII whitespace and isolated punctuation.
+    return char in PASS_THROUGH_WHITESPACE or char in PASS_THROUGH_PUNCTUATION
+
+
+def _last_cut(text: str) -> int:
+    """Index just after the last safe cut point of ``text`` (0 if there is none)."""
+    for position in range(len(text) - 1, -1, -1):
+        if _is_cut_point(text[position]):
+            return position + 1
+    return 0
+
+
+def _first_cut(text: str) -> int | None:
+    for position, char in enumerate(text):
+        if _is_cut_point(char):
+            return position
+    return None
+
+
+def privatize_stream(
+    mechanism: WordMechanism, pieces: Iterable[str], *, batch_chars: int = BATCH_CHARS
+) -> Iterator[str]:
+    """Yield the privatized text of the concatenation of ``pieces``, piece by piece."""
+    ready: list[str] = []
+    ready_chars = 0
+    carry = ""
+    skipping = False
+    for piece in pieces:
+        if skipping:
+            cut = _first_cut(piece)
+            if cut is None:
+                continue
+            piece, skipping = piece[cut:], False
+        text = carry + piece
+        cut = _last_cut(text)
+        if cut:
+            ready.append(text[:cut])
+            ready_chars += cut
+        carry = text[cut:]
+        if len(carry) > MAX_TOKEN_CHARS:
+            yield from mechanism.privatize_batch(ready)
+            ready, ready_chars = [], 0
+            yield mechanism.oov_replacement()
+            carry, skipping = "", True
+        elif ready_chars >= batch_chars:
+            yield from mechanism.privatize_batch(ready)
+            ready, ready_chars = [], 0
+    if carry:
+        ready.append(carry)
+    if ready:
+        yield from mechanism.privatize_batch(ready)

@@ -1,0 +1,150 @@
+"""Splitting text into words and pass-through separators, and putting privatized text back together.
+
+The layout of the input (whitespace, line breaks, punctuation) is public: it passes through. Every
+other token is a *word slot*: whatever a mechanism puts there must be sampled from the public
+vocabulary, so no character of a private word can reach the output.
+
+* Splitting uses the ``tokenizers`` pre-tokenizers: split on Unicode whitespace, then isolate every
+  punctuation character. Tokens are word slots unless they are a single character of
+  :data:`PASS_THROUGH_PUNCTUATION`; adjacent word tokens merge into one slot.
+* Whitespace between tokens passes through if it is ASCII whitespace; any other whitespace character
+  (no-break space, ideographic space, ...) is written as a plain space, because unusual whitespace
+  can identify a keyboard or a device.
+* Words are looked up after NFKC normalization and lower-casing (GloVe 6B is lower-case).
+* Capitalization is not released: output words are vocabulary words (lower-case). ``casing="sentence"``
+  capitalizes the first word of the text and after ``.``, ``!`` or ``?``; it looks only at output that
+  is already released, so it is post-processing and costs no privacy.
+"""
+
+from __future__ import annotations
+
+import string
+import unicodedata
+from dataclasses import dataclass
+from functools import cache
+
+from tokenizers import pre_tokenizers
+
+from edgedp.errors import InputError
+from edgedp.validation import check_choice
+
+#: Single characters released unchanged: ASCII punctuation and common typographic punctuation.
+PASS_THROUGH_PUNCTUATION: frozenset[str] = frozenset(string.punctuation) | frozenset(
+    "\u201c\u201d\u2018\u2019\u2013\u2014\u2026\u00ab\u00bb\u00a1\u00bf\u00b7"
+)
+#: Whitespace released unchanged; other whitespace is released as a single space.
+PASS_THROUGH_WHITESPACE: frozenset[str] = frozenset(" \t\n\r\f\v")
+#: Largest text accepted in one call (characters); stream longer input (see the CLI).
+MAX_TEXT_CHARS = 10_000_000
+
+CASINGS = ("lower", "sentence")
+_SENTENCE_END = frozenset(".!?")
+_CLOSING = frozenset("\"')]\u201d\u2019\u00bb")
+
+
+@cache
+def _pre_tokenizer() -> pre_tokenizers.PreTokenizer:
+    return pre_tokenizers.Sequence(
+        [pre_tokenizers.WhitespaceSplit(), pre_tokenizers.Punctuation("isolated")]
+    )
+
+
+def normalize_word(token: str) -> str:
+    """The vocabulary lookup key of a token: NFKC normalization, then lower case."""
+    return unicodedata.normalize("NFKC", token).lower()
+
+
+def check_text(text: object, *, max_chars: int = MAX_TEXT_CHARS) -> str:
+    """Return ``text`` if it is a valid Unicode string of acceptable size, else raise InputError."""
+    if isinstance(text, bytes | bytearray):
+        raise InputError(
+            "text must be str, not bytes: decode it first (e.g. bytes.decode('utf-8'))"
+        )
+    if not isinstance(text, str):
+        raise InputError(f"text must be str, got {type(text).__name__}")
+    if len(text) > max_chars:
+        raise InputError(
+            f"text has {len(text):,} characters, more than the {max_chars:,} accepted in one call; "
+            "split it (privatize_batch or the CLI, which streams)"
+        )
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as error:
+        raise InputError(
+            f"text is not valid Unicode: lone surrogate at index {error.start}"
+        ) from None
+    return text
+
+
+@dataclass(frozen=True, slots=True)
+class Segmented:
+    """A text cut into released separators and word slots.
+
+    ``pieces`` holds the separators in order, with ``None`` at each word slot; ``words`` holds the
+    normalized lookup key of each slot, in order.
+    """
+
+    pieces: tuple[str | None, ...]
+    words: tuple[str, ...]
+
+
+def is_pass_through(token: str) -> bool:
+    """True if ``token`` is released unchanged (one character of the public punctuation set)."""
+    return len(token) == 1 and token in PASS_THROUGH_PUNCTUATION
+
+
+def _released_whitespace(gap: str) -> str:
+    return "".join(char if char in PASS_THROUGH_WHITESPACE else " " for char in gap)
+
+
+def segment(text: str) -> Segmented:
+    """Split ``text`` (already checked) into separators and word slots.
+
+    Adjacent non-separator tokens (e.g. ``0`` and ``§``, which the pre-tokenizer splits) form one
+    word slot, so two replacement words are never written side by side without a separator.
+    """
+    pieces: list[str | None] = []
+    raw_words: list[str] = []
+    position = 0
+    for token, (start, end) in _pre_tokenizer().pre_tokenize_str(text):
+        if start > position:
+            pieces.append(_released_whitespace(text[position:start]))
+        if is_pass_through(token):
+            pieces.append(token)
+        elif pieces and pieces[-1] is None and start == position:
+            raw_words[-1] += text[start:end]
+        else:
+            pieces.append(None)
+            raw_words.append(text[start:end])
+        position = end
+    if position < len(text):
+        pieces.append(_released_whitespace(text[position:]))
+    return Segmented(tuple(pieces), tuple(normalize_word(word) for word in raw_words))
+
+
+def assemble(segmented: Segmented, replacements: list[str | None], casing: str = "lower") -> str:
+    """Fill the word slots with ``replacements`` (``None`` drops the slot) and join the pieces."""
+    check_choice(casing, "casing", CASINGS)
+    if len(replacements) != len(segmented.words):
+        raise InputError(f"{len(replacements)} replacements for {len(segmented.words)} word slots")
+    out: list[str] = []
+    fill = iter(replacements)
+    capitalize_next, sentence_ended = True, False
+    for piece in segmented.pieces:
+        if piece is None:
+            word = next(fill)
+            if word is None:
+                continue
+            if casing == "sentence" and capitalize_next:
+                word = word[:1].upper() + word[1:]
+            capitalize_next = sentence_ended = False
+            out.append(word)
+            continue
+        out.append(piece)
+        if piece in _SENTENCE_END:
+            sentence_ended, capitalize_next = True, False
+        elif piece.isspace():
+            capitalize_next = capitalize_next or sentence_ended
+        elif piece not in _CLOSING:
+            capitalize_next = sentence_ended = False
+    return "".join(out)
