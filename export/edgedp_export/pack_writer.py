@@ -1,0 +1,83 @@
+"""Writing a pack directory atomically and deterministically.
+
+Files are written to a temporary sibling directory, listed in the manifest with their sizes and
+SHA-256, loaded back through the edgedp runtime to verify them, and only then renamed into place.
+An interrupted export leaves at most a temporary directory (named ``.<name>.tmp-<pid>``) that no
+loader mistakes for a pack; rerunning the command starts it afresh. Same inputs and seed give the
+same bytes: no timestamps, sorted JSON keys.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import edgedp
+from edgedp.errors import InputError
+from edgedp.manifest import FORMAT, FORMAT_VERSION, MANIFEST_NAME, sha256_file
+
+FileWriter = Callable[[Path], None]
+
+
+def npy_writer(array: np.ndarray) -> FileWriter:
+    """Write ``array`` as a .npy file (never pickled)."""
+    return lambda path: np.save(path, np.ascontiguousarray(array), allow_pickle=False)
+
+
+def lines_writer(lines: list[str]) -> FileWriter:
+    """Write one item per line, UTF-8, final newline."""
+    return lambda path: path.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
+
+
+def json_writer(data: Any) -> FileWriter:
+    """Write JSON deterministically."""
+    return lambda path: path.write_text(_dumps(data), encoding="utf-8")
+
+
+def _dumps(data: Any) -> str:
+    return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def write_pack(
+    out: Path, manifest: dict[str, Any], files: dict[str, FileWriter], *, force: bool = False
+) -> Path:
+    """Write ``files`` and a manifest built from ``manifest`` into the pack directory ``out``."""
+    out = out.resolve()
+    if out.exists() and not force:
+        raise InputError(f"{out} exists; pass --force to replace it")
+    staging = out.parent / f".{out.name}.tmp-{os.getpid()}"
+    if staging.exists():
+        shutil.rmtree(staging)
+    staging.mkdir(parents=True)
+    try:
+        listed = {}
+        for name, write in files.items():
+            write(staging / name)
+            listed[name] = {
+                "bytes": (staging / name).stat().st_size,
+                "sha256": sha256_file(staging / name),
+            }
+        document = {"format": FORMAT, "format_version": FORMAT_VERSION, **manifest, "files": listed}
+        (staging / MANIFEST_NAME).write_text(_dumps(document), encoding="utf-8")
+        edgedp.load_pack(staging, verify=True)  # the runtime must accept it before it is published
+        _replace(staging, out)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return out
+
+
+def _replace(staging: Path, out: Path) -> None:
+    if not out.exists():
+        staging.rename(out)
+        return
+    retired = out.parent / f".{out.name}.old-{os.getpid()}"
+    out.rename(retired)
+    staging.rename(out)
+    shutil.rmtree(retired)
