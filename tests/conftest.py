@@ -1,0 +1,38 @@
+"""Fixtures: the bundled default pack and tiny synthetic packs built in temporary directories."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from helpers import write_word_pack
+
+import edgedp
+
+
+@pytest.fixture(scope="session")
+def default_pack() -> edgedp.WordPack:
+    return edgedp.load_pack()
+
+
+@pytest.fixture(scope="session")
+def tiny_pack(tmp_path_factory: pytest.TempPathFactory) -> edgedp.WordPack:
+    """64 words with random 32-bit codes."""
+    words = [f"w{chr(97 + i // 26)}{chr(97 + i % 26)}" for i in range(64)]
+    codes = np.random.default_rng(7).integers(0, 256, size=(64, 4), dtype=np.uint8)
+    return edgedp.load_pack(
+        write_word_pack(tmp_path_factory.mktemp("packs") / "tiny", words, codes)
+    )
+
+
+@pytest.fixture
+def seeded():
+    """Make a seeded RandomSource without the (deliberate) NotPrivateWarning in the test log."""
+
+    def make(seed: int) -> edgedp.RandomSource:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", edgedp.NotPrivateWarning)
+            return edgedp.RandomSource.seeded(seed)
+
+    return make

@@ -1,0 +1,69 @@
+"""Shared test helpers: tiny synthetic packs and exact distributions."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import numpy as np
+from edgedp_export.pack_writer import lines_writer, npy_writer, write_pack
+
+import edgedp
+
+
+def write_word_pack(
+    directory: Path, words: list[str], codes: np.ndarray, *, name: str = "tiny", **extra: object
+) -> Path:
+    """A words pack with exactly these words and packed codes (big-endian bits)."""
+    manifest = {
+        "kind": "words",
+        "name": name,
+        "description": "synthetic test pack",
+        "source": {"name": "synthetic", "license": "CC0-1.0", "attribution": "tests"},
+        "vocabulary": {"file": "vocab.txt", "size": len(words)},
+        "embedding": {"dims": 0},
+        "codes": {"file": "codes.npy", "bits": codes.shape[1] * 8, "bit_order": "big"},
+        "index": {"type": "flat"},
+        **extra,
+    }
+    files = {"vocab.txt": lines_writer(words), "codes.npy": npy_writer(codes)}
+    return write_pack(directory, manifest, files)
+
+
+def all_codes(bits: int) -> np.ndarray:
+    """Every code of ``bits`` bits (bits <= 8), packed big-endian, in numeric order."""
+    values = np.arange(2**bits, dtype=np.uint8) << (8 - bits)
+    return values.reshape(-1, 1)
+
+
+def rr_exact_probability(x: int, y: int, bits: int, flip: float) -> float:
+    """Pr[RR(x) = y] for codes given as integers."""
+    distance = bin(x ^ y).count("1")
+    return flip**distance * (1 - flip) ** (bits - distance)
+
+
+def brr_exact_distribution(codes_int: list[int], bits: int, flip: float) -> np.ndarray:
+    """Exact Pr[BRR(w_i) = w_j] on a pack whose codes are small integers (lowest id wins ties)."""
+    n = len(codes_int)
+    matrix = np.zeros((n, n))
+    for noisy in range(2**bits):
+        distances = [bin(noisy ^ code).count("1") for code in codes_int]
+        winner = int(np.argmin(distances))
+        for i, code in enumerate(codes_int):
+            matrix[i, winner] += rr_exact_probability(code, noisy, bits, flip)
+    return matrix
+
+
+def tokens_of(text: str) -> list[str]:
+    """Non-whitespace tokens of a text as the runtime tokenizer sees them (original spelling)."""
+    from edgedp.text import _pre_tokenizer
+
+    return [token for token, _ in _pre_tokenizer().pre_tokenize_str(text)]
+
+
+def pairs(n: int) -> itertools.product:
+    return itertools.product(range(n), range(n))
+
+
+def load(path: Path) -> edgedp.WordPack:
+    return edgedp.load_pack(path)

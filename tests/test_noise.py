@@ -1,0 +1,58 @@
+"""Epsilon -> noise parameter conversions round toward more privacy, exactly at the boundary."""
+
+from __future__ import annotations
+
+import math
+from decimal import Context, Decimal
+from fractions import Fraction
+
+import pytest
+
+from edgedp.errors import PrivacyParameterError
+from edgedp.noise import rr_flip_threshold, rr_realised_epsilon, scale_at_least
+
+_HIGH = Context(prec=120, Emax=10**6)
+
+
+def _exact_flip_times_2_64(epsilon: float) -> Decimal:
+    return _HIGH.divide(2**64, _HIGH.add(1, _HIGH.exp(Decimal(epsilon))))
+
+
+@pytest.mark.parametrize(
+    "epsilon", [1e-12, 1e-3, 0.1, 0.5, 1.0, 2.0, math.log(3), 4.0, 8.0, 20.0, 40.0, 44.3]
+)
+def test_rr_threshold_is_the_smallest_private_integer(epsilon):
+    threshold = rr_flip_threshold(epsilon)
+    exact = _exact_flip_times_2_64(epsilon)
+    assert Decimal(threshold) >= exact  # never fewer flips than the exact mechanism
+    assert Decimal(threshold - 1) < exact  # and the smallest such integer
+    assert rr_realised_epsilon(threshold) <= epsilon
+    if threshold > 1:
+        # one fewer would be less private than asked
+        assert _HIGH.ln(_HIGH.divide(2**64 - threshold + 1, threshold - 1)) > Decimal(epsilon)
+
+
+@pytest.mark.parametrize("epsilon", [44.4, 50.0, 1e6, 1e300])
+def test_rr_threshold_saturates_at_one(epsilon):
+    assert rr_flip_threshold(epsilon) == 1
+    assert rr_realised_epsilon(1) == pytest.approx(math.log(2**64 - 1))
+
+
+def test_rr_threshold_near_zero_epsilon_is_a_fair_coin():
+    assert rr_flip_threshold(1e-300) == 2**63
+
+
+@pytest.mark.parametrize("bad", [0, -1.0, float("nan"), float("inf"), "1", None, True])
+def test_rr_threshold_rejects_bad_epsilon(bad):
+    with pytest.raises(PrivacyParameterError):
+        rr_flip_threshold(bad)
+
+
+@pytest.mark.parametrize(
+    ("numerator", "denominator"), [(1.0, 3.0), (2.0, 7.0), (1.0, 0.1), (5.0, 3.0), (1.0, 1e-9)]
+)
+def test_scale_at_least_rounds_up_and_is_tight(numerator, denominator):
+    scale = scale_at_least(numerator, denominator)
+    exact = Fraction(numerator) / Fraction(denominator)
+    assert Fraction(scale) >= exact
+    assert Fraction(math.nextafter(scale, 0.0)) < exact

@@ -1,0 +1,52 @@
+"""The repository keeps its promises: README commands, CI, lint, the wheel carries the assets."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def readme_commands() -> list[str]:
+    return re.findall(r"```bash\n(.+?)\n```", (ROOT / "README.md").read_text())[:2]
+
+
+def test_readme_opens_with_the_two_commands_and_ci_runs_the_second():
+    install_and_run, install_and_test = readme_commands()
+    assert (
+        "pip install ." in install_and_run and "edgedp privatize --mechanism brr" in install_and_run
+    )
+    assert "pytest" in install_and_test
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert install_and_test in ci.splitlines()
+
+
+def test_lint_and_format():
+    ruff = Path(sys.executable).with_name("ruff")
+    if not ruff.exists():
+        pytest.skip("ruff is installed with the [test] extra")
+    paths = ["edgedp", "export", "tests", "bench"]
+    for args in (["check", *paths], ["format", "--check", *paths]):
+        result = subprocess.run([str(ruff), *args], cwd=ROOT, capture_output=True, text=True)
+        assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_wheel_ships_the_bundled_packs(tmp_path):
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(ROOT)],
+        check=True,
+        capture_output=True,
+        timeout=600,
+    )
+    (wheel,) = tmp_path.glob("edgedp-*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for name in ("manifest.json", "vocab.txt", "codes.npy"):
+        assert f"edgedp/assets/words-small/{name}" in names
+    assert "edgedp/py.typed" in names
+    assert not any(name.startswith(("tests/", "export/", "bench/")) for name in names)

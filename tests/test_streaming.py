@@ -1,0 +1,43 @@
+"""Streaming: same tokens as whole-text privatization, bounded memory on a giant line."""
+
+from __future__ import annotations
+
+import tracemalloc
+
+import pytest
+
+import edgedp
+from edgedp.streaming import MAX_TOKEN_CHARS, privatize_stream
+
+
+@pytest.fixture(scope="module")
+def identity(default_pack):
+    return edgedp.BRR(default_pack, epsilon=50.0, oov="mask")
+
+
+def chunks(text: str, size: int):
+    return (text[i : i + size] for i in range(0, len(text), size))
+
+
+@pytest.mark.parametrize("size", [1, 3, 17, 1000])
+def test_stream_equals_whole_text(identity, size):
+    text = "The cat, the hat!\n\nNo Zyxq here... \t done.\n" * 20
+    streamed = "".join(privatize_stream(identity, chunks(text, size), batch_chars=50))
+    assert streamed == identity.privatize(text)
+
+
+def test_giant_token_is_one_oov_replacement_in_bounded_memory(identity):
+    head, tail = "start ", " end\n"
+    giant = "x" * 5_000_000
+    pieces = [head, *chunks(giant, 65536), tail]
+    tracemalloc.start()
+    out = "".join(privatize_stream(identity, iter(pieces)))
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert out == "start [OOV] end\n"
+    assert peak < 4 * 65536 + 64 * MAX_TOKEN_CHARS
+
+
+def test_giant_token_followed_by_punctuation(identity):
+    out = "".join(privatize_stream(identity, iter(["a ", "y" * (MAX_TOKEN_CHARS + 5), ", the"])))
+    assert out == "a [OOV], the"
