@@ -12,6 +12,7 @@ from decimal import ROUND_CEILING, Context, Decimal
 from fractions import Fraction
 from functools import lru_cache
 
+from edgedp.errors import PrivacyParameterError
 from edgedp.validation import check_epsilon
 
 _DECIMAL = Context(prec=80, Emax=10**6, Emin=-(10**6))
@@ -59,3 +60,40 @@ def scale_at_least(numerator: float, denominator: float) -> float:
     if Fraction(quotient) < Fraction(numerator) / Fraction(denominator):
         quotient = math.nextafter(quotient, math.inf)
     return quotient
+
+
+def laplace_scale(l1_sensitivity: float, epsilon: float) -> float:
+    """Scale b of the Laplace mechanism, b = l1_sensitivity / epsilon, rounded up.
+
+    Adding Laplace(b) noise to every coordinate of a query with L1 sensitivity Delta_1 gives pure
+    epsilon-DP when b >= Delta_1 / epsilon.
+    """
+    epsilon = check_epsilon(epsilon)
+    if not (math.isfinite(l1_sensitivity) and l1_sensitivity > 0):
+        raise PrivacyParameterError(
+            f"L1 sensitivity must be finite and > 0, got {l1_sensitivity!r}"
+        )
+    return scale_at_least(l1_sensitivity, epsilon)
+
+
+def multivariate_laplace_radius_scale(epsilon: float) -> float:
+    """Scale of the Gamma(d, scale) radius of noise with density proportional to exp(-epsilon ||z||).
+
+    The radius of that density is Gamma(shape=d, scale=1/epsilon) (Madlib; Fernandes et al.), which
+    gives epsilon * d_2 metric DP. Rounded up (more noise).
+    """
+    return scale_at_least(1.0, check_epsilon(epsilon))
+
+
+def exponential_mechanism_coefficient(epsilon: float, sensitivity: float) -> float:
+    """c such that sampling with probability proportional to exp(c * utility) is epsilon-DP.
+
+    c = epsilon / (2 * sensitivity) (McSherry and Talwar), rounded *down* (flatter distribution).
+    """
+    epsilon = check_epsilon(epsilon)
+    if not (math.isfinite(sensitivity) and sensitivity > 0):
+        raise PrivacyParameterError(f"sensitivity must be finite and > 0, got {sensitivity!r}")
+    coefficient = epsilon / (2.0 * sensitivity)
+    if Fraction(coefficient) > Fraction(epsilon) / (2 * Fraction(sensitivity)):
+        coefficient = math.nextafter(coefficient, 0.0)
+    return coefficient

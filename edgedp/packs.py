@@ -11,16 +11,29 @@ directories) adds places where ``edgedp packs list`` and name lookups search.
 
 from __future__ import annotations
 
+import importlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Protocol
 
 from edgedp.errors import AssetError
-from edgedp.manifest import MANIFEST_NAME, read_manifest
-from edgedp.word_pack import WordPack, load_word_pack
+from edgedp.manifest import MANIFEST_NAME, PACK_LOADERS, Manifest, read_manifest
 
 DEFAULT_WORD_PACK = "words-small"
-Pack = WordPack
+
+
+class Pack(Protocol):
+    """What every loaded pack offers (``WordPack``, ``SentencePack``, ...)."""
+
+    name: str
+    path: Path
+    manifest: Manifest
+
+    @property
+    def kind(self) -> str: ...
+
+    def describe(self) -> dict[str, Any]: ...
 
 
 def bundled_packs_dir() -> Path:
@@ -94,4 +107,6 @@ def load_pack(path: str | os.PathLike[str] | None = None, *, verify: bool = True
     """
     manifest = read_manifest(resolve_pack_path(path))
     manifest.verify(checksums=verify)
-    return load_word_pack(manifest)
+    module_name, function_name = PACK_LOADERS[manifest.kind].split(":")
+    loader = getattr(importlib.import_module(module_name), function_name)
+    return loader(manifest)

@@ -9,7 +9,14 @@ from fractions import Fraction
 import pytest
 
 from edgedp.errors import PrivacyParameterError
-from edgedp.noise import rr_flip_threshold, rr_realised_epsilon, scale_at_least
+from edgedp.noise import (
+    exponential_mechanism_coefficient,
+    laplace_scale,
+    multivariate_laplace_radius_scale,
+    rr_flip_threshold,
+    rr_realised_epsilon,
+    scale_at_least,
+)
 
 _HIGH = Context(prec=120, Emax=10**6)
 
@@ -56,3 +63,37 @@ def test_scale_at_least_rounds_up_and_is_tight(numerator, denominator):
     exact = Fraction(numerator) / Fraction(denominator)
     assert Fraction(scale) >= exact
     assert Fraction(math.nextafter(scale, 0.0)) < exact
+
+
+@pytest.mark.parametrize(
+    ("sensitivity", "epsilon"), [(1.0, 3.0), (2.0 * math.sqrt(50), 0.7), (1e-3, 1e3)]
+)
+def test_laplace_scale_is_sensitivity_over_epsilon_rounded_up(sensitivity, epsilon):
+    scale = laplace_scale(sensitivity, epsilon)
+    assert Fraction(scale) >= Fraction(sensitivity) / Fraction(epsilon)
+    assert Fraction(math.nextafter(scale, 0.0)) < Fraction(sensitivity) / Fraction(epsilon)
+
+
+@pytest.mark.parametrize("epsilon", [0.1, 3.0, 7.0])
+def test_multivariate_laplace_radius_scale(epsilon):
+    scale = multivariate_laplace_radius_scale(epsilon)
+    assert Fraction(scale) >= 1 / Fraction(epsilon)
+    assert Fraction(math.nextafter(scale, 0.0)) < 1 / Fraction(epsilon)
+
+
+@pytest.mark.parametrize(
+    ("epsilon", "sensitivity"), [(1.0, 1.0), (3.0, 1.0), (0.1, 7.0), (23.0, 3.0)]
+)
+def test_exponential_mechanism_coefficient_rounds_down(epsilon, sensitivity):
+    coefficient = exponential_mechanism_coefficient(epsilon, sensitivity)
+    exact = Fraction(epsilon) / (2 * Fraction(sensitivity))
+    assert Fraction(coefficient) <= exact
+    assert Fraction(math.nextafter(coefficient, math.inf)) > exact
+
+
+@pytest.mark.parametrize("bad", [0.0, -1.0, float("nan"), float("inf")])
+def test_sensitivities_must_be_positive_and_finite(bad):
+    with pytest.raises(PrivacyParameterError):
+        laplace_scale(bad, 1.0)
+    with pytest.raises(PrivacyParameterError):
+        exponential_mechanism_coefficient(1.0, bad)

@@ -1,0 +1,37 @@
+"""``edgedp packs list | info [PATH] | verify [PATH]``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from edgedp.packs import list_packs, load_pack
+
+NAME = "packs"
+HELP = "list, describe and verify asset packs"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    commands = parser.add_subparsers(dest="packs_command", required=True, parser_class=type(parser))
+    commands.add_parser("list", help="list the bundled packs and those in $EDGEDP_PACKS")
+    for name, text in (
+        ("info", "describe a pack"),
+        ("verify", "check a pack's files and checksums"),
+    ):
+        sub = commands.add_parser(name, help=text)
+        sub.add_argument("path", nargs="?", help="pack directory or bundled name (default pack)")
+
+
+def run(args: argparse.Namespace) -> None:
+    if args.packs_command == "list":
+        for entry in list_packs():
+            print(f"{entry.name}\t{entry.kind}\t{entry.path}")
+        return
+    pack = load_pack(args.path, verify=True)
+    if args.packs_command == "info":
+        summary = pack.describe()
+        summary["manifest"] = json.loads(json.dumps(pack.manifest.data, default=dict))
+        print(json.dumps(summary, indent=2, ensure_ascii=False))
+    else:
+        files = len(pack.manifest.data["files"])
+        print(f"ok: {pack.name} ({pack.path}): {files} files, sizes and SHA-256 verified")
