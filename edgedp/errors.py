@@ -31,5 +31,9 @@ class RandomnessError(EdgedpError, RuntimeError):
     """A random source was used in a way that would repeat noise (e.g. a seeded source after fork)."""
 
 
+class DependencyError(EdgedpError, ImportError):
+    """An optional dependency needed for this feature is not installed (the message says which)."""
+
+
 class NotPrivateWarning(UserWarning):
     """Emitted when output is reproducible (explicit seed) or otherwise not differentially private."""

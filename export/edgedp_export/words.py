@@ -1,8 +1,15 @@
-"""Building a ``words`` pack: vocabulary selection, binary codes, manifest."""
+"""``edgedp-export words``: vocabulary selection, binary codes, manifest -> a ``words`` pack.
+
+edgedp-export words --source glove-6b-50d --words 100000 --bits 256 --out DIR [--force]
+edgedp-export words --source-file vectors.txt --words 5000 --out DIR
+edgedp-export words --default --out assets/words-small     (the bundled default pack)
+"""
 
 from __future__ import annotations
 
+import argparse
 import importlib.metadata
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -13,9 +20,20 @@ from tqdm import tqdm
 import edgedp_export
 from edgedp.errors import InputError
 from edgedp.text import normalize_word, segment
-from edgedp_export.binarize import binarize
+from edgedp_export.binarize import METHODS, binarize
 from edgedp_export.pack_writer import lines_writer, npy_writer, write_pack
-from edgedp_export.sources import WordVectors
+from edgedp_export.sources import SOURCES, WordVectors, load_source
+
+NAME = "words"
+HELP = "build a words pack (vocabulary + binary codes)"
+DEFAULT_WORDS_PACK = {
+    "source": "glove-6b-50d",
+    "words": 100_000,
+    "bits": 256,
+    "method": "random-hyperplane",
+    "seed": 0,
+    "name": "words-small",
+}
 
 MAX_WORD_CHARS = 100
 
@@ -99,3 +117,53 @@ def build_words_pack(source: WordVectors, config: WordsConfig, out: Path, *, for
     }
     files = {"vocab.txt": lines_writer(words), "codes.npy": npy_writer(codes)}
     return write_pack(out, manifest, files, force=force)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--default", action="store_true", help="the bundled default pack's settings (overridable)"
+    )
+    parser.add_argument("--source", choices=sorted(SOURCES), help="a registry source of vectors")
+    parser.add_argument("--source-file", type=Path, help="GloVe/word2vec text file of vectors")
+    parser.add_argument("--words", type=int, help="vocabulary size (most frequent words)")
+    parser.add_argument("--bits", type=int, help="code length in bits (multiple of 8)")
+    parser.add_argument("--method", choices=METHODS, help="binarization method")
+    parser.add_argument("--seed", type=int, help="seed of the binarization (public)")
+    parser.add_argument("--name", help="pack name (default: the output directory's name)")
+    parser.add_argument("--out", type=Path, required=True, help="pack directory to write")
+    parser.add_argument("--force", action="store_true", help="replace an existing pack")
+
+
+def run(args: argparse.Namespace) -> None:
+    settings = (
+        dict(DEFAULT_WORDS_PACK)
+        if args.default
+        else {key: DEFAULT_WORDS_PACK[key] for key in ("words", "bits", "method", "seed")}
+    )
+    for key in ("source", "words", "bits", "method", "seed", "name"):
+        if getattr(args, key) is not None:
+            settings[key] = getattr(args, key)
+    if args.source_file is not None:
+        settings.pop("source", None)
+    settings.setdefault("name", args.out.name)
+    source_arg = (
+        f"--source {settings['source']}"
+        if "source" in settings
+        else f"--source-file {args.source_file.name}"
+    )
+    command = (
+        f"edgedp-export words {source_arg} --words {settings['words']} "
+        f"--bits {settings['bits']} --method {settings['method']} --seed {settings['seed']} "
+        f"--name {settings['name']} --out {settings['name']}"
+    )
+    source = load_source(settings.get("source"), args.source_file)
+    config = WordsConfig(
+        settings["name"],
+        settings["words"],
+        settings["bits"],
+        settings["method"],
+        settings["seed"],
+        command,
+    )
+    out = build_words_pack(source, config, args.out, force=args.force)
+    print(f"wrote {out}", file=sys.stderr)
