@@ -6,12 +6,19 @@ Layout of a ``words`` pack (see ``manifest.json`` of the bundled pack for a full
   word id i.
 * ``codes.npy``: uint8 array (vocabulary size, bits / 8), the packed binary code of each word with the
   bit order recorded in the manifest.
+* optional ``index.faissb``: an approximate FAISS binary index (HNSW or IVF) over the codes.
+* optional ``vectors.npy`` (float16 or float32, (vocabulary size, dims)) and ``covariance.npy``
+  (float64, (dims, dims)): the Euclidean data of the Madlib, Mahalanobis and Vickrey mechanisms.
+
+The manifest's ``calibration`` section holds exact average and maximum pairwise distances per
+metric (BRR paper, Sec. 5), used by :mod:`edgedp.privacy` to compare mechanisms.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -19,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from edgedp.errors import AssetError
+from edgedp.euclidean import EuclideanIndex
 from edgedp.hamming import INDEX_TYPES, HammingIndex
 from edgedp.manifest import REBUILD_HINT, Manifest
 
@@ -67,6 +75,10 @@ class WordPack:
     vocabulary: Vocabulary
     codes: np.ndarray
     index: HammingIndex
+    vectors: np.ndarray | None = None
+    covariance: np.ndarray | None = None
+    _built: dict[str, Any] = field(default_factory=dict, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     @property
     def bits(self) -> int:
@@ -77,20 +89,39 @@ class WordPack:
     def kind(self) -> str:
         return "words"
 
+    @property
+    def calibration(self) -> Mapping[str, Any]:
+        """Exact pairwise-distance statistics per metric (``hamming``, ``euclidean``, ...)."""
+        return self.manifest.data.get("calibration", MappingProxyType({}))
+
+    def require_vectors(self, mechanism: str) -> np.ndarray:
+        """The float vectors, or an AssetError saying how to build a pack that has them."""
+        if self.vectors is None:
+            raise AssetError(
+                f"{mechanism} needs float word vectors and pack {self.name!r} has none (it is "
+                "binary-only to stay small); build one with: edgedp-export words --preset medium "
+                "--out DIR (or --vectors float16), then pass --pack DIR"
+            )
+        return self.vectors
+
+    def euclidean_index(self, mechanism: str) -> EuclideanIndex:
+        """Exact Euclidean search over the vectors, built on first use and shared."""
+        vectors = self.require_vectors(mechanism)
+        with self._lock:
+            if "euclidean" not in self._built:
+                self._built["euclidean"] = EuclideanIndex(vectors)
+            return self._built["euclidean"]
+
     def describe(self) -> dict[str, Any]:
         """A short summary for ``edgedp packs info``."""
-        data = self.manifest.data
         return {
-            "name": self.name,
-            "kind": self.kind,
-            "path": str(self.path),
-            "digest": self.manifest.digest,
+            **self.manifest.summary(),
             "vocabulary": len(self.vocabulary),
             "bits": self.bits,
             "index": self.index.index_type,
-            "source": data.get("source", {}).get("name"),
-            "license": data.get("source", {}).get("license"),
-            "bytes": sum(entry["bytes"] for entry in data["files"].values()),
+            "vectors": None
+            if self.vectors is None
+            else f"{self.vectors.dtype} {self.vectors.shape}",
         }
 
 
@@ -112,7 +143,12 @@ def _read_vocabulary(manifest: Manifest, size: int) -> Vocabulary:
         )
     if any(not word or word != word.strip() for word in words):
         raise AssetError(f"pack {manifest.directory}: {path.name} has empty or padded lines")
-    return Vocabulary(words)
+    try:
+        return Vocabulary(words)
+    except AssetError as error:
+        raise AssetError(
+            f"pack {manifest.directory}: {path.name}: {error}; {REBUILD_HINT}"
+        ) from None
 
 
 def load_word_pack(manifest: Manifest) -> WordPack:
@@ -127,19 +163,50 @@ def load_word_pack(manifest: Manifest) -> WordPack:
     bit_order = manifest.field("codes", "bit_order", str)
     if bit_order not in BIT_ORDERS:
         raise AssetError(f"pack {manifest.directory}: unsupported bit order {bit_order!r}")
-    index_type = manifest.field("index", "type", str)
-    if index_type not in INDEX_TYPES:
-        raise AssetError(
-            f"pack {manifest.directory}: index type {index_type!r} is not supported by this edgedp "
-            f"({', '.join(INDEX_TYPES)}); upgrade edgedp"
-        )
     vocabulary = _read_vocabulary(manifest, size)
     codes = manifest.array(manifest.field("codes", "file", str), np.uint8, (size, bits // 8))
+    vectors, covariance = _read_euclidean(manifest, size)
     return WordPack(
         name=manifest.name,
         path=manifest.directory,
         manifest=manifest,
         vocabulary=vocabulary,
         codes=codes,
-        index=HammingIndex(codes, index_type=index_type),
+        index=_open_hamming_index(manifest, codes),
+        vectors=vectors,
+        covariance=covariance,
     )
+
+
+def _open_hamming_index(manifest: Manifest, codes: np.ndarray) -> HammingIndex:
+    index_type = manifest.field("index", "type", str)
+    if index_type not in INDEX_TYPES:
+        raise AssetError(
+            f"pack {manifest.directory}: index type {index_type!r} is not supported by this edgedp "
+            f"({', '.join(INDEX_TYPES)}); upgrade edgedp"
+        )
+    if index_type == "flat":
+        return HammingIndex(codes)
+    try:
+        return HammingIndex(
+            codes,
+            index_type=index_type,
+            index_file=manifest.file(manifest.field("index", "file", str)),
+            search_parameter=manifest.field("index", "search_parameter", int),
+        )
+    except AssetError as error:
+        raise AssetError(f"pack {manifest.directory}: {error}; {REBUILD_HINT}") from None
+
+
+def _read_euclidean(manifest: Manifest, size: int) -> tuple[np.ndarray | None, np.ndarray | None]:
+    if "euclidean" not in manifest.data:
+        return None, None
+    dims = manifest.field("euclidean", "dims", int)
+    dtype = manifest.field("euclidean", "dtype", str)
+    if dtype not in ("float16", "float32") or dims < 1:
+        raise AssetError(f"pack {manifest.directory}: unsupported vectors {dtype} x {dims}")
+    vectors = manifest.array(manifest.field("euclidean", "vectors_file", str), dtype, (size, dims))
+    covariance = manifest.array(
+        manifest.field("euclidean", "covariance_file", str), np.float64, (dims, dims)
+    )
+    return vectors, covariance

@@ -6,7 +6,8 @@ import warnings
 
 import numpy as np
 import pytest
-from helpers import write_word_pack
+from edgedp_export.cli import main as export_main
+from helpers import planted_vectors, write_vector_file, write_word_pack
 
 import edgedp
 
@@ -36,3 +37,34 @@ def seeded():
             return edgedp.RandomSource.seeded(seed)
 
     return make
+
+
+@pytest.fixture(scope="session")
+def planted():
+    """(words, vectors, cluster labels) with 20 well-separated clusters of 10 words, 16 dims."""
+    return planted_vectors()
+
+
+@pytest.fixture(scope="session")
+def euclid_pack(tmp_path_factory, planted) -> edgedp.WordPack:
+    """A pack with 64-bit random-hyperplane codes, float32 vectors and covariance (200 words)."""
+    words, vectors, _ = planted
+    directory = tmp_path_factory.mktemp("euclid")
+    source = write_vector_file(directory / "planted.txt", words, vectors)
+    code = export_main(
+        [
+            "words",
+            "--source-file",
+            str(source),
+            "--words",
+            str(len(words)),
+            "--bits",
+            "64",
+            "--vectors",
+            "float32",
+            "--out",
+            str(directory / "pack"),
+        ]
+    )
+    assert code == 0
+    return edgedp.load_pack(directory / "pack")

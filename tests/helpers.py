@@ -67,3 +67,23 @@ def pairs(n: int) -> itertools.product:
 
 def load(path: Path) -> edgedp.WordPack:
     return edgedp.load_pack(path)
+
+
+def planted_vectors(clusters: int = 20, per_cluster: int = 10, dims: int = 16, seed: int = 0):
+    """Words in well-separated clusters: (words, float32 vectors, cluster label of each word)."""
+    rng = np.random.default_rng(seed)
+    centres = rng.standard_normal((clusters, dims)) * 3.0
+    labels = np.repeat(np.arange(clusters), per_cluster)
+    vectors = (centres[labels] + 0.15 * rng.standard_normal((len(labels), dims))).astype(np.float32)
+    words = [f"w{chr(97 + i // 26 % 26)}{chr(97 + i % 26)}{i // 676}" for i in range(len(labels))]
+    return words, vectors, labels
+
+
+def write_vector_file(path: Path, words: list[str], vectors: np.ndarray) -> Path:
+    """A GloVe-format text file."""
+    lines = [
+        " ".join([word, *(f"{x:.6f}" for x in row)])
+        for word, row in zip(words, vectors, strict=True)
+    ]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path

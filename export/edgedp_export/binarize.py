@@ -1,8 +1,12 @@
-"""Turning float word vectors into binary codes.
+"""Turning float word vectors into binary codes (packed, big-endian bit order).
 
-``random-hyperplane``: centre the vectors on their mean, project them on ``bits`` random Gaussian
-directions and keep the signs (sign random projections: the expected Hamming distance between two
-codes is bits * angle / pi, so Hamming distance tracks cosine distance). Deterministic for a seed.
+* ``random-hyperplane``: centre the vectors on their mean, project them on ``bits`` random Gaussian
+  directions and keep the signs (sign random projections: the expected Hamming distance between
+  two codes is bits * angle / pi, so Hamming distance tracks cosine distance). Cheap, no training.
+* ``autoencoder``: the near-lossless binarization of Tissier et al. (AAAI 2019), see
+  :mod:`edgedp_export.binary_autoencoder`. Needs torch.
+
+Both are deterministic for a seed.
 """
 
 from __future__ import annotations
@@ -11,15 +15,14 @@ import numpy as np
 from tqdm import tqdm
 
 from edgedp.errors import InputError
+from edgedp_export.binary_autoencoder import autoencoder_codes
 
-METHODS = ("random-hyperplane",)
+METHODS = ("random-hyperplane", "autoencoder")
 _CHUNK = 65536
 
 
 def random_hyperplane_codes(vectors: np.ndarray, bits: int, seed: int) -> np.ndarray:
     """Packed codes (uint8, big-endian bit order) of shape (n, bits / 8)."""
-    if bits <= 0 or bits % 8:
-        raise InputError(f"bits must be a positive multiple of 8, got {bits}")
     planes = np.random.default_rng(seed).standard_normal((vectors.shape[1], bits))
     mean = vectors.astype(np.float64).mean(axis=0)
     codes = np.empty((vectors.shape[0], bits // 8), dtype=np.uint8)
@@ -31,6 +34,10 @@ def random_hyperplane_codes(vectors: np.ndarray, bits: int, seed: int) -> np.nda
 
 def binarize(vectors: np.ndarray, *, method: str, bits: int, seed: int) -> np.ndarray:
     """Binary codes of ``vectors`` by ``method`` (see :data:`METHODS`)."""
+    if bits <= 0 or bits % 8:
+        raise InputError(f"bits must be a positive multiple of 8, got {bits}")
     if method == "random-hyperplane":
         return random_hyperplane_codes(vectors, bits, seed)
+    if method == "autoencoder":
+        return autoencoder_codes(vectors, bits, seed)
     raise InputError(f"unknown binarization method {method!r} (known: {', '.join(METHODS)})")

@@ -19,47 +19,104 @@ from tqdm import tqdm
 
 import edgedp_export
 from edgedp.errors import InputError
+from edgedp.privacy import exact_pairwise_statistics, sampled_pairwise_statistics
+from edgedp.randomness import RandomSource
 from edgedp.text import normalize_word, segment
 from edgedp_export.binarize import METHODS, binarize
+from edgedp_export.calibration import hamming_statistics
+from edgedp_export.hamming_index import DEFAULT_PARAMETERS, build_binary_index, index_writer
 from edgedp_export.pack_writer import lines_writer, npy_writer, write_pack
+from edgedp_export.quality import binarization_report, float16_agreement
 from edgedp_export.sources import SOURCES, WordVectors, load_source
 
 NAME = "words"
-HELP = "build a words pack (vocabulary + binary codes)"
-DEFAULT_WORDS_PACK = {
-    "source": "glove-6b-50d",
+HELP = "build a words pack (vocabulary, binary codes, index, optional float vectors)"
+
+#: Named configurations; ``small`` is the bundled default pack.
+PRESETS: dict[str, dict[str, object]] = {
+    "small": {
+        "source": "glove-6b-50d",
+        "words": 100_000,
+        "bits": 256,
+        "method": "autoencoder",
+        "vectors": "none",
+        "index": "flat",
+        "report": True,
+    },
+    "medium": {
+        "source": "glove-6b-50d",
+        "words": 100_000,
+        "bits": 256,
+        "method": "autoencoder",
+        "vectors": "float16",
+        "index": "flat",
+        "report": False,
+    },
+    "full": {
+        "source": "glove-6b-50d",
+        "words": "all",
+        "bits": 256,
+        "method": "autoencoder",
+        "vectors": "float16",
+        "index": "flat",
+        "report": False,
+    },
+    "mldp300": {
+        "source": "glove-840b-300d-mldp",
+        "words": "all",
+        "bits": 256,
+        "method": "autoencoder",
+        "vectors": "float32",
+        "index": "flat",
+        "report": False,
+    },
+}
+BASE_SETTINGS: dict[str, object] = {
     "words": 100_000,
     "bits": 256,
     "method": "random-hyperplane",
     "seed": 0,
-    "name": "words-small",
+    "vectors": "none",
+    "index": "flat",
+    "index_parameter": None,
+    "search_parameter": None,
+    "report": False,
 }
-
+REPORT_BITS = (64, 128, 256, 512)
+QUALITY_SAMPLE = 1000
+SPEARMAN_PAIRS = 100_000
+EXACT_PAIRWISE_LIMIT = 150_000  # words; above this the Euclidean average is sampled
+SAMPLED_PAIRS = 10_000_000
 MAX_WORD_CHARS = 100
 
 
 @dataclass(frozen=True)
 class WordsConfig:
-    """What to build; ``command`` is the canonical command line recorded in the manifest."""
+    """What to build. ``command`` is the canonical command line recorded in the manifest."""
 
     name: str
-    words: int
+    words: int | None  # None: every usable word of the source
     bits: int
     method: str
     seed: int
     command: str
+    vectors: str = "none"
+    index: str = "flat"
+    index_parameter: int | None = None
+    search_parameter: int | None = None
+    report: bool = False
 
 
 def is_vocabulary_word(key: str) -> bool:
     """True if the runtime tokenizer reads ``key`` as exactly one word slot with this lookup key."""
-    if not key or len(key) > MAX_WORD_CHARS:
+    if not key or len(key) > MAX_WORD_CHARS or not key.isprintable():
         return False
     segmented = segment(key)
     return segmented.words == (key,) and segmented.pieces == (None,)
 
 
-def select_vocabulary(source: WordVectors, size: int) -> tuple[list[str], np.ndarray]:
-    """The first ``size`` usable words in source order, with the row of each in the source.
+def select_vocabulary(source: WordVectors, size: int | None) -> tuple[list[str], np.ndarray]:
+    """The first ``size`` usable words in source order (all of them for None), with their rows.
 
     A token is usable if its normalized form is a single word for the runtime tokenizer (so
     punctuation tokens such as ``,`` or ``'s`` are dropped); for cased sources the first (most
@@ -72,24 +129,66 @@ def select_vocabulary(source: WordVectors, size: int) -> tuple[list[str], np.nda
             chosen[key] = row
             if len(chosen) == size:
                 break
-    if len(chosen) < size:
+    if size is not None and len(chosen) < size:
         raise InputError(f"the source has only {len(chosen)} usable words, {size} requested")
     return list(chosen), np.fromiter(chosen.values(), dtype=np.int64)
 
 
 def build_words_pack(source: WordVectors, config: WordsConfig, out: Path, *, force: bool) -> Path:
-    """Select, binarize and write a verified words pack at ``out``."""
-    if config.words < 2:
+    """Select, binarize, index, calibrate and write a verified words pack at ``out``."""
+    if config.words is not None and config.words < 2:
         raise InputError("a words pack needs at least 2 words")
     words, rows = select_vocabulary(source, config.words)
+    if len(words) < 2:
+        raise InputError("a words pack needs at least 2 words")
     vectors = np.asarray(source.vectors[rows], dtype=np.float32)  # rows are increasing
     codes = binarize(vectors, method=config.method, bits=config.bits, seed=config.seed)
-    manifest = {
+    stored = None if config.vectors == "none" else vectors.astype(config.vectors)
+    files = {"vocab.txt": lines_writer(words), "codes.npy": npy_writer(codes)}
+    manifest = _manifest(source, config, words, vectors)
+    manifest["calibration"] = _calibration(
+        codes, vectors if stored is None else stored, stored_vectors=stored is not None
+    )
+    if stored is not None:
+        files["vectors.npy"] = npy_writer(stored)
+        covariance = np.atleast_2d(np.cov(stored.astype(np.float64), rowvar=False))
+        files["covariance.npy"] = npy_writer(covariance)
+        manifest["euclidean"] = {
+            "vectors_file": "vectors.npy",
+            "covariance_file": "covariance.npy",
+            "dtype": config.vectors,
+            "dims": int(vectors.shape[1]),
+            "covariance": "sample covariance of the stored vectors (numpy.cov, float64)",
+        }
+    if config.index != "flat":
+        build, search = DEFAULT_PARAMETERS[config.index]
+        parameter = config.index_parameter or build
+        files["index.faissb"] = index_writer(build_binary_index(codes, config.index, parameter))
+        manifest["index"] = {
+            "type": config.index,
+            "file": "index.faissb",
+            "build_parameter": parameter,
+            "search_parameter": config.search_parameter or search,
+        }
+    if config.report:
+        report = _report(vectors, config)
+        manifest["quality"] = report["chosen"]
+        files["REPORT.md"] = lambda path: path.write_text(report["markdown"], encoding="utf-8")
+    return write_pack(out, manifest, files, force=force)
+
+
+def _manifest(
+    source: WordVectors, config: WordsConfig, words: list[str], vectors: np.ndarray
+) -> dict[str, object]:
+    parts = [f"{config.bits}-bit {config.method} binary codes", f"{config.index} Hamming index"]
+    if config.vectors != "none":
+        parts.append(f"{config.vectors} vectors and covariance")
+    return {
         "kind": "words",
         "name": config.name,
         "description": (
-            f"{len(words):,} most frequent words of {source.provenance['name']}, "
-            f"{config.bits}-bit {config.method} binary codes, exact Hamming search"
+            f"{len(words):,} most frequent words of {source.provenance['name']}: "
+            + ", ".join(parts)
         ),
         "source": source.provenance,
         "build_command": config.command,
@@ -98,6 +197,7 @@ def build_words_pack(source: WordVectors, config: WordsConfig, out: Path, *, for
             "numpy": np.__version__,
             "faiss-cpu": faiss.__version__,
             "tokenizers": importlib.metadata.version("tokenizers"),
+            **_torch_version(config.method),
         },
         "vocabulary": {
             "file": "vocab.txt",
@@ -115,55 +215,187 @@ def build_words_pack(source: WordVectors, config: WordsConfig, out: Path, *, for
         },
         "index": {"type": "flat"},
     }
-    files = {"vocab.txt": lines_writer(words), "codes.npy": npy_writer(codes)}
-    return write_pack(out, manifest, files, force=force)
+
+
+def _torch_version(method: str) -> dict[str, str]:
+    return {"torch": importlib.metadata.version("torch")} if method == "autoencoder" else {}
+
+
+def _calibration(codes: np.ndarray, vectors: np.ndarray, *, stored_vectors: bool) -> dict:
+    """Exact pairwise statistics per metric (sampled average above EXACT_PAIRWISE_LIMIT words)."""
+    euclidean = (
+        exact_pairwise_statistics(
+            vectors, progress=lambda blocks: tqdm(blocks, desc="exact pairwise distances")
+        )
+        if len(vectors) <= EXACT_PAIRWISE_LIMIT
+        else sampled_pairwise_statistics(
+            vectors, pairs=SAMPLED_PAIRS, rng=RandomSource(np.random.SeedSequence(0))
+        )
+    )
+    euclidean["vectors"] = (
+        "the pack's stored vectors"
+        if stored_vectors
+        else "the float32 source vectors of the vocabulary (not stored in this pack)"
+    )
+    return {"hamming": hamming_statistics(codes), "euclidean": euclidean}
+
+
+def _report(vectors: np.ndarray, config: WordsConfig) -> dict[str, object]:
+    """The binarization comparison committed with the pack, and the chosen configuration's row."""
+    methods = {
+        name: (lambda v, b, s, m=name: binarize(v, method=m, bits=b, seed=s)) for name in METHODS
+    }
+    rows = binarization_report(
+        vectors,
+        methods,
+        REPORT_BITS,
+        seed=config.seed,
+        sample_size=QUALITY_SAMPLE,
+        pair_count=SPEARMAN_PAIRS,
+    )
+    half = float16_agreement(
+        vectors,
+        np.arange(min(QUALITY_SAMPLE, len(vectors))),
+        (1.0, 5.0, 10.0, 20.0),
+        seed=config.seed,
+    )
+    chosen = next(
+        (row for row in rows if row["method"] == config.method and row["bits"] == config.bits), None
+    )
+    lines = [
+        f"# Binarization report: {config.name}",
+        "",
+        f"{len(vectors):,} words, {vectors.shape[1]} dims. Overlap: expected share of each word's "
+        f"10 nearest neighbours by float32 cosine that are among its 10 nearest by Hamming distance "
+        f"(ties broken uniformly), over {min(QUALITY_SAMPLE, len(vectors))} sampled words. "
+        f"Spearman: Hamming vs cosine distance on {SPEARMAN_PAIRS:,} random pairs. Seed "
+        f"{config.seed}. Rebuilt by: `{config.command}`.",
+        "",
+        "| method | bits | 10-NN overlap | Spearman | code bytes |",
+        "|---|---|---|---|---|",
+        *(
+            f"| {r['method']} | {r['bits']} | {r['neighbour_overlap_10']:.3f} | {r['spearman']:.3f} "
+            f"| {r['code_bytes']:,} |"
+            for r in rows
+        ),
+        "",
+        "float16 storage: share of Euclidean nearest neighbours unchanged vs float32 "
+        "(clean: nearest other word; madlib: Madlib-noised queries at that epsilon):",
+        "",
+        *(f"- {key}: {value:.4f}" for key, value in half.items()),
+        "",
+    ]
+    return {
+        "markdown": "\n".join(lines),
+        "chosen": {**(chosen or {}), "float16_neighbour_agreement": half},
+    }
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--default", action="store_true", help="the bundled default pack's settings (overridable)"
+        "--preset",
+        choices=sorted(PRESETS),
+        help="a named configuration (small = the bundled default); flags override",
     )
     parser.add_argument("--source", choices=sorted(SOURCES), help="a registry source of vectors")
     parser.add_argument("--source-file", type=Path, help="GloVe/word2vec text file of vectors")
-    parser.add_argument("--words", type=int, help="vocabulary size (most frequent words)")
+    parser.add_argument(
+        "--words", type=_word_count, help="vocabulary size (most frequent words), or 'all'"
+    )
     parser.add_argument("--bits", type=int, help="code length in bits (multiple of 8)")
     parser.add_argument("--method", choices=METHODS, help="binarization method")
     parser.add_argument("--seed", type=int, help="seed of the binarization (public)")
+    parser.add_argument(
+        "--vectors",
+        choices=("none", "float16", "float32"),
+        help="store float vectors (for Madlib, Mahalanobis, Vickrey)",
+    )
+    parser.add_argument("--index", choices=("flat", "hnsw", "ivf"), help="Hamming index to ship")
+    parser.add_argument("--index-parameter", type=int, help="HNSW M or IVF nlist")
+    parser.add_argument("--search-parameter", type=int, help="HNSW efSearch or IVF nprobe")
+    parser.add_argument(
+        "--report",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="write the binarization comparison (REPORT.md) into the pack",
+    )
     parser.add_argument("--name", help="pack name (default: the output directory's name)")
     parser.add_argument("--out", type=Path, required=True, help="pack directory to write")
     parser.add_argument("--force", action="store_true", help="replace an existing pack")
 
 
+SETTING_FLAGS = (
+    "source",
+    "words",
+    "bits",
+    "method",
+    "seed",
+    "vectors",
+    "index",
+    "index_parameter",
+    "search_parameter",
+    "report",
+    "name",
+)
+
+
 def run(args: argparse.Namespace) -> None:
-    settings = (
-        dict(DEFAULT_WORDS_PACK)
-        if args.default
-        else {key: DEFAULT_WORDS_PACK[key] for key in ("words", "bits", "method", "seed")}
-    )
-    for key in ("source", "words", "bits", "method", "seed", "name"):
+    settings = {**BASE_SETTINGS, **(PRESETS[args.preset] if args.preset else {})}
+    for key in SETTING_FLAGS:
         if getattr(args, key) is not None:
             settings[key] = getattr(args, key)
     if args.source_file is not None:
         settings.pop("source", None)
     settings.setdefault("name", args.out.name)
-    source_arg = (
+    if settings["words"] == "all":
+        settings["words"] = None
+    source = load_source(settings.get("source"), args.source_file)
+    config = WordsConfig(
+        name=settings["name"],
+        words=settings["words"],
+        bits=settings["bits"],
+        method=settings["method"],
+        seed=settings["seed"],
+        command=_command(settings, args),
+        vectors=settings["vectors"],
+        index=settings["index"],
+        index_parameter=settings["index_parameter"],
+        search_parameter=settings["search_parameter"],
+        report=settings["report"],
+    )
+    out = build_words_pack(source, config, args.out, force=args.force)
+    print(f"wrote {out}", file=sys.stderr)
+
+
+def _word_count(text: str) -> int | str:
+    if text == "all":
+        return text
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number or 'all', got {text!r}") from None
+
+
+def _command(settings: dict[str, object], args: argparse.Namespace) -> str:
+    """The canonical command line (no machine paths: files by name only)."""
+    parts = ["edgedp-export words"]
+    parts.append(
         f"--source {settings['source']}"
         if "source" in settings
         else f"--source-file {args.source_file.name}"
     )
-    command = (
-        f"edgedp-export words {source_arg} --words {settings['words']} "
-        f"--bits {settings['bits']} --method {settings['method']} --seed {settings['seed']} "
-        f"--name {settings['name']} --out {settings['name']}"
-    )
-    source = load_source(settings.get("source"), args.source_file)
-    config = WordsConfig(
-        settings["name"],
-        settings["words"],
-        settings["bits"],
-        settings["method"],
-        settings["seed"],
-        command,
-    )
-    out = build_words_pack(source, config, args.out, force=args.force)
-    print(f"wrote {out}", file=sys.stderr)
+    parts.append(f"--words {'all' if settings['words'] is None else settings['words']}")
+    for key in (
+        "bits",
+        "method",
+        "seed",
+        "vectors",
+        "index",
+        "index_parameter",
+        "search_parameter",
+    ):
+        if settings[key] is not None:
+            parts.append(f"--{key.replace('_', '-')} {settings[key]}")
+    parts.append("--report" if settings["report"] else "--no-report")
+    parts.append(f"--name {settings['name']} --out {settings['name']}")
+    return " ".join(parts)
