@@ -1,0 +1,110 @@
+"""Empirical privacy: hand-computed values on exact channels, Monte Carlo agreement, Alg. 2."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from helpers import all_codes, brr_exact_distribution, write_word_pack
+
+import edgedp
+from edgedp.empirical_privacy import (
+    Channel,
+    evaluate,
+    inference_errors,
+    sample_channel,
+    select_parameters,
+    utility_loss,
+)
+from edgedp.errors import InputError
+from edgedp.noise import rr_flip_threshold
+
+# Two input words, three outputs. f(.|0) = (0.5, 0.5, 0), f(.|1) = (0.25, 0, 0.75), prior (0.6, 0.4).
+MATRIX = np.array([[0.5, 0.5, 0.0], [0.25, 0.0, 0.75]])
+PRIOR = np.array([0.6, 0.4])
+
+
+def test_inference_errors_by_hand():
+    channel = Channel.from_matrix([0, 1], MATRIX)
+    # joint pi(w) f(w'|w): output 0 -> (0.3, 0.1), output 1 -> (0.3, 0), output 2 -> (0, 0.3)
+    # posterior-sampling success: 0.3^2/0.4 + 0.1^2/0.4 + 0.3 + 0.3 = 0.85 -> error 0.15
+    # MAP success: 0.3 + 0.3 + 0.3 = 0.9 -> error 0.1
+    error, map_error = inference_errors(channel, PRIOR)
+    assert error == pytest.approx(0.15)
+    assert map_error == pytest.approx(0.1)
+
+
+def test_utility_loss_and_unchanged_by_hand():
+    channel = Channel.from_matrix([0, 1], MATRIX)
+    changed = lambda inputs, outputs: (inputs != outputs).astype(float)  # noqa: E731
+    # loss = 0.6 * 0.5 (0 -> 1) + 0.4 * (0.25 + 0.75) (1 -> 0 or 2) = 0.7
+    assert utility_loss(channel, changed, PRIOR) == pytest.approx(0.7)
+    result = evaluate(channel, prior=PRIOR, distance=changed)
+    assert result.unchanged == pytest.approx((0.5 + 0.0) / 2)
+    assert result.utility_loss == pytest.approx(0.7)
+
+
+def test_uniform_prior_and_bad_inputs():
+    channel = Channel.from_matrix([0, 1], MATRIX)
+    assert inference_errors(channel)[0] == pytest.approx(
+        1 - (0.25**2 + 0.125**2) / 0.375 - 0.25 - 0.375
+    )
+    with pytest.raises(InputError):
+        Channel.from_matrix([0, 1], np.array([[0.5, 0.4], [1.0, 0.0]]))
+    with pytest.raises(InputError):
+        inference_errors(channel, np.array([1.0, -1.0]))
+
+
+@pytest.fixture(scope="module")
+def four_bit_pack(tmp_path_factory):
+    codes_int = [0b0000, 0b0011, 0b0101, 0b1111, 0b1000]
+    path = write_word_pack(
+        tmp_path_factory.mktemp("e") / "p", ["a", "b", "c", "d", "e"], all_codes(4)[codes_int]
+    )
+    return edgedp.load_pack(path), codes_int
+
+
+def test_monte_carlo_converges_to_the_exact_channel(four_bit_pack, seeded):
+    pack, codes_int = four_bit_pack
+    epsilon = 0.6
+    exact = Channel.from_matrix(
+        range(5), brr_exact_distribution(codes_int, 4, rr_flip_threshold(epsilon) / 2**64)
+    )
+    channel, outputs = sample_channel(
+        edgedp.BRR(pack, epsilon=epsilon, rng=seeded(1)), range(5), 20_000
+    )
+    estimated = evaluate(channel, outputs=outputs, rng=seeded(2))
+    truth = evaluate(exact)
+    low, high = estimated.intervals["inference_error"]
+    assert low <= truth.inference_error <= high
+    assert abs(estimated.inference_error - truth.inference_error) < 0.01
+    assert estimated.unchanged == pytest.approx(truth.unchanged, abs=0.01)
+    assert estimated.distinct_outputs <= 5 and estimated.samples_per_word == 20_000
+
+
+def test_parameter_selection_follows_alg_2(euclid_pack, planted, seeded):
+    _, _, labels = planted
+    words = np.arange(0, 200, 4)
+    other_cluster = lambda inputs, outputs: (labels[inputs] != labels[outputs]).astype(float)  # noqa: E731
+    rngs = iter(range(1000))
+
+    def make(epsilon, t):
+        return edgedp.Vickrey(euclid_pack, epsilon=epsilon, t=t, rng=seeded(next(rngs)))
+
+    selection = select_parameters(
+        make,
+        words,
+        distance=other_cluster,
+        max_loss=0.2,
+        epsilon0=0.25,
+        samples=100,
+        t_grid=(0.25, 0.5, 0.75, 1.0),
+    )
+    assert selection.utility_loss <= 0.2
+    doublings = [p for p in selection.trace if p["t"] == 0.0]
+    assert all(p["utility_loss"] >= 0.2 for p in doublings[:-1])
+    assert doublings[-1]["utility_loss"] < 0.2
+    assert [p["epsilon"] for p in doublings] == [0.25 * 2**i for i in range(len(doublings))]
+    feasible = [
+        p for p in selection.trace if p["epsilon"] == selection.epsilon and p["utility_loss"] <= 0.2
+    ]
+    assert selection.inference_error == max(p["inference_error"] for p in feasible)
