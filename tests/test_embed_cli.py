@@ -1,0 +1,130 @@
+"""``edgedp embed``: input formats, JSONL and .npy output, labels, reproducibility and errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from sentence_helpers import sentence_pack  # noqa: F401
+
+from edgedp.cli import main
+
+DOCUMENT = (
+    "The market rose sharply on Monday. Shares in banks led the gains.\nAnalysts were surprised."
+)
+
+
+def run(capsys, *argv: str) -> tuple[int, list[dict], str]:
+    code = main(["embed", *argv])
+    out, err = capsys.readouterr()
+    records = [json.loads(line) for line in out.splitlines()]
+    return code, records, err
+
+
+def test_text_files_are_documents(tmp_path, capsys, sentence_pack):  # noqa: F811
+    first, second = tmp_path / "a.txt", tmp_path / "b.txt"
+    first.write_text(DOCUMENT, encoding="utf-8")
+    second.write_text("One short document.", encoding="utf-8")
+    code, records, err = run(capsys, "--epsilon", "6", "--seed", "3", str(first), str(second))
+    assert code == 0 and "NOT private" in err
+    assert [record["document"] for record in records] == [0, 1]
+    assert [record["sentences"] for record in records] == [3, 1]
+    first_record = records[0]
+    assert first_record["mechanism"] == "deepcandidate" and first_record["epsilon"] == 6.0
+    assert first_record["private"] is False  # seeded
+    index = first_record["candidate"]
+    np.testing.assert_allclose(
+        first_record["embedding"], sentence_pack.candidates[index], rtol=1e-6
+    )
+    assert first_record["projections"] == sentence_pack.projections_for(6.0)
+    again = run(capsys, "--epsilon", "6", "--seed", "3", str(first), str(second))[1]
+    assert again == records
+
+
+def test_lines_and_jsonl_inputs_and_npy_output(tmp_path, capsys, sentence_pack):  # noqa: F811
+    lines = tmp_path / "docs.txt"
+    lines.write_text(
+        "First document. Two sentences.\n\nThird line is a document.\n", encoding="utf-8"
+    )
+    code, records, _ = run(
+        capsys, "--input", "lines", "--epsilon", "1", "--mechanism", "truncation", str(lines)
+    )
+    assert code == 0 and [record["sentences"] for record in records] == [2, 0, 1]
+    assert all(record["private"] and "candidate" not in record for record in records)
+    jsonl = tmp_path / "docs.jsonl"
+    jsonl.write_text(
+        json.dumps({"text": DOCUMENT})
+        + "\n\n"
+        + json.dumps({"sentences": ["As given.", "Yes"]})
+        + "\n",
+        encoding="utf-8",
+    )
+    out = tmp_path / "out.npy"
+    code, records, _ = run(
+        capsys, "--input", "jsonl", "--epsilon", "2", "--output", str(out), str(jsonl)
+    )
+    assert code == 0 and records == []
+    array = np.load(out)
+    assert array.shape == (2, sentence_pack.dims) and array.dtype == np.float32
+    assert all(row.tolist() in sentence_pack.candidates.tolist() for row in array)
+
+
+def test_mean_is_labelled_not_private(tmp_path, capsys):
+    path = tmp_path / "a.txt"
+    path.write_text(DOCUMENT, encoding="utf-8")
+    code, records, err = run(capsys, "--mechanism", "mean", str(path))
+    assert code == 0 and "NOT PRIVATE" in err
+    assert records[0]["private"] is False and "epsilon" not in records[0]
+    assert run(capsys, "--mechanism", "mean", "--epsilon", "1", str(path))[0] == 1
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        ([], "needs --epsilon"),
+        (["--epsilon", "0"], "epsilon must be > 0"),
+        (["--epsilon", "abc"], "epsilon must be a real number"),
+        (["--epsilon", "1", "--projections", "0"], "projections must be >= 1"),
+        (
+            ["--epsilon", "1", "--mechanism", "truncation", "--projections", "5"],
+            "deepcandidate only",
+        ),
+        (["--epsilon", "1", "--pack", "words-small"], "needs a sentences pack"),
+        (["--epsilon", "1", "--output", "x.csv"], ".jsonl or .npy"),
+    ],
+)
+def test_usage_errors_are_one_line(tmp_path, capsys, argv, message):
+    path = tmp_path / "a.txt"
+    path.write_text(DOCUMENT, encoding="utf-8")
+    code, _, err = run(capsys, *argv, str(path))
+    assert code == 1 and message in err and len(err.strip().splitlines()) == 1
+
+
+def test_bad_input_files(tmp_path, capsys):
+    junk = tmp_path / "junk.bin"
+    junk.write_bytes(b"\xff\xfe\x00binary\x80")
+    code, _, err = run(capsys, "--epsilon", "1", str(junk))
+    assert code == 1 and "not valid utf-8" in err
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"text": "ok"}\n{"nope": 1}\n', encoding="utf-8")
+    code, _, err = run(capsys, "--epsilon", "1", "--input", "jsonl", str(bad))
+    assert code == 1 and "bad.jsonl:2" in err
+    code, _, err = run(capsys, "--epsilon", "1", str(tmp_path / "missing.txt"))
+    assert code == 1 and "cannot read" in err
+
+
+def test_installed_console_script_reads_stdin():
+    result = subprocess.run(
+        [sys.executable, "-m", "edgedp.cli", "embed", "--epsilon", "3"],
+        input=DOCUMENT.encode(),
+        capture_output=True,
+        timeout=120,
+        check=True,
+    )
+    (record,) = [json.loads(line) for line in result.stdout.splitlines()]
+    assert (
+        record["private"] is True and record["sentences"] == 3 and len(record["embedding"]) == 384
+    )

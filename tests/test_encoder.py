@@ -1,0 +1,109 @@
+"""The ONNX sentence encoder and recoder reproduce the torch references stored in the pack, load
+onnxruntime lazily, never load torch, and reject tokenizers that do not behave like
+sentence-transformers."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from sentence_helpers import sentence_pack  # noqa: F401
+
+from edgedp.encoder import SentenceEncoder, mean_pool_normalize
+from edgedp.errors import AssetError, InputError
+
+
+def test_onnx_encoder_matches_the_torch_reference_embeddings(sentence_pack):  # noqa: F811
+    encoded = sentence_pack.encoder.encode(sentence_pack.reference_sentences)
+    cosines = np.sum(encoded * sentence_pack.reference_embeddings, axis=1)
+    assert cosines.min() >= 0.999  # int8 weights, fp32 compute; the export measured the same
+    assert sentence_pack.check_encoder() == pytest.approx(float(cosines.min()))
+    np.testing.assert_allclose(np.linalg.norm(encoded, axis=1), 1.0, rtol=1e-5)
+
+
+def test_onnx_recoder_matches_torch(sentence_pack):  # noqa: F811
+    recoded = sentence_pack.recoder.recode(sentence_pack.reference_embeddings)
+    np.testing.assert_allclose(recoded, sentence_pack.reference_recoded, rtol=1e-4, atol=1e-5)
+    assert sentence_pack.recoder.recode(np.empty((0, sentence_pack.dims))).shape == (0, 384)
+    with pytest.raises(InputError, match="shape"):
+        sentence_pack.recoder.recode(np.ones((2, 3)))
+
+
+def test_batching_and_order_do_not_change_embeddings(sentence_pack):  # noqa: F811
+    sentences = list(sentence_pack.reference_sentences)
+    together = sentence_pack.encoder.encode(sentences)
+    alone = np.stack([sentence_pack.encoder.encode([sentence])[0] for sentence in sentences])
+    np.testing.assert_allclose(together, alone, atol=2e-5)
+    reversed_order = sentence_pack.encoder.encode(sentences[::-1])[::-1]
+    np.testing.assert_allclose(together, reversed_order, atol=2e-5)
+    assert sentence_pack.encoder.encode([]).shape == (0, sentence_pack.dims)
+
+
+def test_independent_embeddings_depend_on_their_own_sentence_only(sentence_pack):  # noqa: F811
+    # What the DP mechanisms use: bit-for-bit the same whatever the other sentences are.
+    sentences = list(sentence_pack.reference_sentences)
+    together = sentence_pack.encoder.encode(sentences, independent=True)
+    alone = np.concatenate([sentence_pack.encoder.encode([s], independent=True) for s in sentences])
+    assert np.array_equal(together, alone)
+    recoded = sentence_pack.recoder.recode(together, independent=True)
+    rows = np.concatenate(
+        [sentence_pack.recoder.recode(row[None], independent=True) for row in together]
+    )
+    assert np.array_equal(recoded, rows)
+
+
+def test_long_sentences_are_truncated_at_256_tokens(sentence_pack):  # noqa: F811
+    long = "word " * 600
+    longer = long + "completely different ending about finance and banking " * 20
+    a, b = sentence_pack.encoder.encode([long, longer])
+    assert float(a @ b) > 0.9999  # both cut at 256 tokens: the ending is never seen
+
+
+def test_mean_pooling_ignores_padding_and_normalizes():
+    tokens = np.array([[[3.0, 4.0], [100.0, 100.0]], [[0.0, 0.0], [0.0, 0.0]]], dtype=np.float32)
+    mask = np.array([[1, 0], [0, 0]])
+    pooled = mean_pool_normalize(tokens, mask)
+    np.testing.assert_allclose(pooled[0], [0.6, 0.8], rtol=1e-6)
+    assert np.all(np.isfinite(pooled[1]))  # clamped denominators: no division by zero
+
+
+def test_tokenizer_must_behave_like_sentence_transformers(sentence_pack, tmp_path):  # noqa: F811
+    config = json.loads(sentence_pack.encoder.tokenizer_path.read_text(encoding="utf-8"))
+    config["truncation"]["max_length"] = 128
+    config["padding"]["strategy"] = {"Fixed": 128}
+    bad = tmp_path / "tokenizer.json"
+    bad.write_text(json.dumps(config), encoding="utf-8")
+    with pytest.raises(AssetError, match="truncate at 256"):
+        SentenceEncoder(
+            sentence_pack.encoder.model_path, bad, dims=384, max_seq_length=256, threads=1
+        )
+
+
+def test_bad_sentences_are_clear_errors(sentence_pack):  # noqa: F811
+    with pytest.raises(InputError, match="not a single string"):
+        sentence_pack.encoder.encode("a string")
+    with pytest.raises(InputError, match="bytes"):
+        sentence_pack.encoder.encode([b"bytes"])
+
+
+SCRIPT = """
+import json, sys
+import edgedp
+pack = edgedp.load_pack("sentences-bbc")
+lazy = "onnxruntime" not in sys.modules
+out = edgedp.DeepCandidate(pack, epsilon=3.0).embed("A first sentence. And a second one.")
+print(json.dumps({"modules": sorted(sys.modules), "lazy": lazy, "dims": len(out)}))
+"""
+
+
+def test_sentence_path_never_loads_torch_and_loads_onnxruntime_lazily():
+    result = subprocess.run(
+        [sys.executable, "-c", SCRIPT], capture_output=True, text=True, check=True, timeout=120
+    )
+    report = json.loads(result.stdout)
+    modules = set(report["modules"])
+    assert not {name for name in modules if name == "torch" or name.startswith("torch.")}
+    assert report["lazy"] and "onnxruntime" in modules and report["dims"] == 384

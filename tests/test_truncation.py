@@ -1,0 +1,64 @@
+"""Truncation: the noise scale is the formula, the noise is Laplace, clipping bounds the sensitivity,
+and bad input gives clear errors or documented outputs."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import stats
+from sentence_helpers import sentence_pack  # noqa: F401
+
+import edgedp
+from edgedp.errors import InputError, PrivacyParameterError
+from edgedp.noise import laplace_scale
+
+
+def test_noise_scale_is_sum_of_widths_over_k_epsilon(sentence_pack):  # noqa: F811
+    low, high = np.asarray(sentence_pack.truncation_box, dtype=np.float64)
+    widths = float(np.sum(high - low))
+    for epsilon, k in ((1.0, 1), (3.0, 7), (10.0, 20), (0.3, 100)):
+        mechanism = edgedp.Truncation(sentence_pack, epsilon=epsilon)
+        assert mechanism.noise_scale(k) == laplace_scale(widths / k, epsilon)
+        assert mechanism.noise_scale(k) >= widths / (k * epsilon)
+        assert mechanism.noise_scale(k) == pytest.approx(widths / (k * epsilon), rel=1e-15)
+
+
+def test_output_is_clipped_mean_plus_laplace_noise(sentence_pack, seeded):  # noqa: F811
+    mechanism = edgedp.Truncation(sentence_pack, epsilon=2.0, rng=seeded(5))
+    rng = np.random.default_rng(1)
+    sentences = rng.standard_normal((6, sentence_pack.dims)).astype(np.float32)
+    center = mechanism.clipped_mean(sentences)
+    assert np.all(center >= mechanism.low - 1e-12) and np.all(center <= mechanism.high + 1e-12)
+    outputs = mechanism.release_embeddings([sentences] * 40)
+    noise = (outputs.astype(np.float64) - center).ravel() / mechanism.noise_scale(6)
+    assert stats.kstest(noise, stats.laplace.cdf).pvalue > 1e-4
+    assert stats.kstest(noise, stats.norm.cdf).pvalue < 1e-4  # the test can tell the difference
+
+
+def test_clipping_bounds_the_change_from_one_sentence(sentence_pack):  # noqa: F811
+    mechanism = edgedp.Truncation(sentence_pack, epsilon=1.0)
+    rng = np.random.default_rng(2)
+    sentences = rng.standard_normal((5, sentence_pack.dims))
+    neighbour = sentences.copy()
+    neighbour[2] = 1e6 * rng.standard_normal(sentence_pack.dims)
+    change = np.abs(mechanism.clipped_mean(sentences) - mechanism.clipped_mean(neighbour)).sum()
+    assert change <= mechanism.l1_width / 5 + 1e-9
+
+
+def test_empty_document_releases_the_box_centre(sentence_pack):  # noqa: F811
+    mechanism = edgedp.Truncation(sentence_pack, epsilon=1.0)
+    centre = (mechanism.low + mechanism.high) / 2
+    np.testing.assert_allclose(mechanism.embed(""), centre.astype(np.float32))
+
+
+def test_real_text_and_bad_input(sentence_pack):  # noqa: F811
+    mechanism = edgedp.Truncation(sentence_pack, epsilon=5.0)
+    out = mechanism.embed_batch(["A sentence. Another sentence.", ["Given as a list."]])
+    assert out.shape == (2, sentence_pack.dims) and np.all(np.isfinite(out))
+    for epsilon in (0, -2.0, float("nan")):
+        with pytest.raises(PrivacyParameterError):
+            edgedp.Truncation(sentence_pack, epsilon=epsilon)
+    with pytest.raises(InputError, match="bytes"):
+        mechanism.embed(b"\xff\xfe junk")
+    with pytest.raises(InputError, match="finite"):
+        mechanism.release_embeddings([np.full((2, sentence_pack.dims), np.inf)])
