@@ -161,3 +161,20 @@ def test_unknown_pack_name_lists_known_ones():
 def test_extra_search_dirs(pack_dir, monkeypatch):
     monkeypatch.setenv("EDGEDP_PACKS", str(pack_dir.parent))
     assert edgedp.load_pack("pack").name == "roundtrip"
+
+
+def test_every_bundled_pack_is_pinned_and_loads():
+    from edgedp.packs import BUNDLED_MANIFEST_SHA256, bundled_packs_dir
+
+    bundled = sorted(path.name for path in bundled_packs_dir().iterdir() if path.is_dir())
+    assert bundled == sorted(BUNDLED_MANIFEST_SHA256)
+    for name in bundled:
+        assert edgedp.load_pack(name).manifest.digest == BUNDLED_MANIFEST_SHA256[name]
+
+
+def test_a_consistently_rewritten_pack_fails_its_pin(pack_dir):
+    digest = edgedp.load_pack(pack_dir).manifest.digest
+    assert edgedp.load_pack(pack_dir, expected_digest=digest).name == "roundtrip"
+    _edit_manifest(pack_dir, lambda m: m.update(description="rewritten"))
+    with pytest.raises(AssetError, match="not the expected"):
+        edgedp.load_pack(pack_dir, expected_digest=digest)

@@ -1,0 +1,156 @@
+"""Fuzzing the API and the CLI: arbitrary unicode and bytes, empty input, a 50 MB line, a million
+short lines, NUL bytes, mixed scripts and emoji. Nothing crashes, memory stays bounded, and no token
+outside the public pass-through set reaches the output unless sampled from the vocabulary."""
+
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import edgedp
+from edgedp.cli import main as cli_main
+from edgedp.text import PASS_THROUGH_PUNCTUATION, segment
+
+ROOT = Path(__file__).resolve().parent.parent
+MIXED = st.text(
+    alphabet=st.sampled_from(list("aZ 9,.!\n\t\x00\u00a0é北京😀\u200d\u202e\u0301\ufeffзд€"))
+    | st.characters(),
+    max_size=300,
+)
+
+
+def assert_public(output: str, vocabulary) -> None:
+    segmented = segment(output.replace(edgedp.OOV_MASK, " "))
+    for piece in segmented.pieces:
+        if piece is not None and not piece.isspace():
+            assert all(char in PASS_THROUGH_PUNCTUATION for char in piece)
+    assert all(word in vocabulary for word in segmented.words)
+
+
+@pytest.fixture(scope="module")
+def mechanisms(euclid_pack):
+    return [
+        edgedp.BRR(euclid_pack, epsilon=0.5),
+        edgedp.Madlib(euclid_pack, epsilon=2.0, oov="mask"),
+        edgedp.Mahalanobis(euclid_pack, epsilon=2.0, oov="drop"),
+        edgedp.Vickrey(euclid_pack, epsilon=2.0, t=0.5, casing="sentence"),
+        edgedp.Vickrey(euclid_pack, epsilon=0.5, t=0.5, space="hamming"),
+        edgedp.GeneralizedVickrey(euclid_pack, epsilon=2.0, weights=[1.0, 2.0, 0.5]),
+    ]
+
+
+@settings(
+    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(text=MIXED, choice=st.integers(0, 5))
+def test_every_word_mechanism_keeps_the_invariant(mechanisms, euclid_pack, text, choice):
+    words = " ".join(euclid_pack.vocabulary.words[:3])
+    output = mechanisms[choice].privatize(f"{text} {words} {text}")
+    assert_public(output.replace(edgedp.OOV_MASK, " ").lower(), euclid_pack.vocabulary)
+
+
+def run_cli(data: bytes, *args: str) -> tuple[int, bytes, str]:
+    stdin, stdout, stderr = sys.stdin, sys.stdout, sys.stderr
+    sys.stdin = io.TextIOWrapper(io.BytesIO(data))
+    sys.stdout = io.TextIOWrapper(io.BytesIO(), write_through=True)
+    sys.stderr = io.StringIO()
+    try:
+        code = cli_main(["privatize", "--epsilon", "0.5", *args])
+        return code, sys.stdout.buffer.getvalue(), sys.stderr.getvalue()
+    finally:
+        sys.stdin, sys.stdout, sys.stderr = stdin, stdout, stderr
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(data=st.binary(max_size=2000))
+def test_cli_on_arbitrary_bytes(default_pack, data):
+    code, out, err = run_cli(data)
+    assert code in (0, 1)
+    if code == 1:
+        assert err.count("\n") == 1 and "not valid utf-8" in err
+    else:
+        assert_public(out.decode("utf-8"), default_pack.vocabulary)
+        assert out.count(b"\n") == data.decode("utf-8").count("\n")
+
+
+@pytest.mark.parametrize("data", [b"", b"\n", b"\x00\x00\n", b"\xef\xbb\xbfbom\n", b"\r\n\r\n"])
+def test_cli_edge_inputs(default_pack, data):
+    code, out, _ = run_cli(data)
+    assert code == 0
+    assert out.count(b"\n") == data.count(b"\n")
+    assert_public(out.decode(), default_pack.vocabulary)
+
+
+def peak_rss_of_cli(data_path: Path, tmp_path: Path) -> tuple[bytes, float]:
+    rss_file = tmp_path / "rss"
+    with data_path.open("rb") as stdin:
+        result = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "bench.peak_rss",
+                "-m",
+                "edgedp.cli",
+                "privatize",
+                "--epsilon",
+                "0.5",
+            ],
+            stdin=stdin,
+            capture_output=True,
+            timeout=600,
+            cwd=ROOT,
+            env={**os.environ, "EDGEDP_BENCH_RSS_FILE": str(rss_file)},
+        )
+    assert result.returncode == 0, result.stderr
+    return result.stdout, int(rss_file.read_text()) / 1024
+
+
+def test_a_50_mb_line_streams_in_bounded_memory(tmp_path):
+    path = tmp_path / "big.txt"
+    with path.open("wb") as handle:
+        handle.write(b"start ")
+        for _ in range(50):
+            handle.write(b"x" * (1 << 20))  # one 50 MiB token, no separator
+        handle.write(b" the end\n")
+    out, peak_mb = peak_rss_of_cli(path, tmp_path)
+    assert len(out.split()) == 4 and out.count(b" ") == 3 and out.endswith(b"\n")
+    assert b"xx" not in out
+    assert peak_mb < 200  # the 50 MiB line is never held in memory
+
+
+def test_a_million_short_lines(tmp_path):
+    path = tmp_path / "lines.txt"
+    path.write_bytes(b"q7z!\n" * 1_000_000)  # one out-of-vocabulary slot per line
+    out, peak_mb = peak_rss_of_cli(path, tmp_path)
+    lines = out.split(b"\n")
+    assert len(lines) == 1_000_001 and lines[-1] == b""
+    assert all(line.endswith(b"!") and b"q7z" not in line for line in lines[:-1])
+    assert peak_mb < 200
+
+
+def test_atheris_harness():
+    pytest.importorskip("atheris")
+    result = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "tests" / "fuzz" / "fuzz_privatize.py"),
+            "-runs=3000",
+            "-max_len=2048",
+            "-seed=1",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        cwd=ROOT,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "Done 3000 runs" in result.stderr

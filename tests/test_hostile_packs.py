@@ -1,0 +1,154 @@
+"""Hostile packs: an attacker who can rewrite the manifest *and* the files consistently (checksums
+included) still cannot make edgedp unpickle, follow links, read outside the pack, or use arrays of
+the wrong type, shape or content. Each is rejected with AssetError before anything is used."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+from pathlib import Path
+
+import faiss
+import numpy as np
+import pytest
+from helpers import write_word_pack
+
+import edgedp
+from edgedp.errors import AssetError
+
+MARKER = Path("/tmp/edgedp-hostile-pack-marker")
+
+
+class _Payload:
+    def __reduce__(self):
+        return (MARKER.write_text, ("pickle executed",))
+
+
+@pytest.fixture
+def pack_dir(tmp_path: Path) -> Path:
+    codes = np.arange(16, dtype=np.uint8).reshape(8, 2)
+    return write_word_pack(tmp_path / "pack", [f"w{c}" for c in "abcdefgh"], codes)
+
+
+def replace_file(pack_dir: Path, name: str, content: bytes) -> None:
+    """Swap a file and make the manifest agree with it (a consistent, malicious rewrite)."""
+    (pack_dir / name).write_bytes(content)
+    manifest = json.loads((pack_dir / "manifest.json").read_text())
+    manifest["files"][name] = {"bytes": len(content), "sha256": hashlib.sha256(content).hexdigest()}
+    (pack_dir / "manifest.json").write_text(json.dumps(manifest))
+
+
+def npy_bytes(array: np.ndarray, tmp_path: Path, *, allow_pickle: bool = False) -> bytes:
+    path = tmp_path / "array.npy"
+    np.save(path, array, allow_pickle=allow_pickle)
+    return path.read_bytes()
+
+
+def test_a_pickled_array_is_never_unpickled(pack_dir, tmp_path):
+    MARKER.unlink(missing_ok=True)
+    payload = np.array([_Payload(), _Payload()], dtype=object)
+    replace_file(pack_dir, "codes.npy", npy_bytes(payload, tmp_path, allow_pickle=True))
+    with pytest.raises(AssetError, match=r"codes\.npy"):
+        edgedp.load_pack(pack_dir)
+    assert not MARKER.exists()
+
+
+@pytest.mark.parametrize(
+    ("array", "message"),
+    [
+        (np.zeros((8, 2), dtype=np.float32), "holds float32"),
+        (np.zeros((8, 3), dtype=np.uint8), r"\(8, 3\)"),
+        (np.zeros((7, 2), dtype=np.uint8), r"\(7, 2\)"),
+        (np.zeros(16, dtype=np.uint8), r"\(16,\)"),
+    ],
+)
+def test_wrong_dtypes_and_shapes(pack_dir, tmp_path, array, message):
+    replace_file(pack_dir, "codes.npy", npy_bytes(array, tmp_path))
+    with pytest.raises(AssetError, match=message):
+        edgedp.load_pack(pack_dir)
+
+
+def test_a_garbage_array_file(pack_dir):
+    replace_file(pack_dir, "codes.npy", b"\x93NUMPY garbage")
+    with pytest.raises(AssetError, match=r"not a readable \.npy"):
+        edgedp.load_pack(pack_dir)
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"wa\nwb\nwa\nwd\nwe\nwf\nwg\nwh\n", "duplicate"),
+        (b"wa\nwb\n\xff\xfe\nwd\nwe\nwf\nwg\nwh\n", "not UTF-8"),
+        (b"wa\nwb\n \nwd\nwe\nwf\nwg\nwh\n", "empty or padded"),
+    ],
+)
+def test_hostile_vocabularies(pack_dir, content, message):
+    replace_file(pack_dir, "vocab.txt", content)
+    with pytest.raises(AssetError, match=message):
+        edgedp.load_pack(pack_dir)
+
+
+def test_a_symlinked_manifest_is_refused(pack_dir, tmp_path):
+    elsewhere = tmp_path / "manifest-elsewhere.json"
+    shutil.move(pack_dir / "manifest.json", elsewhere)
+    os.symlink(elsewhere, pack_dir / "manifest.json")
+    with pytest.raises(AssetError, match="missing"):
+        edgedp.load_pack(pack_dir)
+
+
+def test_a_directory_where_a_file_should_be(pack_dir):
+    (pack_dir / "codes.npy").unlink()
+    (pack_dir / "codes.npy").mkdir()
+    with pytest.raises(AssetError, match="not a regular file"):
+        edgedp.load_pack(pack_dir)
+
+
+def test_an_oversized_manifest_is_refused(pack_dir):
+    manifest = json.loads((pack_dir / "manifest.json").read_text())
+    manifest["padding"] = "x" * (2 << 20)
+    (pack_dir / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(AssetError, match="implausibly large"):
+        edgedp.load_pack(pack_dir)
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (lambda m: m.update(files=[]), "'files' must be dict"),
+        (lambda m: m["files"]["vocab.txt"].update(bytes=-1), "negative size"),
+        (lambda m: m["files"].update({"manifest.json": m["files"]["vocab.txt"]}), "unsafe"),
+        (lambda m: m["files"].update({".hidden/../x": m["files"]["vocab.txt"]}), "unsafe"),
+        (lambda m: m.update(format_version="1"), "must be int"),
+        (lambda m: m["codes"].update(bit_order="little"), "bit order"),
+        (lambda m: m["codes"].update(bits=0), "multiple of 8"),
+    ],
+)
+def test_hostile_manifest_fields(pack_dir, edit, message):
+    manifest = json.loads((pack_dir / "manifest.json").read_text())
+    edit(manifest)
+    (pack_dir / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(AssetError, match=message):
+        edgedp.load_pack(pack_dir)
+
+
+def test_an_index_of_the_wrong_size_is_refused(pack_dir, tmp_path):
+    other = faiss.IndexBinaryHNSW(16, 4)
+    other.add(np.zeros((3, 2), dtype=np.uint8))
+    faiss.write_index_binary(other, str(tmp_path / "index.faissb"))
+    replace_file(pack_dir, "index.faissb", (tmp_path / "index.faissb").read_bytes())
+    manifest = json.loads((pack_dir / "manifest.json").read_text())
+    manifest["index"] = {"type": "hnsw", "file": "index.faissb", "search_parameter": 16}
+    (pack_dir / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(AssetError, match="indexes 3 codes"):
+        edgedp.load_pack(pack_dir)
+
+
+def test_a_garbage_index_is_refused(pack_dir):
+    replace_file(pack_dir, "index.faissb", b"not an index at all")
+    manifest = json.loads((pack_dir / "manifest.json").read_text())
+    manifest["index"] = {"type": "ivf", "file": "index.faissb", "search_parameter": 4}
+    (pack_dir / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(AssetError, match="not a readable FAISS"):
+        edgedp.load_pack(pack_dir)
