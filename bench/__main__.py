@@ -8,7 +8,15 @@ from pathlib import Path
 
 from bench.harness import Report
 
-SUITES = {"latency": "bench.latency"}
+SUITES = {
+    "latency": "bench.latency",
+    "index": "bench.index_study",
+    "word-mechanisms": "bench.word_mechanisms",
+    "trust": "bench.trust",
+    "sentence-latency": "bench.sentence_latency",
+    "doc-utility": "bench.doc_utility",
+    "adept": "bench.adept",
+}
 
 
 def main() -> None:

@@ -104,6 +104,7 @@ class Report:
     quick: bool
     rows: list[dict[str, Any]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    figures: dict[str, Any] = field(default_factory=dict)  # file name -> matplotlib figure
 
     def add(self, **row: Any) -> None:
         self.rows.append(row)
@@ -120,6 +121,8 @@ class Report:
             "notes": self.notes,
         }
         (out / f"{self.suite}.json").write_text(json.dumps(document, indent=2) + "\n")
+        for name, figure in self.figures.items():
+            figure.savefig(out / name, dpi=110)
         (out / f"{self.suite}.md").write_text(self.markdown(document))
         return out / f"{self.suite}.md"
 
@@ -139,6 +142,7 @@ class Report:
                 "| " + " | ".join(_fmt(row.get(c, "")) for c in columns) + " |" for row in self.rows
             ]
         lines += ["", *(f"- {note}" for note in self.notes), ""]
+        lines += [f"![{name}]({name})" for name in self.figures]
         return "\n".join(lines)
 
 

@@ -18,7 +18,7 @@ noise uses the L2 sensitivity 2C and the analytic Gaussian mechanism of Balle an
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
@@ -239,6 +239,13 @@ class ADePT:
         """Privatize a text sentence by sentence; its lines are kept, blank lines stay blank."""
         return self.privatize_batch([text])[0]
 
+    def privacy_cost(self, texts: Sequence[str]) -> tuple[float, float]:
+        """(epsilon, delta) per sentence rewritten, summed (basic composition; see edgedp.ledger)."""
+        sentences = sum(
+            len(split_sentences(line)) for text in texts for line in check_text(text).split("\n")
+        )
+        return self.epsilon * sentences, (self.delta or 0.0) * sentences
+
     def privatize_batch(self, texts: Iterable[str]) -> list[str]:
         """Privatize many texts in one batched pass (same guarantee per sentence as ``privatize``)."""
         if isinstance(texts, str | bytes):
@@ -259,12 +266,23 @@ class ADePT:
         return [check_text(sentence) for sentence in sentences]
 
 
-def privatize_lines(mechanism: ADePT, pieces: Iterable[str]) -> Iterator[str]:
+def privatize_lines(
+    mechanism: ADePT,
+    pieces: Iterable[str],
+    before_release: Callable[[list[str]], None] | None = None,
+) -> Iterator[str]:
     """Privatized text of the concatenation of ``pieces``, one output line per input line.
 
     Lines are gathered into batches of about :data:`LINE_BATCH_CHARS` characters; a line longer
     than :data:`edgedp.text.MAX_TEXT_CHARS` is refused (InputError) rather than buffered.
+    ``before_release(lines)`` runs before each batch is rewritten (a ledger charge).
     """
+
+    def release(lines: list[str]) -> list[str]:
+        if before_release is not None:
+            before_release(lines)
+        return mechanism.privatize_batch(lines)
+
     pending: list[str] = []
     pending_chars = 0
     carry = ""
@@ -277,9 +295,9 @@ def privatize_lines(mechanism: ADePT, pieces: Iterable[str]) -> Iterator[str]:
             pending.append(line)
             pending_chars += len(line)
             if pending_chars >= LINE_BATCH_CHARS:
-                yield "".join(f"{out}\n" for out in mechanism.privatize_batch(pending))
+                yield "".join(f"{out}\n" for out in release(pending))
                 pending, pending_chars = [], 0
     if pending:
-        yield "".join(f"{out}\n" for out in mechanism.privatize_batch(pending))
+        yield "".join(f"{out}\n" for out in release(pending))
     if carry:
-        yield mechanism.privatize(carry)
+        yield release([carry])[0]

@@ -20,16 +20,16 @@ from edgedp.errors import EdgedpError
 EXIT_ERROR, EXIT_USAGE, EXIT_INTERNAL = 1, 2, 70
 
 
-class _Parser(argparse.ArgumentParser):
-    """argparse that reports usage errors on one line."""
+class UsageParser(argparse.ArgumentParser):
+    """argparse that reports usage errors on one line (shared with edgedp-export)."""
 
     def error(self, message: str) -> NoReturn:
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
 def _build_parser() -> tuple[argparse.ArgumentParser, dict[str, ModuleType]]:
-    parser = _Parser(prog="edgedp", description="On-device differential privacy for text.")
-    subparsers = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    parser = UsageParser(prog="edgedp", description="On-device differential privacy for text.")
+    subparsers = parser.add_subparsers(dest="command", required=True, parser_class=UsageParser)
     commands = {}
     for module_name in COMMAND_MODULES:
         module = importlib.import_module(module_name)

@@ -30,6 +30,8 @@ MANIFEST_NAME = "manifest.json"
 #: Pack kinds and the loader of each (module:function), imported when a pack of that kind is loaded.
 PACK_LOADERS = {
     "words": "edgedp.word_pack:load_word_pack",
+    "sentences": "edgedp.sentence_pack:load_sentence_pack",
+    "autoencoder": "edgedp.autoencoder_pack:load_autoencoder_pack",
 }
 PACK_KINDS = tuple(PACK_LOADERS)
 _MAX_MANIFEST_BYTES = 1 << 20
@@ -137,6 +139,19 @@ class Manifest:
                 f"requires {np.dtype(dtype)} {shape}; {REBUILD_HINT}"
             )
         return array
+
+    def summary(self) -> dict[str, Any]:
+        """The fields every pack kind shows in ``edgedp packs info``."""
+        source = self.data.get("source", {})
+        return {
+            "name": self.name,
+            "kind": self.kind,
+            "path": str(self.directory),
+            "digest": self.digest,
+            "source": source.get("name"),
+            "license": source.get("license"),
+            "bytes": sum(entry["bytes"] for entry in self.data["files"].values()),
+        }
 
     def verify(self, *, checksums: bool = True) -> None:
         """Check that every listed file exists with its size and, by default, its SHA-256."""

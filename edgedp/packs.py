@@ -21,6 +21,14 @@ from edgedp.errors import AssetError
 from edgedp.manifest import MANIFEST_NAME, PACK_LOADERS, Manifest, read_manifest
 
 DEFAULT_WORD_PACK = "words-small"
+#: SHA-256 of the manifest of every bundled pack. The manifest lists the SHA-256 of every file, so
+#: this pins the whole pack: a bundled pack rewritten consistently (files and manifest) still fails.
+#: Rebuilding a bundled pack means updating its pin (tests/test_packs.py checks they agree).
+BUNDLED_MANIFEST_SHA256 = {
+    "words-small": "0a2d6ac608d494798995134c7c35213e6196b0e2f89b487e711031e4700c329f",
+    "sentences-bbc": "549f1812fa8d52c1313c5dde8df98fe4d2d114575be5e9516c2d487ebb4dbcba",
+    "adept-bbc": "e0c97b493c0336dbb4a4cdc02adebcab1a7189c9ee23851ece0ffdba06e7c9bd",
+}
 
 
 class Pack(Protocol):
@@ -98,14 +106,39 @@ def resolve_pack_path(path: str | os.PathLike[str] | None) -> Path:
     )
 
 
-def load_pack(path: str | os.PathLike[str] | None = None, *, verify: bool = True) -> Pack:
+def _bundled_pin(directory: Path) -> str | None:
+    bundled = bundled_packs_dir().resolve()
+    if directory.resolve().parent != bundled:
+        return None
+    if directory.name not in BUNDLED_MANIFEST_SHA256:
+        raise AssetError(
+            f"bundled pack {directory.name} has no pin in this edgedp; reinstall edgedp"
+        )
+    return BUNDLED_MANIFEST_SHA256[directory.name]
+
+
+def load_pack(
+    path: str | os.PathLike[str] | None = None,
+    *,
+    verify: bool = True,
+    expected_digest: str | None = None,
+) -> Pack:
     """Load an asset pack, verifying it first.
 
     ``path`` is a pack directory, the name of a bundled pack, or ``None`` for the default word pack.
     With ``verify=True`` (the default) every file's SHA-256 is checked; ``verify=False`` checks sizes
-    only and is meant for packs on storage you control. Raises :class:`AssetError` on any problem.
+    only and is meant for packs on storage you control. ``expected_digest`` pins the SHA-256 of the
+    pack's manifest (and so of every file); bundled packs are always pinned. Raises
+    :class:`AssetError` on any problem.
     """
-    manifest = read_manifest(resolve_pack_path(path))
+    directory = resolve_pack_path(path)
+    manifest = read_manifest(directory)
+    pin = expected_digest or _bundled_pin(directory)
+    if pin is not None and manifest.digest != pin:
+        raise AssetError(
+            f"pack {directory}: manifest SHA-256 {manifest.digest} is not the expected {pin} "
+            "(a different or modified pack); reinstall edgedp for a bundled pack"
+        )
     manifest.verify(checksums=verify)
     module_name, function_name = PACK_LOADERS[manifest.kind].split(":")
     loader = getattr(importlib.import_module(module_name), function_name)

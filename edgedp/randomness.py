@@ -87,6 +87,12 @@ class RandomSource:
             return [RandomSource() for _ in range(count)]
         return [RandomSource(child) for child in self._seed_sequence.spawn(count)]
 
+    def spawn_seeds(self, count: int) -> list[np.random.SeedSequence | None]:
+        """Picklable seeds of ``count`` independent child sources (None: OS entropy, no seed)."""
+        if self._seed_sequence is None:
+            return [None] * count
+        return list(self._seed_sequence.spawn(count))
+
     # -- raw bits -------------------------------------------------------------------------------
 
     def random_bytes(self, count: int) -> np.ndarray:

@@ -75,6 +75,8 @@ class SentenceMechanism(ABC):
     space: ClassVar[str]
     #: False for the comparison-only mechanisms that are NOT differentially private.
     private: ClassVar[bool] = True
+    #: The privacy parameter (set by every private subclass).
+    epsilon: float
 
     def __init__(self, pack: SentencePack, *, rng: RandomSource | int | None = None) -> None:
         if not isinstance(pack, SentencePack):
@@ -84,6 +86,12 @@ class SentenceMechanism(ABC):
             )
         self.pack = pack
         self.rng = resolve_rng(rng)
+
+    def privacy_cost(self, documents: Sequence[Document]) -> tuple[float, float]:
+        """(epsilon per document, 0): each released document spends epsilon (see edgedp.ledger)."""
+        if not self.private:
+            raise InputError(f"{type(self).__name__} is NOT private and cannot be budgeted")
+        return self.epsilon * len(documents), 0.0
 
     @property
     def is_private(self) -> bool:

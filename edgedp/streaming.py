@@ -2,14 +2,14 @@
 
 Text is cut only right after whitespace or pass-through punctuation, where the tokenizer would split
 anyway, so streaming gives exactly the tokens that privatizing the whole text at once would. A token
-longer than :data:`MAX_TOKEN_CHARS` cannot be a vocabulary word: it is replaced by the mechanism's
-out-of-vocabulary replacement as soon as that is known, and the rest of it is skipped, so a 50 MB line
-without spaces needs no 50 MB buffer.
+longer than :data:`MAX_TOKEN_CHARS` cannot be a vocabulary word: as soon as that is known it is
+privatized as one out-of-vocabulary slot (:data:`OVERLONG_TOKEN`, which no vocabulary holds) and the
+rest of it is skipped, so a 50 MB line without spaces needs no 50 MB buffer.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from edgedp.text import PASS_THROUGH_PUNCTUATION, PASS_THROUGH_WHITESPACE
 from edgedp.word_mechanism import WordMechanism
@@ -18,6 +18,8 @@ from edgedp.word_mechanism import WordMechanism
 MAX_TOKEN_CHARS = 4096
 #: Characters gathered before a vectorized batch is privatized.
 BATCH_CHARS = 1 << 16
+#: Stands in for a token longer than MAX_TOKEN_CHARS: one out-of-vocabulary word slot.
+OVERLONG_TOKEN = "\x00"  # noqa: S105  (not a password)
 
 
 def _is_cut_point(char: str) -> bool:
@@ -41,9 +43,18 @@ def _first_cut(text: str) -> int | None:
 
 
 def privatize_stream(
-    mechanism: WordMechanism, pieces: Iterable[str], *, batch_chars: int = BATCH_CHARS
+    mechanism: WordMechanism,
+    pieces: Iterable[str],
+    *,
+    batch_chars: int = BATCH_CHARS,
+    before_release: Callable[[list[str]], None] | None = None,
 ) -> Iterator[str]:
-    """Yield the privatized text of the concatenation of ``pieces``, piece by piece."""
+    """Yield the privatized text of the concatenation of ``pieces``, piece by piece.
+
+    ``before_release(batch)`` runs before each batch is privatized (a ledger charge); if it raises,
+    that batch and everything after it is not released.
+    """
+    release = _releaser(mechanism, before_release)
     ready: list[str] = []
     ready_chars = 0
     carry = ""
@@ -61,14 +72,27 @@ def privatize_stream(
             ready_chars += cut
         carry = text[cut:]
         if len(carry) > MAX_TOKEN_CHARS:
-            yield from mechanism.privatize_batch(ready)
+            yield from release(ready)
             ready, ready_chars = [], 0
-            yield mechanism.oov_replacement()
+            yield from release([OVERLONG_TOKEN])
             carry, skipping = "", True
         elif ready_chars >= batch_chars:
-            yield from mechanism.privatize_batch(ready)
+            yield from release(ready)
             ready, ready_chars = [], 0
     if carry:
         ready.append(carry)
     if ready:
-        yield from mechanism.privatize_batch(ready)
+        yield from release(ready)
+
+
+def _releaser(
+    mechanism: WordMechanism, before_release: Callable[[list[str]], None] | None
+) -> Callable[[list[str]], list[str]]:
+    def release(batch: list[str]) -> list[str]:
+        if not batch:
+            return []
+        if before_release is not None:
+            before_release(batch)
+        return mechanism.privatize_batch(batch)
+
+    return release

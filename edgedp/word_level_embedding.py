@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 
@@ -51,6 +51,14 @@ class WordLevelEmbedding(SentenceMechanism):
 
     def __repr__(self) -> str:
         return f"WordLevelEmbedding(pack={self.pack.name!r}, {self.word_mechanism!r})"
+
+    def privacy_cost(self, documents: Sequence[Document]) -> tuple[float, float]:
+        """The word mechanism's cost of every word of the documents (see edgedp.ledger)."""
+        texts = [
+            document if isinstance(document, str) else " ".join(document_sentences(document))
+            for document in documents
+        ]
+        return self.word_mechanism.privacy_cost(texts)
 
     def privatize(self, document: Document) -> list[str]:
         """The privatized sentences of one document (the word mechanism's release)."""

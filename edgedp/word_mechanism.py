@@ -17,6 +17,11 @@ input word is ever copied to the output.
 * ``"mask"``: replaced by ``[OOV]``. Content hidden; the fact that the token was OOV is released.
 * ``"drop"``: removed (surrounding whitespace stays). Content hidden; the position is released.
 
+**Threads and processes.** A mechanism is safe to share between threads: the pack is read-only,
+FAISS searches do not modify the index, and OS-entropy randomness has no user-space state (a seeded
+source serializes its draws). :func:`edgedp.parallel.privatize_parallel` spreads a batch over
+processes with independent random streams and keeps the input order.
+
 **Composition.** Words are privatized independently, so for two texts with the same layout and
 words w_1..w_n and w'_1..w'_n, the guarantee is epsilon * sum_i d(w_i, w'_i), where d is the
 mechanism's metric. The layout (token count, separators) is released as is.
@@ -25,7 +30,7 @@ mechanism's metric. The layout (token count, separators) is released as is.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import ClassVar
 
 import numpy as np
@@ -67,6 +72,10 @@ class WordMechanism(ABC):
         self.oov = check_choice(oov, "oov", OOV_POLICIES)
         self.casing = check_choice(casing, "casing", CASINGS)
         self.rng = resolve_rng(rng)
+
+    def parameters(self) -> dict[str, object]:
+        """The keyword arguments that rebuild this mechanism on its pack (without ``rng``)."""
+        return {"epsilon": self.epsilon, "oov": self.oov, "casing": self.casing}
 
     @property
     def is_private(self) -> bool:
@@ -116,24 +125,21 @@ class WordMechanism(ABC):
         released[~known] = self._replace_unknown(int((~known).sum()))
         return self._assemble_all(segmented, released)
 
-    def oov_replacement(self) -> str:
-        """What one out-of-vocabulary token becomes under this mechanism's OOV policy."""
-        spelled = self._spell(self._replace_unknown(1))[0]
-        return "" if spelled is None else spelled
+    def privacy_cost(self, texts: Sequence[str]) -> tuple[float, float]:
+        """(epsilon, 0) charged for privatizing ``texts``: epsilon per word slot (see edgedp.ledger)."""
+        slots = sum(len(segment(check_text(text)).words) for text in texts)
+        return self.epsilon * slots, 0.0
 
     def _replace_unknown(self, count: int) -> np.ndarray:
         if self.oov == "sample":
             return self.rng.integers(len(self.pack.vocabulary), count)
         return np.full(count, _MASKED if self.oov == "mask" else _DROPPED, dtype=np.int64)
 
-    def _spell(self, released: np.ndarray) -> list[str | None]:
+    def _assemble_all(self, segmented: list[Segmented], released: np.ndarray) -> list[str]:
         words = self.pack.vocabulary.words
-        return [
+        spelled = [
             words[i] if i >= 0 else (OOV_MASK if i == _MASKED else None) for i in released.tolist()
         ]
-
-    def _assemble_all(self, segmented: list[Segmented], released: np.ndarray) -> list[str]:
-        spelled = self._spell(released)
         out, start = [], 0
         for item in segmented:
             end = start + len(item.words)

@@ -5,4 +5,10 @@ raises :class:`~edgedp.errors.EdgedpError` for anything the user can fix. Regist
 :data:`COMMAND_MODULES`.
 """
 
-COMMAND_MODULES = ("edgedp.commands.privatize", "edgedp.commands.packs")
+COMMAND_MODULES = (
+    "edgedp.commands.privatize",
+    "edgedp.commands.packs",
+    "edgedp.commands.embed",
+    "edgedp.commands.calibrate",
+    "edgedp.commands.ledger",
+)

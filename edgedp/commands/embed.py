@@ -17,13 +17,20 @@ import io
 import json
 import sys
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from edgedp.commands.privatize import open_input, parse_epsilon, read_pieces, warn_if_seeded
+from edgedp.commands.privatize import (
+    add_ledger_arguments,
+    ledger_charger,
+    open_input,
+    parse_epsilon,
+    read_pieces,
+    warn_if_seeded,
+)
 from edgedp.deepcandidate import DeepCandidate
 from edgedp.errors import AssetError, InputError, NotPrivateWarning
 from edgedp.mean_embedding import NonPrivateMean
@@ -64,6 +71,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--seed", type=int, help="fixed seed: reproducible and NOT private (tests, benchmarks)"
     )
     parser.add_argument("--threads", type=int, help="threads of the ONNX encoder")
+    add_ledger_arguments(parser)
     parser.add_argument("--encoding", default="utf-8", help="input encoding (default utf-8)")
     parser.add_argument("files", nargs="*", help="input files (default: stdin)")
 
@@ -130,7 +138,13 @@ def _batches(items: Iterator[Document]) -> Iterator[list[Document]]:
         yield batch
 
 
-def _records(mechanism: SentenceMechanism, batch: list[Document]) -> list[dict[str, Any]]:
+def _records(
+    mechanism: SentenceMechanism,
+    batch: list[Document],
+    charge: Callable[[list[Any]], None] | None = None,
+) -> list[dict[str, Any]]:
+    if charge is not None:
+        charge(batch)
     base: dict[str, Any] = {"mechanism": mechanism.name, "private": mechanism.is_private}
     if mechanism.private:
         base["epsilon"] = getattr(mechanism, "epsilon", None)
@@ -171,12 +185,13 @@ def run(args: argparse.Namespace) -> None:
             "edgedp: warning: --mechanism mean releases the exact mean: NOT PRIVATE",
             file=sys.stderr,
         )
+    charge = ledger_charger(args, mechanism)
     stream = documents(args.files, args.input, args.encoding)
     if args.output is not None and args.output.suffix == ".npy":
         rows = [
             record["embedding"]
             for batch in _batches(stream)
-            for record in _records(mechanism, batch)
+            for record in _records(mechanism, batch, charge)
         ]
         array = np.array(rows, dtype=np.float32).reshape(len(rows), pack.dims)
         np.save(args.output, array, allow_pickle=False)
@@ -189,7 +204,7 @@ def run(args: argparse.Namespace) -> None:
     number = 0
     try:
         for batch in _batches(stream):
-            for record in _records(mechanism, batch):
+            for record in _records(mechanism, batch, charge):
                 out.write(_json_line(number, record))
                 number += 1
         out.flush()

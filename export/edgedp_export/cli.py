@@ -6,27 +6,21 @@ it in :data:`COMMAND_MODULES`.
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import os
 import sys
 from collections.abc import Sequence
-from typing import NoReturn
 
+from edgedp.cli import UsageParser
 from edgedp.errors import EdgedpError
 
-COMMAND_MODULES = ("edgedp_export.words",)
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+COMMAND_MODULES = ("edgedp_export.words", "edgedp_export.sentences", "edgedp_export.adept")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``edgedp-export``."""
-    parser = _Parser(prog="edgedp-export", description="Build edgedp asset packs offline.")
-    subparsers = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    parser = UsageParser(prog="edgedp-export", description="Build edgedp asset packs offline.")
+    subparsers = parser.add_subparsers(dest="command", required=True, parser_class=UsageParser)
     commands = {}
     for module_name in COMMAND_MODULES:
         module = importlib.import_module(module_name)
