@@ -140,3 +140,12 @@ def test_committed_default_pack_is_reproducible(tmp_path):
     assert rebuilt.manifest.data["calibration"]["hamming"]["maximum"] == pytest.approx(
         committed.manifest.data["calibration"]["hamming"]["maximum"], abs=2
     )
+
+
+def test_only_words_restricts_the_vocabulary(glove_file, tmp_path):
+    keep = tmp_path / "keep.txt"
+    keep.write_text("Word3\nword7\nthe\nnot-in-source\n", encoding="utf-8")
+    assert build(glove_file, tmp_path / "p", "--words", "all", "--only-words", str(keep)) == 0
+    pack = edgedp.load_pack(tmp_path / "p")
+    assert pack.vocabulary.words == ("the", "word3", "word7")
+    assert "--only-words keep.txt" in pack.manifest.data["build_command"]

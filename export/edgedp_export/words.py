@@ -105,6 +105,7 @@ class WordsConfig:
     index_parameter: int | None = None
     search_parameter: int | None = None
     report: bool = False
+    restrict_to: frozenset[str] | None = None  # keep only these (normalized) words
 
 
 def is_vocabulary_word(key: str) -> bool:
@@ -115,17 +116,19 @@ def is_vocabulary_word(key: str) -> bool:
     return segmented.words == (key,) and segmented.pieces == (None,)
 
 
-def select_vocabulary(source: WordVectors, size: int | None) -> tuple[list[str], np.ndarray]:
+def select_vocabulary(
+    source: WordVectors, size: int | None, *, only: frozenset[str] | None = None
+) -> tuple[list[str], np.ndarray]:
     """The first ``size`` usable words in source order (all of them for None), with their rows.
 
     A token is usable if its normalized form is a single word for the runtime tokenizer (so
-    punctuation tokens such as ``,`` or ``'s`` are dropped); for cased sources the first (most
-    frequent) spelling of each normalized form wins.
+    punctuation tokens such as ``,`` or ``'s`` are dropped) and, when ``only`` is given, is in it;
+    for cased sources the first (most frequent) spelling of each normalized form wins.
     """
     chosen: dict[str, int] = {}
     for row, token in enumerate(tqdm(source.words, desc="selecting vocabulary", unit="word")):
         key = normalize_word(token)
-        if key not in chosen and is_vocabulary_word(key):
+        if key not in chosen and (only is None or key in only) and is_vocabulary_word(key):
             chosen[key] = row
             if len(chosen) == size:
                 break
@@ -138,7 +141,7 @@ def build_words_pack(source: WordVectors, config: WordsConfig, out: Path, *, for
     """Select, binarize, index, calibrate and write a verified words pack at ``out``."""
     if config.words is not None and config.words < 2:
         raise InputError("a words pack needs at least 2 words")
-    words, rows = select_vocabulary(source, config.words)
+    words, rows = select_vocabulary(source, config.words, only=config.restrict_to)
     if len(words) < 2:
         raise InputError("a words pack needs at least 2 words")
     vectors = np.asarray(source.vectors[rows], dtype=np.float32)  # rows are increasing
@@ -319,6 +322,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="write the binarization comparison (REPORT.md) into the pack",
     )
+    parser.add_argument(
+        "--only-words",
+        type=Path,
+        help="keep only the words listed in this UTF-8 file (one per line)",
+    )
     parser.add_argument("--name", help="pack name (default: the output directory's name)")
     parser.add_argument("--out", type=Path, required=True, help="pack directory to write")
     parser.add_argument("--force", action="store_true", help="replace an existing pack")
@@ -362,9 +370,20 @@ def run(args: argparse.Namespace) -> None:
         index_parameter=settings["index_parameter"],
         search_parameter=settings["search_parameter"],
         report=settings["report"],
+        restrict_to=_word_list(args.only_words),
     )
     out = build_words_pack(source, config, args.out, force=args.force)
     print(f"wrote {out}", file=sys.stderr)
+
+
+def _word_list(path: Path | None) -> frozenset[str] | None:
+    if path is None:
+        return None
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as error:
+        raise InputError(f"cannot read the word list {path}: {error}") from None
+    return frozenset(normalize_word(line.strip()) for line in lines if line.strip())
 
 
 def _word_count(text: str) -> int | str:
@@ -397,5 +416,7 @@ def _command(settings: dict[str, object], args: argparse.Namespace) -> str:
         if settings[key] is not None:
             parts.append(f"--{key.replace('_', '-')} {settings[key]}")
     parts.append("--report" if settings["report"] else "--no-report")
+    if args.only_words is not None:
+        parts.append(f"--only-words {args.only_words.name}")
     parts.append(f"--name {settings['name']} --out {settings['name']}")
     return " ".join(parts)
