@@ -40,7 +40,7 @@ AGGREGATES = ("avg", "max")
 MAHALANOBIS_PAIRS = 1_000_000
 #: Up to this many words the Mahalanobis statistics are exact over all pairs, above it sampled.
 EXACT_PAIRS_LIMIT = 20_000
-_BLOCK = 2048
+_BLOCK = 256  # rows per block: 256 x 100k float64 distances is 200 MB
 
 
 def exact_pairwise_statistics(
