@@ -12,15 +12,14 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from edgedp.autoencoder_pack import BOS_ID, EOS_ID, PAD_ID, UNK_ID, AutoencoderPack
 from edgedp.decoding import DecodingRules, decode
-from edgedp.errors import AssetError, DependencyError, InputError
-from edgedp.manifest import REBUILD_HINT
+from edgedp.errors import InputError
+from edgedp.onnx_session import open_session
 from edgedp.threads import get_num_threads
 
 ENCODER_IO = (("tokens", "lengths"), ("latent",))
@@ -33,34 +32,6 @@ _DETOKENIZE_FIXES = (
     (re.compile(r"([$£€(]) "), r"\1"),
     (re.compile(r" \)"), ")"),
 )
-
-
-def _create_session(path: Path, io: tuple[tuple[str, ...], tuple[str, ...]], threads: int):
-    try:
-        import onnxruntime
-    except ImportError:
-        raise DependencyError(
-            "the autoencoder needs onnxruntime: pip install onnxruntime"
-        ) from None
-    options = onnxruntime.SessionOptions()
-    options.log_severity_level = 3
-    options.intra_op_num_threads = threads
-    options.inter_op_num_threads = 1
-    try:
-        session = onnxruntime.InferenceSession(
-            str(path), sess_options=options, providers=["CPUExecutionProvider"]
-        )
-    except Exception as error:  # onnxruntime raises its own exception types
-        raise AssetError(
-            f"{path.name} is not a loadable ONNX model ({error}); {REBUILD_HINT}"
-        ) from None
-    names = (
-        tuple(item.name for item in session.get_inputs()),
-        tuple(item.name for item in session.get_outputs()),
-    )
-    if names != io:
-        raise AssetError(f"{path.name} has inputs/outputs {names}, expected {io}; {REBUILD_HINT}")
-    return session
 
 
 class SentenceAutoencoder:
@@ -86,7 +57,7 @@ class SentenceAutoencoder:
                     if key == "encoder"
                     else (self.pack.decoder_step_file, DECODER_STEP_IO)
                 )
-                self._sessions[key] = _create_session(path, io, get_num_threads() or 1)
+                self._sessions[key] = open_session(path, io=io, threads=get_num_threads() or 1)
             return self._sessions[key]
 
     # -- text <-> token ids ---------------------------------------------------------------------

@@ -21,44 +21,27 @@ from typing import Any
 
 import numpy as np
 
-from edgedp.errors import AssetError, DependencyError, InputError
+from edgedp.errors import AssetError, InputError
+from edgedp.onnx_session import GraphIO, open_session
 from edgedp.text import check_text
 from edgedp.threads import get_num_threads
 from edgedp.validation import check_positive_int
 
 #: Sentences per onnxruntime call.
+ENCODER_IO: GraphIO = (("input_ids", "attention_mask", "token_type_ids"), ("token_embeddings",))
+RECODER_IO: GraphIO = (("embeddings",), ("recoded",))
 DEFAULT_BATCH_SIZE = 32
 _MASK_EPSILON = 1e-9
 _NORM_EPSILON = 1e-12
 
 
-def _onnx_session(model: Path, threads: int | None) -> Any:
-    try:
-        import onnxruntime
-    except ImportError:
-        raise DependencyError(
-            "sentence embeddings need onnxruntime: pip install onnxruntime"
-        ) from None
-    options = onnxruntime.SessionOptions()
-    count = threads if threads is not None else get_num_threads()
-    if count is not None:
-        options.intra_op_num_threads = count
-        options.inter_op_num_threads = 1
-    try:
-        return onnxruntime.InferenceSession(
-            str(model), sess_options=options, providers=["CPUExecutionProvider"]
-        )
-    except Exception as error:  # onnxruntime raises its own exception types
-        raise AssetError(f"{model} is not a loadable ONNX model ({error})") from None
-
-
 class _LazySession:
     """An onnxruntime session created on first use (thread-safe)."""
 
-    __slots__ = ("_lock", "_session", "model", "threads")
+    __slots__ = ("_lock", "_session", "io", "model", "threads")
 
-    def __init__(self, model: Path, threads: int | None) -> None:
-        self.model = model
+    def __init__(self, model: Path, io: GraphIO, threads: int | None) -> None:
+        self.model, self.io = model, io
         self.threads = None if threads is None else check_positive_int(threads, "threads")
         self._session: Any = None
         self._lock = threading.Lock()
@@ -67,7 +50,8 @@ class _LazySession:
         if self._session is None:
             with self._lock:
                 if self._session is None:
-                    self._session = _onnx_session(self.model, self.threads)
+                    threads = self.threads if self.threads is not None else get_num_threads()
+                    self._session = open_session(self.model, io=self.io, threads=threads)
         return self._session
 
 
@@ -119,7 +103,7 @@ class SentenceEncoder:
         self.dims = dims
         self.max_seq_length = max_seq_length
         self.batch_size = check_positive_int(batch_size, "batch_size")
-        self._session = _LazySession(model, threads)
+        self._session = _LazySession(model, ENCODER_IO, threads)
 
     def encode(self, sentences: Sequence[str], *, independent: bool = False) -> np.ndarray:
         """Unit-length float32 embeddings, shape (len(sentences), dims), in input order.
@@ -157,7 +141,7 @@ class Recoder:
 
     def __init__(self, model: Path, *, dims: int, threads: int | None = None) -> None:
         self.dims = dims
-        self._session = _LazySession(model, threads)
+        self._session = _LazySession(model, RECODER_IO, threads)
 
     def recode(self, embeddings: np.ndarray, *, independent: bool = False) -> np.ndarray:
         """H applied to each row of a (n, dims) array; float32 (n, dims).

@@ -152,3 +152,36 @@ def test_a_garbage_index_is_refused(pack_dir):
     (pack_dir / "manifest.json").write_text(json.dumps(manifest))
     with pytest.raises(AssetError, match="not a readable FAISS"):
         edgedp.load_pack(pack_dir)
+
+
+def _swapped_copy(tmp_path: Path, bundled: str, target: str, source: str) -> Path:
+    """A copy of a bundled pack whose ``target`` model is ``source``'s, manifest made consistent."""
+    copy = tmp_path / bundled
+    shutil.copytree(edgedp.load_pack(bundled).path, copy)
+    replace_file(copy, target, (copy / source).read_bytes())
+    return copy
+
+
+def test_a_swapped_sentence_encoder_is_refused_before_it_runs(tmp_path):
+    pack = edgedp.load_pack(
+        _swapped_copy(tmp_path, "sentences-bbc", "encoder.onnx", "recoder.onnx")
+    )
+    with pytest.raises(AssetError, match=r"encoder\.onnx has inputs/outputs"):
+        edgedp.DeepCandidate(pack, epsilon=5.0).embed("One sentence. Another one.")
+
+
+def test_a_swapped_autoencoder_model_is_refused_before_it_runs(tmp_path):
+    pack = edgedp.load_pack(
+        _swapped_copy(tmp_path, "adept-bbc", "encoder.onnx", "decoder_step.onnx")
+    )
+    with pytest.raises(AssetError, match=r"encoder\.onnx has inputs/outputs"):
+        edgedp.ADePT(pack, epsilon=5.0).privatize("One sentence.")
+
+
+def test_a_consistently_rewritten_bundled_pack_is_caught_by_its_pin(monkeypatch, tmp_path):
+    import edgedp.packs
+
+    copy = _swapped_copy(tmp_path, "sentences-bbc", "encoder.onnx", "recoder.onnx")
+    monkeypatch.setattr(edgedp.packs, "bundled_packs_dir", lambda: tmp_path)
+    with pytest.raises(AssetError, match="not the expected"):
+        edgedp.load_pack(copy.name)
