@@ -1,4 +1,4 @@
-"""ADePT on the bundled autoencoder pack: latency, memory, and what survives the noise.
+"""ADePT on the bundled autoencoder pack: latency and what survives the noise.
 
 Data: sentences of the BBC News *test* split (the pack was trained on the train split; see
 ``edgedp_export.corpus``), at most the pack's 48 input tokens. Rows:
@@ -7,8 +7,8 @@ Data: sentences of the BBC News *test* split (the pack was trained on the train 
 * latency (1 and 2 threads): one 20-token sentence through ``privatize_sentences`` (encode, clip,
   noise, greedy decode), decoding alone, beam search of width 4, and a batch of 64; baseline: BRR on
   the same sentences in the same run (``ratio_vs_brr``);
-* peak RSS of ``edgedp privatize --mechanism adept`` on BBC text; baselines: the runtime libraries
-  alone and the same command with BRR;
+* (the peak RSS of ``edgedp privatize --mechanism adept`` is in the ``memory`` suite, beside the
+  other CLI paths);
 * utility vs epsilon, Laplace (scale 2C sqrt(d) / epsilon) and Gaussian (analytic sigma for L2
   sensitivity 2C, delta 1e-6): WordPiece token accuracy and BLEU-4 of the output against its input,
   decoded three ways from the *same* released latents (ADePT's decoding: rescaled to norm C with
@@ -35,7 +35,7 @@ from edgedp_export.corpus import bbc_news
 from edgedp_export.reconstruction import token_accuracy
 
 import edgedp
-from bench.harness import Report, median_python, median_seconds
+from bench.harness import Report, median_seconds
 from edgedp.adept import clip_to_l2_ball, project_to_sphere
 from edgedp.autoencoder import SentenceAutoencoder
 from edgedp.sentences import split_sentences
@@ -171,42 +171,6 @@ def _latency(report: Report, pack, brr_pack, sentences: list[str], quick: bool) 
         )
 
 
-def _memory(report: Report, sentences: list[str], quick: bool) -> None:
-    text = ("\n".join(sentences[: 40 if quick else 200]) + "\n").encode()
-    repeats = 1 if quick else 3
-    adept = median_python(
-        [
-            "-m",
-            "edgedp.cli",
-            "privatize",
-            "--mechanism",
-            "adept",
-            "--epsilon",
-            "100",
-            "--threads",
-            "1",
-        ],
-        repeats=repeats,
-        stdin=text,
-    )
-    brr = median_python(
-        ["-m", "edgedp.cli", "privatize", "--epsilon", "1", "--threads", "1"],
-        repeats=repeats,
-        stdin=text,
-    )
-    libraries = median_python(
-        ["-c", "import numpy, faiss, tokenizers, onnxruntime"], repeats=repeats
-    )
-    report.add(
-        measure=f"peak RSS, edgedp privatize --mechanism adept ({len(text) / 1e3:.0f} kB)",
-        peak_rss_mb=adept.peak_rss_mb,
-        seconds=adept.seconds,
-        baseline_libraries_mb=libraries.peak_rss_mb,
-        brr_cli_mb=brr.peak_rss_mb,
-        ratio=adept.peak_rss_mb / libraries.peak_rss_mb,
-    )
-
-
 def _utility(report: Report, pack, sentences: list[str]) -> None:
     autoencoder = SentenceAutoencoder(pack)
     references = autoencoder.tokenize(sentences)
@@ -306,7 +270,6 @@ def run(report: Report, *, quick: bool) -> None:
     )
     start = time.perf_counter()
     _latency(report, pack, brr_pack, sentences, quick)
-    _memory(report, sentences, quick)
     edgedp.set_num_threads(2)
     _utility(report, pack, sentences)
     _brr(report, brr_pack, sentences)

@@ -30,15 +30,14 @@ Needs scikit-learn and matplotlib (bench/requirements.txt).
 
 from __future__ import annotations
 
-import argparse
-import sys
 import warnings
 from pathlib import Path
 
 import numpy as np
 
 import edgedp
-from bench.harness import Report
+from bench.datasets import bbc_splits
+from bench.harness import Report, figure
 from edgedp.mean_embedding import mean_rows
 from edgedp.sentences import split_sentences
 
@@ -63,17 +62,8 @@ MECHANISMS = (
 )
 #: The word-level baseline re-encodes privatized text: every 2nd test document only.
 WORD_LEVEL_STRIDE = 2
+QUICK_SENTENCES = 8
 CACHE = Path.home() / ".cache" / "edgedp-bench"
-
-
-def _bbc_splits():
-    from edgedp_export.corpus import BBC_TEST_PERCENT, BBC_VALIDATION_PERCENT, bbc_news, split_of
-
-    splits: dict[str, list] = {"train": [], "validation": [], "test": []}
-    for document in bbc_news().documents:
-        name = split_of(document.id, BBC_VALIDATION_PERCENT, BBC_TEST_PERCENT)
-        splits[name].append(document)
-    return splits
 
 
 def _embed(pack: edgedp.SentencePack, name: str, sentences: list[list[str]]) -> list[np.ndarray]:
@@ -123,26 +113,25 @@ def _seeded(seed: int) -> edgedp.RandomSource:
         return edgedp.RandomSource.seeded(seed)
 
 
-def _out_dir() -> Path:
-    parser = argparse.ArgumentParser(add_help=False)
-    parser.add_argument("--out", type=Path, default=Path("bench/results"))
-    return parser.parse_known_args(sys.argv[1:])[0].out
-
-
 def _scores(values: list[float]) -> dict[str, float]:
     return {"macro_f1": float(np.mean(values)), "std": float(np.std(values)), "trials": len(values)}
 
 
 def run(report: Report, *, quick: bool) -> None:
     pack = edgedp.load_pack(PACK)
-    splits = _bbc_splits()
-    if quick:
-        splits = {name: docs[:: 8 if name == "train" else 6] for name, docs in splits.items()}
+    splits = bbc_splits()
+    if quick:  # a plumbing check: few documents, at most QUICK_SENTENCES sentences each
+        strides = {"train": 60, "validation": 10, "test": 30}
+        splits = {name: docs[:: strides[name]] for name, docs in splits.items()}
     topics = sorted({doc.label for doc in splits["train"]})
     labels = {
         name: np.array([topics.index(d.label) for d in docs]) for name, docs in splits.items()
     }
-    sentences = {name: [split_sentences(d.text) for d in docs] for name, docs in splits.items()}
+    cap = QUICK_SENTENCES if quick else None
+    sentences = {
+        name: [split_sentences(d.text)[:cap] for d in docs] for name, docs in splits.items()
+    }
+    stride = 3 if quick else WORD_LEVEL_STRIDE
     tag = "quick-" if quick else ""
     sbert = {name: _embed(pack, f"{tag}{name}", sentences[name]) for name in splits}
     recoded = {name: [pack.recoder.recode(doc) for doc in sbert[name]] for name in splits}
@@ -204,7 +193,7 @@ def run(report: Report, *, quick: bool) -> None:
             for _ in range(trials)
         ]
         report.add(**common, mechanism="Truncation", **_scores(runs))
-        subset = docs[docs % WORD_LEVEL_STRIDE == 0]
+        subset = docs[docs % stride == 0]
         for label, per_bit in word_level_settings(epsilon):
             embedded = privatized(per_bit)
             word_docs = mean_rows([embedded[i][take] for i in subset], pack.dims)
@@ -216,13 +205,14 @@ def run(report: Report, *, quick: bool) -> None:
     privatized_cache: dict[float, dict[int, np.ndarray]] = {}
 
     def privatized(per_bit: float) -> dict[int, np.ndarray]:
-        """Sentence embeddings of the BRR-privatized test documents (every WORD_LEVEL_STRIDE-th)."""
+        """Sentence embeddings of the BRR-privatized test documents (every ``stride``-th)."""
         if per_bit not in privatized_cache:
             brr = edgedp.BRR(words_pack, epsilon=per_bit, rng=_seeded(3))
-            chosen = range(0, len(splits["test"]), WORD_LEVEL_STRIDE)
+            chosen = range(0, len(splits["test"]), stride)
             private = edgedp.WordLevelEmbedding(pack, brr).privatize_batch(
                 [splits["test"][i].text for i in chosen]
             )
+            private = [doc[:cap] for doc in private]
             flat = [s for doc in private for s in doc]
             embedded = np.split(
                 pack.encoder.encode(flat), np.cumsum([len(d) for d in private])[:-1]
@@ -252,12 +242,8 @@ def run(report: Report, *, quick: bool) -> None:
         f"random guess: macro-F1 1/{len(topics)} = {random_f1:.3f}; its accuracy "
         f"(sum of q_i^2) = {float(np.sum(frequencies**2)):.3f}."
     )
-    out = _out_dir()
-    out.mkdir(parents=True, exist_ok=True)
-    name = f"doc-utility{'-quick' if quick else ''}"
-    (out / f"{name}-tables.md").write_text("\n".join(_pivot(report.rows)) + "\n", encoding="utf-8")
-    _plot(report.rows, out / f"{name}.png")
-    report.notes.append(f"tables: {name}-tables.md; plot: {name}.png (beside this report)")
+    report.sections += _pivot(report.rows)
+    report.figures["doc-utility.png"] = _plot(report.rows)
 
 
 def _pivot(rows: list[dict]) -> list[str]:
@@ -287,13 +273,11 @@ def _pivot(rows: list[dict]) -> list[str]:
     return lines
 
 
-def _plot(rows: list[dict], path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
+def _plot(rows: list[dict]):
     import matplotlib.pyplot as plt
 
-    figure, axes = plt.subplots(1, 2, figsize=(12, 4.5))
+    fig, grid = figure(1, 2, (12, 4.5))
+    axes = grid[0]
     colours = dict(zip(MECHANISMS, plt.get_cmap("tab10").colors, strict=False))
     for axis, (sweep, key) in zip(axes, (("epsilon", "epsilon"), ("k", "k")), strict=True):
         chosen = [row for row in rows if row["sweep"] == sweep]
@@ -319,6 +303,4 @@ def _plot(rows: list[dict], path: Path) -> None:
     axes[0].set_title("BBC News: sweep epsilon")
     axes[1].set_title("BBC News: sweep k")
     axes[1].legend(fontsize=8, loc="lower right")
-    figure.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(path, dpi=110)
+    return fig

