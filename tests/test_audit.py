@@ -273,8 +273,10 @@ def ball_laplace_sampler(centre: np.ndarray, scale: float, rng):
     return lambda n: centre + scale * rng.laplace((n, len(centre)))
 
 
-@pytest.mark.parametrize("broken", [False, True])
-def test_laplace_scale_off_by_sqrt_d_is_caught(seeded, broken):
+@pytest.mark.parametrize(
+    "broken", [False, True], ids=["correct-scale-passes", "paper-scale-is-caught"]
+)
+def test_laplace_on_the_l2_ball(seeded, broken):
     dims, radius, epsilon = 16, 1.0, 1.0
     corner = np.full(dims, radius / math.sqrt(dims))  # on the L2 sphere; -corner is 2r sqrt(d) away
     correct = laplace_scale(2 * radius * math.sqrt(dims), epsilon)

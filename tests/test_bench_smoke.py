@@ -16,8 +16,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 #: What the suites need beyond the test extra (bench/requirements.txt and --no-deps data packages).
+#: (``bench`` itself runs from the repository root as ``python -m bench``: it is not installed.)
 BENCH_MODULES = (
-    "bench",
     "edgedp_export",
     "matplotlib",
     "sklearn",
