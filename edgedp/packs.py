@@ -85,12 +85,15 @@ def list_packs() -> list[PackEntry]:
 
 
 def resolve_pack_path(path: str | os.PathLike[str] | None) -> Path:
-    """The directory of a pack given by path, by bundled name, or the default (``None``)."""
+    """The directory of a pack given by path, by name, or the default (``None``).
+
+    A bare name (a string without a path separator) is looked up in :func:`search_dirs` first, the
+    bundled packs before ``EDGEDP_PACKS``, and only then as a directory under the current one: a
+    folder that happens to be called ``words-small`` where the program runs must never stand in
+    for the pinned bundled pack. ``None`` is always the bundled default.
+    """
     if path is None:
-        path = DEFAULT_WORD_PACK
-    candidate = Path(path)
-    if candidate.is_dir():
-        return candidate
+        return bundled_packs_dir() / DEFAULT_WORD_PACK
     if (
         isinstance(path, str)
         and os.sep not in path
@@ -99,7 +102,13 @@ def resolve_pack_path(path: str | os.PathLike[str] | None) -> Path:
         for directory in search_dirs():
             if (directory / path).is_dir():
                 return directory / path
-    known = ", ".join(entry.name for entry in list_packs()) or "none"
+    candidate = Path(path)
+    if candidate.is_dir():
+        return candidate
+    try:
+        known = ", ".join(entry.name for entry in list_packs()) or "none"
+    except AssetError as error:
+        known = f"unknown, a pack directory is unreadable: {error}"
     raise AssetError(
         f"no pack at {str(path)!r}: not a directory and not a known pack name (known: {known}); "
         "build one with edgedp-export"

@@ -158,6 +158,23 @@ def test_unknown_pack_name_lists_known_ones():
         edgedp.load_pack("no-such-pack")
 
 
+def test_a_folder_in_the_working_directory_never_shadows_a_bundled_pack(
+    pack_dir, tmp_path, monkeypatch
+):
+    from edgedp.packs import bundled_packs_dir
+
+    planted = tmp_path / "cwd"
+    planted.mkdir()
+    shutil.copytree(pack_dir, planted / "words-small")  # a valid pack, but not the bundled one
+    shutil.copytree(pack_dir, planted / "my-pack")
+    monkeypatch.chdir(planted)
+    bundled = bundled_packs_dir() / "words-small"
+    assert edgedp.load_pack().path.resolve() == bundled.resolve()
+    assert edgedp.load_pack("words-small").path.resolve() == bundled.resolve()
+    assert edgedp.load_pack("./words-small").name == "roundtrip"  # an explicit path is a path
+    assert edgedp.load_pack("my-pack").name == "roundtrip"  # no pack of that name: the folder
+
+
 def test_extra_search_dirs(pack_dir, monkeypatch):
     monkeypatch.setenv("EDGEDP_PACKS", str(pack_dir.parent))
     assert edgedp.load_pack("pack").name == "roundtrip"
