@@ -238,13 +238,13 @@ def select_parameters(
 
     epsilon = epsilon0
     error, loss = measure(epsilon, 0.0)
-    for _ in range(max_doublings):
-        if loss < max_loss:
-            break
+    doublings = 0
+    while loss >= max_loss:
+        if doublings == max_doublings:
+            raise InputError(f"utility loss stays >= {max_loss} up to epsilon {epsilon}")
         epsilon *= 2
+        doublings += 1
         error, loss = measure(epsilon, 0.0)
-    else:
-        raise InputError(f"utility loss stays >= {max_loss} up to epsilon {epsilon}")
     best = (error, 0.0, loss)
     for t in t_grid:
         error, loss = measure(epsilon, float(t))

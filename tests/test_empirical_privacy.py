@@ -108,3 +108,20 @@ def test_parameter_selection_follows_alg_2(euclid_pack, planted, seeded):
         p for p in selection.trace if p["epsilon"] == selection.epsilon and p["utility_loss"] <= 0.2
     ]
     assert selection.inference_error == max(p["inference_error"] for p in feasible)
+
+
+def test_parameter_selection_accepts_the_last_allowed_doubling(four_bit_pack, seeded):
+    # BRR on 4-bit codes: the chance that a word changes is ~0.15 at epsilon 3.2 per bit and
+    # ~0.007 at 6.4, so with C = 0.03 Alg. 2 needs exactly five doublings of 0.2.
+    pack, _ = four_bit_pack
+    changed = lambda inputs, outputs: (inputs != outputs).astype(float)  # noqa: E731
+    rngs = iter(range(1000))
+
+    def make(epsilon, t):
+        return edgedp.BRR(pack, epsilon=epsilon, rng=seeded(next(rngs)))
+
+    settings = {"distance": changed, "max_loss": 0.03, "epsilon0": 0.2, "samples": 2000}
+    selection = select_parameters(make, range(5), max_doublings=5, t_grid=(), **settings)
+    assert selection.epsilon == pytest.approx(6.4)
+    with pytest.raises(InputError, match=r"up to epsilon 3\.2"):
+        select_parameters(make, range(5), max_doublings=4, t_grid=(), **settings)
