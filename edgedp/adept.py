@@ -184,7 +184,7 @@ class ADePT:
         """The DP release itself: clipped latents plus noise, one row per sentence (float64)."""
         sentences = self._check_sentences(sentences)
         clipped = clip_to_l2_ball(
-            self.autoencoder.encode(self.autoencoder.tokenize(sentences, labels)),
+            self.autoencoder.encode(self.autoencoder.tokenize(sentences, labels), independent=True),
             self.pack.clip_norm,
         )
         shape = clipped.shape

@@ -93,16 +93,25 @@ class SentenceAutoencoder:
 
     # -- the model ------------------------------------------------------------------------------
 
-    def encode(self, token_lists: Sequence[Sequence[int]]) -> np.ndarray:
-        """Latents (float64, sentences x latent_dims) of tokenized sentences; NOT private."""
+    def encode(
+        self, token_lists: Sequence[Sequence[int]], *, independent: bool = False
+    ) -> np.ndarray:
+        """Latents (float64, sentences x latent_dims) of tokenized sentences; NOT private.
+
+        ``independent=True`` runs every sentence on its own (no batch, no padding), so that its
+        latent is a function of that sentence alone, bit for bit: batched matrix products round
+        differently, and a per-sentence guarantee must not let one sentence move another's latent.
+        ADePT's release uses it.
+        """
         count = len(token_lists)
         latents = np.zeros((count, self.pack.latent_dims), dtype=np.float64)
         if count == 0:
             return latents
         order = sorted(range(count), key=lambda row: len(token_lists[row]))
         session = self._session("encoder")
-        for start in range(0, count, ENCODE_BATCH):
-            rows = order[start : start + ENCODE_BATCH]
+        batch_size = 1 if independent else ENCODE_BATCH
+        for start in range(0, count, batch_size):
+            rows = order[start : start + batch_size]
             lengths = np.array([len(token_lists[row]) for row in rows], dtype=np.int64)
             tokens = np.full((len(rows), int(lengths.max())), PAD_ID, dtype=np.int64)
             for slot, row in enumerate(rows):
