@@ -1,7 +1,9 @@
 """Privatizing text that arrives in pieces (files, stdin) in bounded memory, output in input order.
 
-Text is cut only right after whitespace or pass-through punctuation, where the tokenizer would split
-anyway, so streaming gives exactly the tokens that privatizing the whole text at once would. A token
+Text is cut only right after whitespace (any Unicode whitespace the splitter splits at) or
+pass-through punctuation, where the tokenizer would split anyway, and sentence casing is carried
+across the cuts, so streaming gives exactly the tokens and layout that privatizing the whole text at
+once would. A token
 longer than :data:`MAX_TOKEN_CHARS` cannot be a vocabulary word: as soon as that is known it is
 privatized as one out-of-vocabulary slot (:data:`OVERLONG_TOKEN`, which no vocabulary holds) and the
 rest of it is skipped, so a 50 MB line without spaces needs no 50 MB buffer.
@@ -11,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 
-from edgedp.text import PASS_THROUGH_PUNCTUATION, PASS_THROUGH_WHITESPACE
+from edgedp.text import PASS_THROUGH_PUNCTUATION, SPLITTING_WHITESPACE, SentenceState
 from edgedp.word_mechanism import WordMechanism
 
 #: No vocabulary word is this long, even before NFKC normalization (packs hold words <= 100 chars).
@@ -23,8 +25,8 @@ OVERLONG_TOKEN = "\x00"  # noqa: S105  (not a password)
 
 
 def _is_cut_point(char: str) -> bool:
-    # Only characters the tokenizer always splits at: ASCII whitespace and isolated punctuation.
-    return char in PASS_THROUGH_WHITESPACE or char in PASS_THROUGH_PUNCTUATION
+    # Only characters the tokenizer always splits at: whitespace and pass-through punctuation.
+    return char in SPLITTING_WHITESPACE or char in PASS_THROUGH_PUNCTUATION
 
 
 def _last_cut(text: str) -> int:
@@ -88,11 +90,13 @@ def privatize_stream(
 def _releaser(
     mechanism: WordMechanism, before_release: Callable[[list[str]], None] | None
 ) -> Callable[[list[str]], list[str]]:
+    casing = SentenceState()
+
     def release(batch: list[str]) -> list[str]:
         if not batch:
             return []
         if before_release is not None:
             before_release(batch)
-        return mechanism.privatize_batch(batch)
+        return mechanism.privatize_batch(batch, continued=casing)
 
     return release

@@ -49,6 +49,25 @@ def _pre_tokenizer() -> pre_tokenizers.PreTokenizer:
     )
 
 
+def _splitting_whitespace() -> frozenset[str]:
+    """Every character the splitter splits at and drops: Unicode whitespace as ``tokenizers`` sees it.
+
+    All of Unicode's whitespace lies below U+3001; each candidate is checked against the splitter
+    itself, so this set cannot drift from it.
+    """
+    splitter = _pre_tokenizer()
+    return frozenset(
+        char
+        for char in map(chr, range(0x3001))
+        if char.isspace()
+        and [token for token, _ in splitter.pre_tokenize_str(f"a{char}b")] == ["a", "b"]
+    )
+
+
+#: Characters where a text can be cut without changing its tokens (the separators between words).
+SPLITTING_WHITESPACE: frozenset[str] = _splitting_whitespace()
+
+
 def normalize_word(token: str) -> str:
     """The vocabulary lookup key of a token: NFKC normalization, then lower case."""
     return unicodedata.normalize("NFKC", token).lower()
@@ -122,14 +141,36 @@ def segment(text: str) -> Segmented:
     return Segmented(tuple(pieces), tuple(normalize_word(word) for word in raw_words))
 
 
-def assemble(segmented: Segmented, replacements: list[str | None], casing: str = "lower") -> str:
-    """Fill the word slots with ``replacements`` (``None`` drops the slot) and join the pieces."""
+@dataclass(slots=True)
+class SentenceState:
+    """Where ``casing="sentence"`` stands at the end of the text released so far.
+
+    One state carried across the pieces of a text that is released piece by piece (streaming)
+    capitalizes exactly as if the text had been released at once.
+    """
+
+    capitalize_next: bool = True
+    sentence_ended: bool = False
+
+
+def assemble(
+    segmented: Segmented,
+    replacements: list[str | None],
+    casing: str = "lower",
+    state: SentenceState | None = None,
+) -> str:
+    """Fill the word slots with ``replacements`` (``None`` drops the slot) and join the pieces.
+
+    ``state`` continues the sentence casing of text released before (it is updated); ``None``
+    starts a new text.
+    """
     check_choice(casing, "casing", CASINGS)
     if len(replacements) != len(segmented.words):
         raise InputError(f"{len(replacements)} replacements for {len(segmented.words)} word slots")
+    state = SentenceState() if state is None else state
     out: list[str] = []
     fill = iter(replacements)
-    capitalize_next, sentence_ended = True, False
+    capitalize_next, sentence_ended = state.capitalize_next, state.sentence_ended
     for piece in segmented.pieces:
         if piece is None:
             word = next(fill)
@@ -147,4 +188,5 @@ def assemble(segmented: Segmented, replacements: list[str | None], casing: str =
             capitalize_next = capitalize_next or sentence_ended
         elif piece not in _CLOSING:
             capitalize_next = sentence_ended = False
+    state.capitalize_next, state.sentence_ended = capitalize_next, sentence_ended
     return "".join(out)

@@ -37,7 +37,7 @@ import numpy as np
 
 from edgedp.errors import InputError
 from edgedp.randomness import RandomSource, resolve_rng
-from edgedp.text import CASINGS, Segmented, assemble, check_text, segment
+from edgedp.text import CASINGS, Segmented, SentenceState, assemble, check_text, segment
 from edgedp.validation import check_choice, check_epsilon
 from edgedp.word_pack import WordPack
 
@@ -112,8 +112,15 @@ class WordMechanism(ABC):
         """Privatize one text; its layout is kept, every word is replaced by a sampled word."""
         return self.privatize_batch([text])[0]
 
-    def privatize_batch(self, texts: Iterable[str]) -> list[str]:
-        """Privatize many texts in one vectorized pass (same guarantee per text as ``privatize``)."""
+    def privatize_batch(
+        self, texts: Iterable[str], *, continued: SentenceState | None = None
+    ) -> list[str]:
+        """Privatize many texts in one vectorized pass (same guarantee per text as ``privatize``).
+
+        ``continued`` treats the texts as consecutive pieces of one text whose casing state is
+        carried over (and updated): streaming uses it so that ``casing="sentence"`` does not
+        capitalize at the piece boundaries. Privacy is unaffected (casing is post-processing).
+        """
         if isinstance(texts, str | bytes):
             raise InputError("privatize_batch takes an iterable of texts, not a single text")
         segmented = [segment(check_text(text)) for text in texts]
@@ -123,7 +130,7 @@ class WordMechanism(ABC):
         known = ids >= 0
         released[known] = self.privatize_ids(ids[known])
         released[~known] = self._replace_unknown(int((~known).sum()))
-        return self._assemble_all(segmented, released)
+        return self._assemble_all(segmented, released, continued)
 
     def privacy_cost(self, texts: Sequence[str]) -> tuple[float, float]:
         """(epsilon, 0) charged for privatizing ``texts``: epsilon per word slot (see edgedp.ledger)."""
@@ -135,7 +142,9 @@ class WordMechanism(ABC):
             return self.rng.integers(len(self.pack.vocabulary), count)
         return np.full(count, _MASKED if self.oov == "mask" else _DROPPED, dtype=np.int64)
 
-    def _assemble_all(self, segmented: list[Segmented], released: np.ndarray) -> list[str]:
+    def _assemble_all(
+        self, segmented: list[Segmented], released: np.ndarray, state: SentenceState | None
+    ) -> list[str]:
         words = self.pack.vocabulary.words
         spelled = [
             words[i] if i >= 0 else (OOV_MASK if i == _MASKED else None) for i in released.tolist()
@@ -143,6 +152,6 @@ class WordMechanism(ABC):
         out, start = [], 0
         for item in segmented:
             end = start + len(item.words)
-            out.append(assemble(item, spelled[start:end], self.casing))
+            out.append(assemble(item, spelled[start:end], self.casing, state))
             start = end
         return out

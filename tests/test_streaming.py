@@ -19,11 +19,27 @@ def chunks(text: str, size: int):
     return (text[i : i + size] for i in range(0, len(text), size))
 
 
+@pytest.fixture(scope="module")
+def identity_sentence_case(default_pack):
+    return edgedp.BRR(default_pack, epsilon=50.0, oov="mask", casing="sentence")
+
+
 @pytest.mark.parametrize("size", [1, 3, 17, 1000])
-def test_stream_equals_whole_text(identity, size):
-    text = "The cat, the hat!\n\nNo Zyxq here... \t done.\n" * 20
-    streamed = "".join(privatize_stream(identity, chunks(text, size), batch_chars=50))
+@pytest.mark.parametrize("casing", ["lower", "sentence"])
+def test_stream_equals_whole_text(identity, identity_sentence_case, size, casing):
+    mechanism = identity if casing == "lower" else identity_sentence_case
+    text = "The cat, the hat!\n\nNo Zyxq here... \t done.\u00a0so it \u201cends\u201d. Now\n" * 20
+    streamed = "".join(privatize_stream(mechanism, chunks(text, size), batch_chars=50))
+    assert streamed == mechanism.privatize(text)
+
+
+def test_unicode_whitespace_is_a_cut_point(identity):
+    # 2,000 words separated only by no-break and ideographic spaces: far longer than one token may
+    # be, yet every word is its own slot, as in whole-text privatization.
+    text = "\u00a0".join(["the", "cat\u3000sat"] * 1000)
+    streamed = "".join(privatize_stream(identity, chunks(text, 100), batch_chars=500))
     assert streamed == identity.privatize(text)
+    assert streamed.split(" ") == ["the", "cat", "sat"] * 1000
 
 
 def test_giant_token_is_one_oov_replacement_in_bounded_memory(identity):
