@@ -47,10 +47,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--oov",
         choices=OOV_POLICIES,
-        default="sample",
-        help="out-of-vocabulary tokens (default: sample)",
+        help="word mechanisms: out-of-vocabulary tokens (default: sample)",
     )
-    parser.add_argument("--casing", choices=CASINGS, default="lower")
+    parser.add_argument("--casing", choices=CASINGS, help="word mechanisms (default: lower)")
     parser.add_argument(
         "--seed", type=int, help="fixed seed: reproducible and NOT private (tests, benchmarks)"
     )
@@ -134,6 +133,10 @@ def _parse_delta(text: str) -> float:
 
 def _run_sentence_rewriter(args: argparse.Namespace) -> None:
     """ADePT: each line split into sentences, each sentence rewritten; one line out per line in."""
+    _mechanism_options(args)  # rejects the word mechanisms' flags
+    for name in ("oov", "casing"):
+        if getattr(args, name) is not None:
+            raise InputError(f"--{name} applies to the word mechanisms, not {args.mechanism}")
     delta = None if args.delta is None else _parse_delta(args.delta)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", NotPrivateWarning)  # announced once, below
@@ -195,8 +198,8 @@ def run(args: argparse.Namespace) -> None:
             load_pack(args.pack),
             epsilon=parse_epsilon(args.epsilon),
             rng=args.seed,
-            oov=args.oov,
-            casing=args.casing,
+            oov=args.oov or "sample",
+            casing=args.casing or "lower",
             **_mechanism_options(args),
         )
     warn_if_seeded(args.seed)
