@@ -209,4 +209,21 @@ def _read_euclidean(manifest: Manifest, size: int) -> tuple[np.ndarray | None, n
     covariance = manifest.array(
         manifest.field("euclidean", "covariance_file", str), np.float64, (dims, dims)
     )
+    _check_covariance(manifest, np.asarray(covariance))
     return vectors, covariance
+
+
+def _check_covariance(manifest: Manifest, covariance: np.ndarray) -> None:
+    """Mahalanobis noise needs a finite, symmetric, positive-definite covariance: a singular one
+    would confine the noise to a subspace (no guarantee off it), a NaN one would poison every draw."""
+    problem = None
+    if not np.isfinite(covariance).all():
+        problem = "has NaN or infinite entries"
+    elif not np.allclose(covariance, covariance.T, rtol=1e-10, atol=0.0):
+        problem = "is not symmetric"
+    elif np.linalg.eigvalsh(covariance).min() <= 0.0:
+        problem = "is not positive definite"
+    if problem is not None:
+        raise AssetError(
+            f"pack {manifest.directory}: the covariance matrix {problem}; {REBUILD_HINT}"
+        )

@@ -185,3 +185,30 @@ def test_a_consistently_rewritten_bundled_pack_is_caught_by_its_pin(monkeypatch,
     monkeypatch.setattr(edgedp.packs, "bundled_packs_dir", lambda: tmp_path)
     with pytest.raises(AssetError, match="not the expected"):
         edgedp.load_pack(copy.name)
+
+
+@pytest.mark.parametrize(
+    ("covariance", "message"),
+    [
+        (np.zeros((4, 4)), "not positive definite"),  # noise confined to a point
+        (np.diag([1.0, 1.0, 1.0, 0.0]), "not positive definite"),  # ... or to a subspace
+        (np.full((4, 4), np.nan), "NaN"),
+        (np.eye(4) + np.triu(np.ones((4, 4)), 1), "not symmetric"),
+    ],
+)
+def test_a_covariance_mahalanobis_cannot_use_is_refused(pack_dir, tmp_path, covariance, message):
+    vectors = np.random.default_rng(0).normal(size=(8, 4)).astype(np.float32)
+    manifest = json.loads((pack_dir / "manifest.json").read_text())
+    manifest["euclidean"] = {
+        "dims": 4,
+        "dtype": "float32",
+        "vectors_file": "vectors.npy",
+        "covariance_file": "covariance.npy",
+    }
+    (pack_dir / "manifest.json").write_text(json.dumps(manifest))
+    replace_file(pack_dir, "vectors.npy", npy_bytes(vectors, tmp_path))
+    replace_file(pack_dir, "covariance.npy", npy_bytes(np.cov(vectors.T), tmp_path))
+    assert edgedp.load_pack(pack_dir).covariance.shape == (4, 4)  # the honest covariance loads
+    replace_file(pack_dir, "covariance.npy", npy_bytes(covariance, tmp_path))
+    with pytest.raises(AssetError, match=message):
+        edgedp.load_pack(pack_dir)
