@@ -40,18 +40,31 @@ class RandomSource:
 
     __slots__ = ("_generator", "_owner_pid", "_seed_sequence")
 
-    def __init__(self, seed_sequence: np.random.SeedSequence | None = None) -> None:
-        """Use :meth:`os_entropy` or :meth:`seeded`; this constructor does not warn."""
-        self._seed_sequence = seed_sequence
-        self._generator = (
-            None if seed_sequence is None else np.random.Generator(np.random.PCG64(seed_sequence))
-        )
+    def __init__(self) -> None:
+        """The private default (OS entropy); :meth:`seeded` and :meth:`derived` make the others."""
+        self._seed_sequence: np.random.SeedSequence | None = None
+        self._generator: np.random.Generator | None = None
         self._owner_pid = os.getpid()
 
     @classmethod
     def os_entropy(cls) -> RandomSource:
         """The private default: bytes from the operating system's CSPRNG."""
         return cls()
+
+    @classmethod
+    def derived(cls, seed_sequence: np.random.SeedSequence) -> RandomSource:
+        """A reproducible, NOT private source from a SeedSequence, *without* a warning.
+
+        Only for the children of a seeded source that already warned (:meth:`spawn`, worker
+        processes) and for reproducible sampling that releases nothing private (e.g. the pairs
+        sampled for calibration statistics). Everything else uses :meth:`seeded`.
+        """
+        if not isinstance(seed_sequence, np.random.SeedSequence):
+            raise InputError(f"expected a numpy SeedSequence, got {type(seed_sequence).__name__}")
+        source = cls()
+        source._seed_sequence = seed_sequence
+        source._generator = np.random.Generator(np.random.PCG64(seed_sequence))
+        return source
 
     @classmethod
     def seeded(cls, seed: int) -> RandomSource:
@@ -64,7 +77,7 @@ class RandomSource:
             NotPrivateWarning,
             stacklevel=3,
         )
-        return cls(np.random.SeedSequence(int(seed)))
+        return cls.derived(np.random.SeedSequence(int(seed)))
 
     @property
     def is_private(self) -> bool:
@@ -85,7 +98,7 @@ class RandomSource:
         """Independent sources for ``count`` workers (OS-entropy sources stay OS-entropy)."""
         if self._seed_sequence is None:
             return [RandomSource() for _ in range(count)]
-        return [RandomSource(child) for child in self._seed_sequence.spawn(count)]
+        return [RandomSource.derived(child) for child in self._seed_sequence.spawn(count)]
 
     def spawn_seeds(self, count: int) -> list[np.random.SeedSequence | None]:
         """Picklable seeds of ``count`` independent child sources (None: OS entropy, no seed)."""

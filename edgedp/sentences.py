@@ -3,8 +3,8 @@
 Line breaks always end a sentence (headlines, lists and paragraphs are common in real documents);
 within a line, sentencex (rule-based, MIT, ~300 languages, a compiled extension with no data files)
 finds the boundaries, handling abbreviations ("Dr.", "U.S."), decimals ("3.50"), quotes and
-ellipses. It is measured against pysbd in tests/test_sentences.py's cases: both split them right;
-sentencex is ~300x faster (0.03 ms vs 10 ms for a 20-sentence BBC article).
+ellipses (tests/test_sentences.py). Measured once against pysbd on those cases: both split them
+right, and sentencex was ~300x faster (0.03 ms vs 10 ms for a 20-sentence BBC article).
 
 sentencex is an optional dependency (``pip install "edgedp[sentences]"``) so that the word-level
 path stays as small as it is.

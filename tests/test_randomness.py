@@ -35,6 +35,15 @@ def test_bad_seeds_are_rejected(bad):
         RandomSource.seeded(bad)
 
 
+def test_the_constructor_cannot_make_a_seeded_source():
+    assert RandomSource().is_private
+    with pytest.raises(TypeError):
+        RandomSource(np.random.SeedSequence(0))  # the silent way in is closed: seeded() warns
+    with pytest.raises(InputError):
+        RandomSource.derived(0)
+    assert not RandomSource.derived(np.random.SeedSequence(0)).is_private
+
+
 def test_numpy_generators_are_refused():
     with pytest.raises(InputError, match="numpy generators"):
         resolve_rng(np.random.default_rng(0))

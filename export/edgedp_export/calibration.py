@@ -12,7 +12,7 @@ over all n(n-1)/2 pairs:
   ||x||^2 + ||y||^2 - 2 x.y in float64, with sums accumulated in float64. O(n^2 d): used up to
   EXACT_PAIRWISE_LIMIT words (see words.py); larger vocabularies use
   :func:`edgedp.privacy.sampled_pairwise_statistics` (sampled average with a confidence interval,
-  exact maximum).
+  maximum by exhaustive search).
 """
 
 from __future__ import annotations
