@@ -22,6 +22,7 @@ installs (it records that a peer is missing) and runs one mechanism per library 
 from __future__ import annotations
 
 import re
+import subprocess
 import sys
 from importlib import metadata
 
@@ -95,7 +96,14 @@ def run(report: Report, *, quick: bool) -> None:
                     "skipped (a full `python -m bench peers` run installs it)."
                 )
                 continue
-            seconds = peer.install()
+            try:
+                seconds = peer.install()
+            except subprocess.CalledProcessError as error:
+                report.notes.append(
+                    f"{peer.title} ({peer.package}) did not install from its pins "
+                    f"({peer.requirements.name}; exit status {error.returncode}): skipped."
+                )
+                continue
             report.notes.append(f"{peer.title}: environment created in {seconds:.0f} s")
         for mechanism in ("madlib",) if quick else peer.mechanisms:
             chosen = words[:SLOW_WORDS] if (peer.key, mechanism) in SLOW else words
@@ -162,6 +170,7 @@ def _rows(report: Report, pack, results: dict, hamming_epsilon: float) -> None:
         report.add(
             table=TABLE,
             library=library,
+            version=result.get("version"),
             mechanism=label,
             api_name=name if library != "edgedp" else mechanism,
             epsilon=hamming_epsilon if mechanism in ("brr", "vickrey-hamming") else EPSILON,
@@ -180,6 +189,10 @@ def _rows(report: Report, pack, results: dict, hamming_epsilon: float) -> None:
             rss_over_brr=ratio(result["peak_rss_mb"], brr and brr["peak_rss_mb"]),
             rss_over_madlib=ratio(result["peak_rss_mb"], madlib and madlib["peak_rss_mb"]),
             cold_start_over_brr=ratio(result["cold_start_s"], brr and brr["cold_start_s"]),
+            cold_start_over_madlib=ratio(result["cold_start_s"], madlib and madlib["cold_start_s"]),
+            asset_over_brr=ratio(
+                _asset_bytes(pack, library, mechanism), _asset_bytes(pack, "edgedp", "brr")
+            ),
         )
         report.add(
             table="cold start phases (seconds)",
