@@ -4,6 +4,9 @@ deterministic and atomic; the committed default pack is what the documented comm
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -63,22 +66,7 @@ def test_build_is_byte_for_byte_deterministic(glove_file, tmp_path):
     build(glove_file, tmp_path / "b", "--name", "same")
     for name in ("manifest.json", "vocab.txt", "codes.npy"):
         assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
-    build_other_seed = export_main(
-        [
-            "words",
-            "--source-file",
-            str(glove_file),
-            "--words",
-            "200",
-            "--bits",
-            "64",
-            "--seed",
-            "2",
-            "--out",
-            str(tmp_path / "c"),
-        ]
-    )
-    assert build_other_seed == 0
+    assert build(glove_file, tmp_path / "c", "--seed", "2") == 0  # the last --seed wins
     assert (tmp_path / "a" / "codes.npy").read_bytes() != (
         tmp_path / "c" / "codes.npy"
     ).read_bytes()
@@ -95,6 +83,24 @@ def test_existing_pack_needs_force_and_failed_builds_leave_nothing(glove_file, t
     assert sorted(p.name for p in tmp_path.iterdir()) == ["pack", "vectors.txt"]  # no leftovers
     assert build(glove_file, out, "--bits", "128", "--force") == 0
     assert edgedp.load_pack(out).bits == 128
+
+
+def test_leftovers_of_killed_builds_are_removed(glove_file, tmp_path):
+    exited = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    dead = int(exited.stdout)  # the pid of a process that has exited, as after a SIGKILL
+    (tmp_path / f".pack.tmp-{dead}").mkdir()
+    (tmp_path / f".pack.old-{dead}").mkdir()
+    running = tmp_path / f".pack.tmp-{os.getppid()}"  # a build still running is left alone
+    running.mkdir()
+    assert build(glove_file, tmp_path / "pack") == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        [running.name, "pack", "vectors.txt"]
+    )
 
 
 def test_too_few_words_is_a_clear_error(glove_file, tmp_path, capsys):

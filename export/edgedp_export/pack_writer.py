@@ -3,7 +3,8 @@
 Files are written to a temporary sibling directory, listed in the manifest with their sizes and
 SHA-256, loaded back through the edgedp runtime to verify them, and only then renamed into place.
 An interrupted export leaves at most a temporary directory (named ``.<name>.tmp-<pid>``) that no
-loader mistakes for a pack; rerunning the command starts it afresh. Same inputs and seed give the
+loader mistakes for a pack; rerunning the command starts it afresh and deletes what killed builds
+left behind. Same inputs and seed give the
 same bytes: no timestamps, sorted JSON keys.
 """
 
@@ -51,6 +52,7 @@ def write_pack(
     out = out.resolve()
     if out.exists() and not force:
         raise InputError(f"{out} exists; pass --force to replace it")
+    _remove_leftovers(out)
     staging = out.parent / f".{out.name}.tmp-{os.getpid()}"
     if staging.exists():
         shutil.rmtree(staging)
@@ -71,6 +73,26 @@ def write_pack(
         shutil.rmtree(staging, ignore_errors=True)
         raise
     return out
+
+
+def _remove_leftovers(out: Path) -> None:
+    """Delete the staging and retired directories of earlier builds of ``out`` that were killed."""
+    if not out.parent.is_dir():
+        return
+    for leftover in out.parent.glob(f".{out.name}.*-*"):
+        kind, _, pid = leftover.name.rpartition("-")
+        if kind.endswith((".tmp", ".old")) and pid.isdigit() and not _is_running(int(pid)):
+            shutil.rmtree(leftover, ignore_errors=True)
+
+
+def _is_running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _replace(staging: Path, out: Path) -> None:
