@@ -107,6 +107,15 @@ def _check_sensitivity(value: float, name: str) -> float:
     return float(value)
 
 
+def sum_at_least(values: list[float]) -> float:
+    """The sum of ``values`` as a float that is never below the exact sum (an L1 sensitivity)."""
+    exact = sum(map(Fraction, values), Fraction(0))
+    total = float(exact)
+    if Fraction(total) < exact:
+        total = math.nextafter(total, math.inf)
+    return total
+
+
 def product_at_least(left: float, right: float) -> float:
     """``left * right`` as a float that is never below the exact product (both > 0)."""
     product = left * right

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from edgedp.noise import laplace_scale
+from edgedp.noise import laplace_scale, scale_at_least, sum_at_least
 from edgedp.randomness import RandomSource
 from edgedp.sentence_mechanism import SentenceMechanism
 from edgedp.sentence_pack import SentencePack
@@ -54,14 +54,14 @@ class Truncation(SentenceMechanism):
         self.epsilon = check_epsilon(epsilon)
         box = np.asarray(pack.truncation_box, dtype=np.float64)
         self.low, self.high = box[0], box[1]
-        self.l1_width = float(np.sum(self.high - self.low))
+        self.l1_width = sum_at_least((self.high - self.low).tolist())
 
     def __repr__(self) -> str:
         return f"Truncation(pack={self.pack.name!r}, epsilon={self.epsilon!r}, rng={self.rng!r})"
 
     def noise_scale(self, sentences: int) -> float:
         """The Laplace scale for a document of ``sentences`` sentences: width sum / (k epsilon)."""
-        return laplace_scale(self.l1_width / sentences, self.epsilon)
+        return laplace_scale(scale_at_least(self.l1_width, sentences), self.epsilon)
 
     def clipped_mean(self, embeddings: np.ndarray) -> np.ndarray:
         """NOT PRIVATE: the mean of the clipped sentence embeddings (before noise), float64."""

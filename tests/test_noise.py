@@ -16,6 +16,7 @@ from edgedp.noise import (
     rr_flip_threshold,
     rr_realised_epsilon,
     scale_at_least,
+    sum_at_least,
 )
 
 _HIGH = Context(prec=120, Emax=10**6)
@@ -63,6 +64,16 @@ def test_scale_at_least_rounds_up_and_is_tight(numerator, denominator):
     exact = Fraction(numerator) / Fraction(denominator)
     assert Fraction(scale) >= exact
     assert Fraction(math.nextafter(scale, 0.0)) < exact
+
+
+@pytest.mark.parametrize(
+    "values", [[0.1, 0.2, 0.3], [1e16, 1.0, -1e16, 1.0], [0.1] * 384, [1 / 3, 2 / 3, 1e-17]]
+)
+def test_sum_at_least_rounds_up_and_is_tight(values):
+    total = sum_at_least(values)
+    exact = sum(map(Fraction, values))
+    assert Fraction(total) >= exact
+    assert Fraction(math.nextafter(total, -math.inf)) < exact
 
 
 @pytest.mark.parametrize(

@@ -3,6 +3,8 @@ and bad input gives clear errors or documented outputs."""
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 import pytest
 from scipy import stats
@@ -10,17 +12,16 @@ from sentence_helpers import sentence_pack  # noqa: F401
 
 import edgedp
 from edgedp.errors import InputError, PrivacyParameterError
-from edgedp.noise import laplace_scale
 
 
 def test_noise_scale_is_sum_of_widths_over_k_epsilon(sentence_pack):  # noqa: F811
     low, high = np.asarray(sentence_pack.truncation_box, dtype=np.float64)
-    widths = float(np.sum(high - low))
+    exact_widths = sum(Fraction(w) for w in (high - low).tolist())  # high - low is exact here
     for epsilon, k in ((1.0, 1), (3.0, 7), (10.0, 20), (0.3, 100)):
         mechanism = edgedp.Truncation(sentence_pack, epsilon=epsilon)
-        assert mechanism.noise_scale(k) == laplace_scale(widths / k, epsilon)
-        assert mechanism.noise_scale(k) >= widths / (k * epsilon)
-        assert mechanism.noise_scale(k) == pytest.approx(widths / (k * epsilon), rel=1e-15)
+        exact_scale = exact_widths / (k * Fraction(epsilon))
+        assert Fraction(mechanism.noise_scale(k)) >= exact_scale  # never less noise than the proof
+        assert mechanism.noise_scale(k) == pytest.approx(float(exact_scale), rel=1e-15)
 
 
 def test_output_is_clipped_mean_plus_laplace_noise(sentence_pack, seeded):  # noqa: F811
