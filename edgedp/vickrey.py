@@ -22,6 +22,10 @@ vector has Madlib's density); in Hamming space epsilon *per bit*, i.e. epsilon *
 (randomized response on the codes, as BRR). Any selection that depends only on the perturbed point
 and public data preserves it, for any metric (Xu et al. Theorems 1 and 2). Ties: when d1 = d2 the
 first is chosen with probability 1 - t (the limit of the formula), which also covers d1 = d2 = 0.
+At t = 1 the formula gives 0 whenever d1 > 0 and the tie rule gives 0 at d1 = d2, but at d1 = 0 <
+d2 (the perturbed point sits on a word, common in Hamming space) the formula reads 0/0: it is taken
+as its limit in d1, i.e. 0 (the second word), so t = 1 always releases the second nearest. This
+choice looks only at the perturbed point, so privacy is unaffected either way.
 """
 
 from __future__ import annotations

@@ -17,6 +17,12 @@ input word is ever copied to the output.
 * ``"mask"``: replaced by ``[OOV]``. Content hidden; the fact that the token was OOV is released.
 * ``"drop"``: removed (surrounding whitespace stays). Content hidden; the position is released.
 
+What the metric-DP bound covers: any two *vocabulary* words (epsilon times their distance). Any two
+OOV tokens are perfectly indistinguishable (the output does not depend on them). An OOV token and
+a vocabulary word are not neighbours under any metric of the pack: with ``"sample"`` the output
+only weakly suggests that a slot held an OOV token (a uniform word rather than one near the input),
+with ``"mask"`` and ``"drop"`` that fact is released outright.
+
 **Threads and processes.** A mechanism is safe to share between threads: the pack is read-only,
 FAISS searches do not modify the index, and OS-entropy randomness has no user-space state (a seeded
 source serializes its draws). :func:`edgedp.parallel.privatize_parallel` spreads a batch over
