@@ -27,15 +27,25 @@ class UsageParser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
-def _build_parser() -> tuple[argparse.ArgumentParser, dict[str, ModuleType]]:
-    parser = UsageParser(prog="edgedp", description="On-device differential privacy for text.")
+def add_subcommands(
+    parser: argparse.ArgumentParser, module_names: Sequence[str]
+) -> dict[str, ModuleType]:
+    """One subcommand per module (``NAME``, ``HELP``, ``add_arguments``, ``run``), by name.
+
+    Shared with edgedp-export.
+    """
     subparsers = parser.add_subparsers(dest="command", required=True, parser_class=UsageParser)
     commands = {}
-    for module_name in COMMAND_MODULES:
+    for module_name in module_names:
         module = importlib.import_module(module_name)
         module.add_arguments(subparsers.add_parser(module.NAME, help=module.HELP))
         commands[module.NAME] = module
-    return parser, commands
+    return commands
+
+
+def _build_parser() -> tuple[argparse.ArgumentParser, dict[str, ModuleType]]:
+    parser = UsageParser(prog="edgedp", description="On-device differential privacy for text.")
+    return parser, add_subcommands(parser, COMMAND_MODULES)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

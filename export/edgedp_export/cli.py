@@ -6,12 +6,11 @@ it in :data:`COMMAND_MODULES`.
 
 from __future__ import annotations
 
-import importlib
 import os
 import sys
 from collections.abc import Sequence
 
-from edgedp.cli import UsageParser
+from edgedp.cli import UsageParser, add_subcommands
 from edgedp.errors import EdgedpError
 
 COMMAND_MODULES = ("edgedp_export.words", "edgedp_export.sentences", "edgedp_export.adept")
@@ -20,12 +19,7 @@ COMMAND_MODULES = ("edgedp_export.words", "edgedp_export.sentences", "edgedp_exp
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``edgedp-export``."""
     parser = UsageParser(prog="edgedp-export", description="Build edgedp asset packs offline.")
-    subparsers = parser.add_subparsers(dest="command", required=True, parser_class=UsageParser)
-    commands = {}
-    for module_name in COMMAND_MODULES:
-        module = importlib.import_module(module_name)
-        module.add_arguments(subparsers.add_parser(module.NAME, help=module.HELP))
-        commands[module.NAME] = module
+    commands = add_subcommands(parser, COMMAND_MODULES)
     args = parser.parse_args(argv)
     try:
         commands[args.command].run(args)
