@@ -87,3 +87,33 @@ def write_vector_file(path: Path, words: list[str], vectors: np.ndarray) -> Path
     ]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
+
+
+def vickrey_exact_distribution(
+    codes_int: list[int], bits: int, flip: float, t: float, *, exclude_input: bool = False
+) -> np.ndarray:
+    """Exact Pr[Vickrey(w_i) = w_j] after RR on integer codes (lowest id first on distance ties).
+
+    ``exclude_input=True`` is the printed Alg. 1: the two nearest are searched among the words
+    other than w_i.
+    """
+    n = len(codes_int)
+    matrix = np.zeros((n, n))
+    for noisy in range(2**bits):
+        distances = [bin(noisy ^ code).count("1") for code in codes_int]
+        for i, code in enumerate(codes_int):
+            candidates = [j for j in range(n) if not (exclude_input and j == i)]
+            first, second = sorted(candidates, key=lambda j: (distances[j], j))[:2]
+            d1, d2 = distances[first], distances[second]
+            denominator = t * d1 + (1 - t) * d2
+            p_first = (1 - t) * d2 / denominator if d1 != d2 and denominator > 0 else 1 - t
+            weight = rr_exact_probability(code, noisy, bits, flip)
+            matrix[i, first] += weight * p_first
+            matrix[i, second] += weight * (1 - p_first)
+    return matrix
+
+
+def hamming_distances(queries: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    """Popcount oracle: (n_queries, n_codes) Hamming distances between packed uint8 codes."""
+    xor = np.bitwise_xor(queries[:, None, :], codes[None, :, :])
+    return np.unpackbits(xor, axis=2).sum(axis=2, dtype=np.int64)

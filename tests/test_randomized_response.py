@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import itertools
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -10,8 +12,13 @@ from helpers import all_codes, rr_exact_probability
 from scipy import stats
 
 from edgedp.errors import InputError
-from edgedp.noise import rr_flip_threshold
+from edgedp.noise import rr_flip_threshold, rr_realised_epsilon
 from edgedp.randomized_response import flip_mask, randomized_response
+
+
+def hamming(x: int, y: int) -> int:
+    """Hamming distance between integer codes."""
+    return bin(x ^ y).count("1")
 
 
 @pytest.mark.parametrize("epsilon", [0.1, 0.5, 1.0, 2.0, 4.0, 8.0])
@@ -51,18 +58,47 @@ def test_flip_count_per_code_is_binomial(seeded):
     assert stats.chisquare(observed_kept, expected_kept).pvalue > 1e-4
 
 
-@pytest.mark.parametrize("epsilon", [0.3, 1.0, 2.5])
-def test_exact_distribution_satisfies_metric_dp_for_all_pairs(epsilon):
+def exp_lower_bound(x: Fraction, terms: int = 80) -> Fraction:
+    """A rational lower bound on e^x for x >= 0: the Taylor polynomial (all terms positive)."""
+    total, term = Fraction(0), Fraction(1)
+    for k in range(1, terms + 1):
+        total += term
+        term = term * x / k
+    return total
+
+
+class RecordingSource:
+    """Delegates to a RandomSource and records the Bernoulli thresholds asked for."""
+
+    def __init__(self, rng):
+        self.rng, self.thresholds = rng, []
+
+    def bernoulli(self, threshold, size):
+        self.thresholds.append(threshold)
+        return self.rng.bernoulli(threshold, size)
+
+
+@pytest.mark.parametrize("epsilon", [0.3, 1.0, 2.5, 8.0])
+def test_exact_distribution_satisfies_metric_dp_for_all_pairs(seeded, epsilon):
+    threshold = rr_flip_threshold(epsilon)
+    source = RecordingSource(seeded(0))
+    randomized_response(np.zeros((3, 2), dtype=np.uint8), epsilon, source)
+    assert source.thresholds == [threshold]  # what ships flips w.p. exactly T / 2**64
+    flip = Fraction(threshold, 2**64)
+    q = (1 - flip) / flip  # per-bit likelihood ratio, (2**64 - T) / T
+    # q <= e^epsilon, rigorously (Fraction(epsilon) is the float's exact value), so q**d <= e^(eps d)
+    assert 1 < q <= exp_lower_bound(Fraction(epsilon))
+    assert rr_realised_epsilon(threshold) <= epsilon
     bits = 4
-    flip = rr_flip_threshold(epsilon) / 2**64
-    for x in range(2**bits):
-        for x2 in range(2**bits):
-            distance = bin(x ^ x2).count("1")
-            for y in range(2**bits):
-                ratio = rr_exact_probability(x, y, bits, flip) / rr_exact_probability(
-                    x2, y, bits, flip
-                )
-                assert ratio <= math.exp(epsilon * distance) * (1 + 1e-12)
+    channel = [
+        [flip ** hamming(x, y) * (1 - flip) ** (bits - hamming(x, y)) for y in range(2**bits)]
+        for x in range(2**bits)
+    ]
+    for x, x2 in itertools.product(range(2**bits), repeat=2):
+        ratios = [channel[x][y] / channel[x2][y] for y in range(2**bits)]
+        for y, ratio in enumerate(ratios):
+            assert ratio == q ** (hamming(x2, y) - hamming(x, y))
+        assert max(ratios) == q ** hamming(x, x2)  # the bound e^(eps d) is met with q**d (y = x)
 
 
 def test_implementation_matches_the_exact_distribution(seeded):

@@ -3,11 +3,12 @@ candidate, and the exact Hamming-space distribution is metric DP."""
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
 import pytest
-from helpers import all_codes, rr_exact_probability, write_word_pack
+from helpers import all_codes, vickrey_exact_distribution, write_word_pack
 from scipy import stats
 
 import edgedp
@@ -56,6 +57,24 @@ def test_generalized_with_two_equal_weights_and_a_tie_is_alg1_at_one_half(seeded
         assert abs(chosen.mean() - 0.5) < 4 * math.sqrt(0.25 / n)
 
 
+@pytest.mark.parametrize(
+    ("d1", "d2", "t", "t1"), [(1.0, 3.0, 0.5, 0.5), (2.0, 5.0, 0.8, 0.3), (0.5, 4.0, 0.2, 1.0)]
+)
+def test_generalized_k2_matches_alg1_with_distinct_distances(seeded, d1, d2, t, t1):
+    # Alg. 1's p at (d1, d2, t); t2 solves exp(-t1 d1) / (exp(-t1 d1) + exp(-t2 d2)) = p.
+    p = (1 - t) * d2 / (t * d1 + (1 - t) * d2)
+    t2 = (math.log(p / (1 - p)) + t1 * d1) / d2
+    assert t2 >= 0 and abs(p - (1 - t)) > 0.05  # valid weights; p differs from the tie rule
+    assert math.isclose(math.exp(-t1 * d1) / (math.exp(-t1 * d1) + math.exp(-t2 * d2)), p)
+    n = 60_000
+    distances = np.tile([[d1, d2]], (n, 1))
+    ids = np.tile([[0, 1]], (n, 1))
+    generalized = choose_by_weights(ids, distances, np.array([t1, t2]), seeded(11))
+    alg1 = choose_first_or_second(ids, distances, t, seeded(12))
+    for chosen in (generalized, alg1):
+        assert stats.binomtest(int(np.sum(chosen == 0)), n, p).pvalue > 1e-4
+
+
 @pytest.mark.parametrize("space", ["euclidean", "hamming"])
 def test_t_zero_is_the_plain_nearest_neighbour_mechanism(euclid_pack, seeded, space):
     ids = np.arange(200)
@@ -83,67 +102,70 @@ def test_the_input_word_remains_a_candidate(euclid_pack, seeded):
     assert np.mean(out == ids) == 0.0  # t = 1 always takes the second nearest
 
 
+CODES_4BIT = [0b0000, 0b0011, 0b0101, 0b1111, 0b1000]
+
+
 @pytest.fixture(scope="module")
 def four_bit(tmp_path_factory):
-    codes_int = [0b0000, 0b0011, 0b0101, 0b1111, 0b1000]
     path = write_word_pack(
-        tmp_path_factory.mktemp("v") / "four", ["a", "b", "c", "d", "e"], all_codes(4)[codes_int]
+        tmp_path_factory.mktemp("v") / "four", ["a", "b", "c", "d", "e"], all_codes(4)[CODES_4BIT]
     )
-    return edgedp.load_pack(path), codes_int
+    return edgedp.load_pack(path)
 
 
-def exact_hamming_vickrey(pack, codes_int, epsilon, t):
-    """Exact output distribution: sum over every noisy byte of Pr[noisy | word] x selection.
-
-    The codes occupy the top 4 bits of one byte; randomized response flips all 8 bits, and the
-    padding bits shift d1 and d2 alike, which changes Vickrey's probabilities, so all 256 noisy
-    bytes are enumerated.
-    """
+def exact_channel(epsilon, t, *, exclude_input=False):
+    """Exact channel on the four_bit pack: its codes fill the top 4 bits of one byte and RR flips
+    all 8 bits (the padding shifts d1 and d2 alike, which changes Vickrey's choice), so the
+    oracle works on 8-bit codes."""
     flip = rr_flip_threshold(epsilon) / 2**64
-    matrix = np.zeros((5, 5))
-    noisy_codes = np.arange(256, dtype=np.uint8).reshape(-1, 1)
-    distances, ids = pack.index.search(noisy_codes, 2)
-    for noisy, (d, i) in enumerate(zip(distances, ids, strict=True)):
-        p_first = first_choice_probability(np.array([d[0]]), np.array([d[1]]), t)[0]
-        for word, code in enumerate(codes_int):
-            weight = rr_exact_probability(code << 4, noisy, 8, flip)
-            matrix[word, i[0]] += weight * p_first
-            matrix[word, i[1]] += weight * (1 - p_first)
-    return matrix
+    codes = [code << 4 for code in CODES_4BIT]
+    return vickrey_exact_distribution(codes, 8, flip, t, exclude_input=exclude_input)
+
+
+def metric_dp_violations(channel, epsilon):
+    """(x, x', y) with Pr[y|x] > e^(eps d_H(x, x')) Pr[y|x'] (relative float slack 1e-12)."""
+    violations = []
+    for i, ci in enumerate(CODES_4BIT):
+        for j, cj in enumerate(CODES_4BIT):
+            bound = math.exp(epsilon * bin(ci ^ cj).count("1"))
+            for y in np.flatnonzero(channel[i] > bound * channel[j] * (1 + 1e-12)):
+                violations.append((i, j, int(y)))
+    return violations
 
 
 @pytest.mark.parametrize(("epsilon", "t"), [(0.5, 0.25), (1.0, 0.5), (2.0, 0.9)])
-def test_hamming_vickrey_exact_distribution_is_metric_dp(four_bit, epsilon, t):
-    pack, codes_int = four_bit
-    exact = exact_hamming_vickrey(pack, codes_int, epsilon, t)
+def test_hamming_vickrey_exact_distribution_is_metric_dp(epsilon, t):
+    exact = exact_channel(epsilon, t)
     assert np.allclose(exact.sum(axis=1), 1.0)
-    for i, ci in enumerate(codes_int):
-        for j, cj in enumerate(codes_int):
-            bound = math.exp(epsilon * bin(ci ^ cj).count("1"))
-            assert np.all(exact[i] <= bound * exact[j] * (1 + 1e-12))
-            assert np.max(exact[i] / exact[j]) > 1.0 or i == j or ci == cj  # not vacuous
+    assert metric_dp_violations(exact, epsilon) == []
+    # not vacuous: words with different codes have different output distributions
+    for i, j in itertools.combinations(range(len(CODES_4BIT)), 2):
+        assert np.max(exact[i] / exact[j]) > 1.0
 
 
-def test_hamming_vickrey_samples_match_the_exact_distribution(four_bit, seeded):
-    pack, codes_int = four_bit
-    exact = exact_hamming_vickrey(pack, codes_int, 1.0, 0.5)
-    mechanism = edgedp.Vickrey(pack, epsilon=1.0, t=0.5, space="hamming", rng=seeded(3))
+@pytest.mark.parametrize(("epsilon", "t"), [(0.5, 0.0), (1.0, 0.5), (2.0, 0.9)])
+def test_excluding_the_input_word_breaks_metric_dp(epsilon, t):
+    # The printed algorithm (neighbours among W minus {w}), computed exactly: Pr[M(w) = w] = 0
+    # while some other word w' reaches w, so Pr[M(w') = w] / Pr[M(w) = w] is infinite.
+    excluded = exact_channel(epsilon, t, exclude_input=True)
+    assert np.allclose(excluded.sum(axis=1), 1.0)
+    assert (np.diag(excluded) == 0).all()
+    infinite = {j for _, j, y in metric_dp_violations(excluded, epsilon) if y == j}
+    assert infinite == set(range(len(CODES_4BIT)))  # every word, as an output, is such a w
+    assert (np.diag(exact_channel(epsilon, t)) > 0).all()  # what we ship keeps them finite
+
+
+@pytest.mark.parametrize(("epsilon", "t"), [(1.0, 0.5), (2.0, 0.9)])
+def test_hamming_vickrey_samples_match_the_exact_distribution(four_bit, seeded, epsilon, t):
+    exact = exact_channel(epsilon, t)
+    mechanism = edgedp.Vickrey(four_bit, epsilon=epsilon, t=t, space="hamming", rng=seeded(3))
     n = 40_000
-    for word in range(5):
+    for word in range(len(CODES_4BIT)):
         counts = np.bincount(mechanism.privatize_ids(np.full(n, word)), minlength=5)
+        assert counts[word] > 0  # the input word is reachable, unlike the printed algorithm
         keep = exact[word] > 0
         assert counts[~keep].sum() == 0
         assert stats.chisquare(counts[keep], exact[word][keep] * n).pvalue > 1e-4
-
-
-def test_excluding_the_input_word_breaks_metric_dp(four_bit):
-    # The printed algorithm's exclusion, computed exactly: Pr[M(w) = w] = 0 while Pr[M(w') = w] > 0.
-    pack, codes_int = four_bit
-    exact = exact_hamming_vickrey(pack, codes_int, 1.0, 0.5)
-    excluded = exact.copy()
-    np.fill_diagonal(excluded, 0.0)
-    assert (np.diag(excluded) == 0).all() and (excluded[1:, 0] > 0).any()
-    assert (np.diag(exact) > 0).all()  # what we ship keeps every ratio finite
 
 
 @pytest.mark.parametrize("bad", [-0.1, 1.1, float("nan"), "0.5"])
