@@ -6,8 +6,10 @@ Pr[M(B) in E] for every output event E. The auditor
 
 1. draws a pilot batch from both inputs and picks the event (and direction) whose pilot counts give
    the largest pessimistic ratio (counts moved two standard deviations against the event, so rare,
-   noisy events do not win): a single output value for discrete outputs, or a threshold on a
-   scalar statistic for continuous ones;
+   noisy events do not win): for discrete outputs a set of the j values with the largest pilot
+   ratio (j = 1 is a single value; a set collects many rare outputs that each favour one input,
+   such as DeepCandidate's candidates whose depth rose by one), for continuous ones a threshold on
+   a scalar statistic;
 2. draws fresh samples (so the choice of event does not bias the estimate) and computes
    Clopper-Pearson bounds: p_num >= lower(k_num), p_den <= upper(k_den), each at confidence
    1 - alpha/2, so with probability >= 1 - alpha the privacy loss is at least
@@ -115,16 +117,7 @@ class AuditResult:
 def _candidate_events(pilot_a: np.ndarray, pilot_b: np.ndarray, discrete: bool):
     """Candidate events with their pilot hit counts: (description, membership, hits_a, hits_b)."""
     if discrete:
-        values = np.union1d(np.unique(pilot_a), np.unique(pilot_b))
-        return [
-            (
-                f"output == {value}",
-                lambda x, v=value: x == v,
-                int(np.count_nonzero(pilot_a == value)),
-                int(np.count_nonzero(pilot_b == value)),
-            )
-            for value in values
-        ]
+        return _discrete_events(pilot_a, pilot_b)
     sorted_a, sorted_b = np.sort(pilot_a), np.sort(pilot_b)
     thresholds = np.unique(
         np.quantile(np.concatenate([pilot_a, pilot_b]), np.linspace(0.01, 0.99, 99))
@@ -142,6 +135,40 @@ def _candidate_events(pilot_a: np.ndarray, pilot_b: np.ndarray, discrete: bool):
             )
         )
         events.append((f"statistic <= {t:.6g}", lambda x, t=t: x <= t, int(below_a), int(below_b)))
+    return events
+
+
+def _discrete_events(pilot_a: np.ndarray, pilot_b: np.ndarray):
+    """The sets of the j output values with the largest (or smallest) ratio hits_a / hits_b.
+
+    The values are ranked on the first half of the pilot and each set (j = 1 is a single value) is
+    counted on the second half: ranking and counting on the same draws would favour rare values
+    and small sets whose ratio is high by chance.
+    """
+    values, inverse = np.unique(np.concatenate([pilot_a, pilot_b]), return_inverse=True)
+    index_a, index_b = inverse[: len(pilot_a)], inverse[len(pilot_a) :]
+    half_a, half_b = len(index_a) // 2, len(index_b) // 2
+
+    def counts(indices: np.ndarray) -> np.ndarray:
+        return np.bincount(indices, minlength=len(values))
+
+    log_ratio = np.log((counts(index_a[:half_a]) + 0.5) / (counts(index_b[:half_b]) + 0.5))
+    held_out_a, held_out_b = counts(index_a[half_a:]), counts(index_b[half_b:])
+    events = []
+    for order in (np.argsort(-log_ratio, kind="stable"), np.argsort(log_ratio, kind="stable")):
+        prefix_a, prefix_b = np.cumsum(held_out_a[order]), np.cumsum(held_out_b[order])
+        for size in range(1, max(len(values), 2)):  # all values at once is the certain event
+            shown = ", ".join(str(value) for value in values[order[: min(size, 3)]])
+            events.append(
+                (
+                    f"output == {shown}"
+                    if size == 1
+                    else f"output in {{{shown}{', ...' if size > 3 else ''}}} ({size} values)",
+                    lambda x, members=order[:size]: np.isin(x, values[members]),
+                    int(prefix_a[size - 1]),
+                    int(prefix_b[size - 1]),
+                )
+            )
     return events
 
 

@@ -1,9 +1,14 @@
 """The black-box auditor passes every shipped mechanism and catches deliberately broken variants.
 
-Each broken variant reproduces a bug the field has shipped: a wrong flip probability, epsilon instead
-of epsilon/2 in the exponential mechanism, a Vickrey that excludes the input word, Laplace noise a
-factor sqrt(d) too small. Neighbouring inputs are chosen where the bound is nearly tight (words on a
-line, the exponential mechanism's worst case), so a factor-2 error is visible at moderate N.
+The mechanisms audited are the shipped classes and functions (BRR, Madlib, Mahalanobis, Vickrey,
+GeneralizedVickrey, DeepCandidate on the bundled sentences pack, Truncation, ADePT's release). Each
+broken variant is injected into shipped code by monkeypatching one epsilon -> noise-parameter
+conversion where the mechanism's module looks it up, reproducing a bug the field has shipped: a wrong
+flip probability, epsilon instead of epsilon/2 in the exponential mechanism (DeepCandidate), Laplace
+noise a factor sqrt(d) too small (ADePT), Truncation noise for one coordinate's sensitivity, too
+little Madlib noise; plus a Vickrey that excludes the input word. Neighbouring inputs are chosen
+where the bound is nearly tight (words on a line, opposite corners of ADePT's L2 ball, a document
+pair with a large exact loss), so a factor-2 error is visible at moderate N.
 """
 
 from __future__ import annotations
@@ -20,9 +25,21 @@ from helpers import all_codes, write_vector_file, write_word_pack
 from scipy import stats
 
 import edgedp
-from edgedp.audit import audit_pair, clopper_pearson, regularized_incomplete_beta
-from edgedp.noise import exponential_mechanism_coefficient, laplace_scale
+import edgedp.adept
+import edgedp.deepcandidate
+import edgedp.euclidean
+import edgedp.randomized_response
+import edgedp.truncation
+from edgedp.audit import AuditResult, audit_pair, clopper_pearson, regularized_incomplete_beta
+from edgedp.deepcandidate import DeepCandidate
+from edgedp.noise import (
+    exponential_mechanism_coefficient,
+    laplace_scale,
+    multivariate_laplace_radius_scale,
+    rr_flip_threshold,
+)
 from edgedp.randomized_response import randomized_response
+from edgedp.sentence_mechanism import sentence_embeddings
 
 # EDGEDP_AUDIT_SAMPLES raises N for the trust report (python -m bench trust); the tests use 200k.
 N = int(os.environ.get("EDGEDP_AUDIT_SAMPLES", "200000"))
@@ -72,6 +89,23 @@ def test_clopper_pearson_matches_scipy(successes, trials):
     )
 
 
+def test_a_set_of_outputs_gives_a_tighter_bound_than_any_single_output(seeded):
+    # 200 outputs, each rare; A makes the first 100 e times likelier than B does (and the set too)
+    rng, favoured = seeded(17), np.arange(200) < 100
+
+    def sampler(log_weights: np.ndarray):
+        return lambda n: rng.choice_from_log_weights(np.tile(log_weights, (n, 1)))
+
+    result = audit_pair(
+        sampler(favoured.astype(float)),
+        sampler((~favoured).astype(float)),
+        claimed_epsilon=1.0,
+        samples=20_000,
+    )
+    assert result.passed and result.epsilon_lower_bound > 0.9  # single outputs reach about 0.6
+    assert result.event.endswith("values) (favouring A)")
+
+
 # -- randomized response and BRR ----------------------------------------------------------------
 
 
@@ -98,11 +132,17 @@ def test_randomized_response_passes(seeded):
     assert result.passed and result.epsilon_lower_bound > 0.9  # nearly tight, not vacuous
 
 
-def test_wrong_flip_probability_is_caught(seeded):
-    rng = seeded(2)  # the bug: flip probability 1 / (1 + e^(2 epsilon))
+def test_wrong_flip_probability_is_caught(seeded, monkeypatch):
+    # the bug: the flip threshold of 2 epsilon, i.e. flip probability 1 / (1 + e^(2 epsilon))
+    monkeypatch.setattr(
+        edgedp.randomized_response,
+        "rr_flip_threshold",
+        lambda epsilon: rr_flip_threshold(2 * epsilon),
+    )
+    rng = seeded(2)
     result = audit_pair(
-        rr_sampler(0b1000_0000, 2.0, rng),
-        rr_sampler(0, 2.0, rng),
+        rr_sampler(0b1000_0000, 1.0, rng),
+        rr_sampler(0, 1.0, rng),
         claimed_epsilon=1.0,
         samples=N,
         statistic=top_bit,
@@ -143,33 +183,20 @@ def test_hamming_mechanisms_pass(four_bit_pack, seeded, space):
 # -- Euclidean mechanisms on a line: the metric-DP bound is tight in the tail --------------------
 
 
+def vector_pack(directory, vectors: np.ndarray) -> edgedp.WordPack:
+    """A pack of the given float32 word vectors (words aa, bb, ...), built by the exporter."""
+    words = [chr(97 + i) * 2 for i in range(len(vectors))]
+    source = write_vector_file(directory / "vectors.txt", words, vectors.astype(np.float32))
+    command = ["words", "--source-file", str(source), "--words", str(len(words))]
+    command += ["--bits", "8", "--vectors", "float32", "--out", str(directory / "pack")]
+    assert export_main(command) == 0
+    return edgedp.load_pack(directory / "pack")
+
+
 @pytest.fixture(scope="module")
 def line_pack(tmp_path_factory):
     """Six words at 0, 1, ..., 5 on a line (1-D vectors): Madlib is the 1-D Laplace mechanism."""
-    directory = tmp_path_factory.mktemp("line")
-    words = ["aa", "bb", "cc", "dd", "ee", "ff"]
-    source = write_vector_file(
-        directory / "line.txt", words, np.arange(6, dtype=np.float32).reshape(-1, 1)
-    )
-    assert (
-        export_main(
-            [
-                "words",
-                "--source-file",
-                str(source),
-                "--words",
-                "6",
-                "--bits",
-                "8",
-                "--vectors",
-                "float32",
-                "--out",
-                str(directory / "pack"),
-            ]
-        )
-        == 0
-    )
-    return edgedp.load_pack(directory / "pack")
+    return vector_pack(tmp_path_factory.mktemp("line"), np.arange(6.0).reshape(-1, 1))
 
 
 def test_madlib_passes_and_is_nearly_tight(line_pack, seeded):
@@ -180,15 +207,14 @@ def test_madlib_passes_and_is_nearly_tight(line_pack, seeded):
     assert result.passed and result.epsilon_lower_bound > 0.8
 
 
-class _HalfNoiseMadlib(edgedp.Madlib):
-    """Broken: the noise radius is half what epsilon needs (as if epsilon were doubled)."""
-
-    def _noise(self, count, dims):
-        return super()._noise(count, dims) / 2
-
-
-def test_madlib_with_too_little_noise_is_caught(line_pack, seeded):
-    broken = _HalfNoiseMadlib(line_pack, epsilon=1.0, rng=seeded(5))
+def test_madlib_with_too_little_noise_is_caught(line_pack, seeded, monkeypatch):
+    # the bug: the Gamma radius scale of 2 epsilon (half the noise)
+    monkeypatch.setattr(
+        edgedp.euclidean,
+        "multivariate_laplace_radius_scale",
+        lambda epsilon: multivariate_laplace_radius_scale(2 * epsilon),
+    )
+    broken = edgedp.Madlib(line_pack, epsilon=1.0, rng=seeded(5))
     result = audit_pair(
         word_sampler(broken, 1), word_sampler(broken, 0), claimed_epsilon=1.0, samples=N
     )
@@ -197,6 +223,16 @@ def test_madlib_with_too_little_noise_is_caught(line_pack, seeded):
 
 def test_vickrey_passes(line_pack, seeded):
     vickrey = edgedp.Vickrey(line_pack, epsilon=1.0, t=0.5, rng=seeded(6))
+    result = audit_pair(
+        word_sampler(vickrey, 1), word_sampler(vickrey, 0), claimed_epsilon=1.0, samples=N
+    )
+    assert result.passed and result.epsilon_lower_bound > 0.5
+
+
+def test_generalized_vickrey_passes(line_pack, seeded):
+    vickrey = edgedp.GeneralizedVickrey(
+        line_pack, epsilon=1.0, weights=[0.5, 1.0, 2.0], rng=seeded(11)
+    )
     result = audit_pair(
         word_sampler(vickrey, 1), word_sampler(vickrey, 0), claimed_epsilon=1.0, samples=N
     )
@@ -227,11 +263,34 @@ def test_vickrey_excluding_the_input_word_is_caught(line_pack, seeded):
     assert not result.passed
 
 
-# -- the exponential mechanism (DeepCandidate's sampler) ----------------------------------------
+@pytest.fixture(scope="module")
+def plane_pack(tmp_path_factory):
+    """Words at (0, 0), ..., (5, 0) and (2.5, +-1): the covariance stretches the x axis, so the
+    Mahalanobis distance of neighbours on the line is below their Euclidean distance."""
+    line = np.column_stack([np.arange(6.0), np.zeros(6)])
+    vectors = np.vstack([line, [[2.5, 1.0], [2.5, -1.0]]])
+    return vector_pack(tmp_path_factory.mktemp("plane"), vectors)
 
 
-def exponential_sampler(utilities: np.ndarray, epsilon: float, rng, *, broken: bool = False):
-    coefficient = epsilon if broken else exponential_mechanism_coefficient(epsilon, sensitivity=1)
+def test_mahalanobis_passes_at_its_metric(plane_pack, seeded):
+    mahalanobis = edgedp.Mahalanobis(plane_pack, epsilon=1.0, lam=0.5, rng=seeded(12))
+    step = np.array([1.0, 0.0])  # words 1 and 0
+    distance = math.sqrt(step @ np.linalg.solve(mahalanobis.metric_matrix, step))
+    assert distance < 0.9  # the claim is below Madlib's epsilon * d_2 = 1
+    result = audit_pair(
+        word_sampler(mahalanobis, 1),
+        word_sampler(mahalanobis, 0),
+        claimed_epsilon=1.0 * distance,
+        samples=N,
+    )
+    assert result.passed and result.epsilon_lower_bound > 0.5 * distance
+
+
+# -- the exponential mechanism: the worst case, and DeepCandidate on the bundled pack ------------
+
+
+def exponential_sampler(utilities: np.ndarray, epsilon: float, rng):
+    coefficient = exponential_mechanism_coefficient(epsilon, sensitivity=1)
 
     def sample(n: int) -> np.ndarray:
         return rng.choice_from_log_weights(np.tile(coefficient * utilities, (n, 1)))
@@ -255,36 +314,166 @@ def test_exponential_mechanism_passes(seeded):
     assert result.passed and result.epsilon_lower_bound > 0.6
 
 
-def test_exponential_mechanism_with_epsilon_instead_of_half_is_caught(seeded):
-    rng = seeded(9)
-    result = audit_pair(
-        exponential_sampler(WORST_A, 1.0, rng, broken=True),
-        exponential_sampler(WORST_B, 1.0, rng, broken=True),
-        claimed_epsilon=1.0,
-        samples=N,
+# Two documents that differ in their second sentence, picked among random pairs of news-like
+# sentences for a large exact loss (from DeepCandidate.probabilities): 0.68 epsilon for the best
+# event, 1.66 epsilon with the broken coefficient.
+DOCUMENT = [
+    "Oil prices hit a record high as demand grew.",
+    "Hello!",
+    "Shares in the bank fell sharply after the profit warning.",
+    "The striker scored twice as United beat their rivals 3-1 in the league on Saturday.",
+    "The new phone has a faster chip and a better camera.",
+]
+NEIGHBOUR = [*DOCUMENT[:1], "The minister announced a new tax on fuel.", *DOCUMENT[2:]]
+CANDIDATE_EPSILON = 4.0
+
+
+@pytest.fixture(scope="module")
+def sentence_pack():
+    return edgedp.load_pack("sentences-bbc")
+
+
+@pytest.fixture(scope="module")
+def recoded(sentence_pack):
+    """DOCUMENT and NEIGHBOUR encoded once, exactly as DeepCandidate.release encodes them."""
+    return sentence_embeddings(sentence_pack, [DOCUMENT, NEIGHBOUR], "recoded")
+
+
+class _MemoizedDepth:
+    """A CandidateDepth that computes the depths of each distinct document once.
+
+    The audit feeds one document n times to ``DeepCandidate.choose``; the depths are a
+    deterministic function of the embeddings, so this only saves time.
+    """
+
+    def __init__(self, depth) -> None:
+        self._depth, self._seen = depth, {}
+
+    def depths(self, points: np.ndarray) -> np.ndarray:
+        key = points.tobytes()
+        if key not in self._seen:
+            self._seen[key] = self._depth.depths(points)
+        return self._seen[key]
+
+
+def in_chunks(draw, n: int, chunk: int = 4096) -> np.ndarray:
+    """``draw(size)`` concatenated to n draws, ``chunk`` at a time (bounded memory)."""
+    return np.concatenate([draw(min(chunk, n - start)) for start in range(0, n, chunk)])
+
+
+def audit_deepcandidate(pack, recoded, rng) -> AuditResult:
+    mechanism = DeepCandidate(pack, epsilon=CANDIDATE_EPSILON, rng=rng)
+    mechanism._depth = _MemoizedDepth(mechanism._depth)
+
+    def sampler(embeddings: np.ndarray):
+        return lambda n: in_chunks(lambda size: mechanism.choose([embeddings] * size), n)
+
+    return audit_pair(
+        sampler(recoded[0]),
+        sampler(recoded[1]),
+        claimed_epsilon=CANDIDATE_EPSILON,  # SentDP: one sentence changed
+        samples=N // 5,
     )
-    assert not result.passed
 
 
-# -- Laplace on an L2 ball (ADePT): the sqrt(d) error --------------------------------------------
+def test_deepcandidate_chooses_what_it_releases(sentence_pack, recoded, seeded):
+    released = DeepCandidate(sentence_pack, epsilon=CANDIDATE_EPSILON, rng=seeded(13))
+    chosen = DeepCandidate(sentence_pack, epsilon=CANDIDATE_EPSILON, rng=seeded(13))
+    indices = [release.index for release in released.release_batch([DOCUMENT] * 8)]
+    assert indices == chosen.choose([recoded[0]] * 8).tolist()
 
 
-def ball_laplace_sampler(centre: np.ndarray, scale: float, rng):
-    return lambda n: centre + scale * rng.laplace((n, len(centre)))
+@pytest.mark.slow
+def test_deepcandidate_passes(sentence_pack, recoded, seeded):
+    result = audit_deepcandidate(sentence_pack, recoded, seeded(14))
+    assert result.passed and result.epsilon_lower_bound > 0.25 * CANDIDATE_EPSILON
+
+
+@pytest.mark.slow
+def test_deepcandidate_with_epsilon_instead_of_half_is_caught(
+    sentence_pack, recoded, seeded, monkeypatch
+):
+    monkeypatch.setattr(
+        edgedp.deepcandidate,
+        "exponential_mechanism_coefficient",
+        lambda epsilon, sensitivity: epsilon / sensitivity,
+    )
+    assert not audit_deepcandidate(sentence_pack, recoded, seeded(15)).passed
+
+
+# -- Truncation: Laplace noise on a clipped mean -------------------------------------------------
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "broken", [False, True], ids=["l1-scale-passes", "one-coordinate-scale-is-caught"]
+)
+def test_truncation(sentence_pack, seeded, monkeypatch, broken):
+    if broken:  # the sensitivity of one coordinate (the mean box width), not of the L1 norm
+        monkeypatch.setattr(
+            edgedp.truncation,
+            "laplace_scale",
+            lambda sensitivity, epsilon: laplace_scale(sensitivity / sentence_pack.dims, epsilon),
+        )
+    # A real pair's loss is spread over 384 coordinates, so the correct noise shows a positive bound
+    # only at a large epsilon; the broken one is caught at any epsilon, even with few samples.
+    epsilon = 2.0 if broken else 8.0
+    truncation = edgedp.Truncation(sentence_pack, epsilon=epsilon, rng=seeded(16))
+    document, neighbour = sentence_embeddings(
+        sentence_pack, [DOCUMENT[:3], NEIGHBOUR[:3]], "sentence"
+    )
+    mean_a, mean_b = truncation.clipped_mean(document), truncation.clipped_mean(neighbour)
+
+    def log_likelihood_ratio(outputs: np.ndarray) -> np.ndarray:  # the most powerful statistic
+        return (np.abs(outputs - mean_b) - np.abs(outputs - mean_a)).sum(axis=1)
+
+    def sampler(embeddings: np.ndarray):
+        return lambda n: in_chunks(
+            lambda size: log_likelihood_ratio(truncation.release_embeddings([embeddings] * size)), n
+        )
+
+    result = audit_pair(
+        sampler(document),
+        sampler(neighbour),
+        claimed_epsilon=epsilon,
+        samples=N // 10,
+        statistic=np.asarray,  # the samplers return the statistic (computed chunk by chunk)
+    )
+    assert result.passed is not broken and result.epsilon_lower_bound > 0
+
+
+# -- ADePT's release: Laplace noise on the L2 ball, and the paper's sqrt(d) error ----------------
+
+
+def adept_sampler(mechanism: edgedp.ADePT, sentence: str):
+    return lambda n: mechanism.noisy_latents([sentence] * n)
 
 
 @pytest.mark.parametrize(
     "broken", [False, True], ids=["correct-scale-passes", "paper-scale-is-caught"]
 )
-def test_laplace_on_the_l2_ball(seeded, broken):
-    dims, radius, epsilon = 16, 1.0, 1.0
-    corner = np.full(dims, radius / math.sqrt(dims))  # on the L2 sphere; -corner is 2r sqrt(d) away
-    correct = laplace_scale(2 * radius * math.sqrt(dims), epsilon)
-    scale = 2 * radius / epsilon if broken else correct  # the ADePT paper's scale
-    rng = seeded(10)
+def test_adept_release_on_opposite_corners_of_the_l2_ball(seeded, monkeypatch, broken):
+    if broken:  # the ADePT paper's scale 2C / epsilon, without sqrt(d)
+        monkeypatch.setattr(
+            edgedp.adept,
+            "l2_ball_laplace_scale",
+            lambda radius, dims, epsilon: laplace_scale(2 * radius, epsilon),
+        )
+    epsilon = 1.0
+    adept = edgedp.ADePT(edgedp.load_pack("adept-bbc"), epsilon=epsilon, rng=seeded(10))
+    dims, radius = adept.pack.latent_dims, adept.pack.clip_norm
+    # Any encoder may send two sentences anywhere; the worst case for the L1 sensitivity is two
+    # opposite corners (outside the ball: the release clips them onto its sphere).
+    corner = np.full(dims, 3 * radius / math.sqrt(dims))
+    north = adept.autoencoder.tokenize(["north"])[0]
+    monkeypatch.setattr(
+        adept.autoencoder,
+        "encode",
+        lambda tokens, independent: np.array([corner if t == north else -corner for t in tokens]),
+    )
     result = audit_pair(
-        ball_laplace_sampler(corner, scale, rng),
-        ball_laplace_sampler(-corner, scale, rng),
+        adept_sampler(adept, "north"),
+        adept_sampler(adept, "south"),
         claimed_epsilon=epsilon,
         samples=N // 4,
         statistic=lambda outputs: outputs.sum(axis=1),
