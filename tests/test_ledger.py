@@ -91,6 +91,46 @@ def test_cli_charges_the_ledger(tmp_path):
     assert json.loads(shown.stdout)["spent"]["epsilon"] == pytest.approx(3.0)
 
 
+def test_every_connection_runs_in_wal_mode_with_full_sync(tmp_path, monkeypatch):
+    """Checked on each connection the ledger opens: the statements it runs (FULL is also the
+    default of many SQLite builds, so the effective value alone would not catch a missing
+    PRAGMA) and the effective settings."""
+    ledger = PrivacyLedger(tmp_path / "l.db")
+    connect, opened = sqlite3.connect, ledger._connect
+    statements: list[list[str]] = []
+    settings = []
+
+    def tracing_connect(*args, **kwargs):
+        connection = connect(*args, **kwargs)
+        statements.append([])
+        connection.set_trace_callback(statements[-1].append)
+        return connection
+
+    def checked_connect():
+        connection = opened()
+        settings.append(
+            (
+                connection.execute("PRAGMA journal_mode").fetchone()[0],
+                connection.execute("PRAGMA synchronous").fetchone()[0],
+            )
+        )
+        return connection
+
+    monkeypatch.setattr(sqlite3, "connect", tracing_connect)
+    monkeypatch.setattr(ledger, "_connect", checked_connect)
+    ledger.set_limit("s", 1.0)
+    ledger.charge("s", 0.5)
+    ledger.spent("s")
+    assert settings == [("wal", 2)] * 3  # synchronous 2 is FULL
+    assert len(statements) == 3
+    for executed in statements:
+        normalized = {statement.replace(" ", "").lower() for statement in executed}
+        assert {"pragmajournal_mode=wal", "pragmasynchronous=full"} <= normalized
+    monkeypatch.undo()
+    journal = sqlite3.connect(tmp_path / "l.db").execute("PRAGMA journal_mode").fetchone()[0]
+    assert journal == "wal"  # WAL is a property of the file: every other process uses it too
+
+
 WORKER = """
 import os, sys, uuid
 from edgedp.ledger import PrivacyLedger
@@ -101,45 +141,93 @@ log.write("ready\\n"); log.flush()
 while True:
     charge = uuid.uuid4().hex
     try:
-        ledger.charge("shared", 0.001, charge_id=charge)
+        ledger.charge(sys.argv[3], 0.001, charge_id=charge)
     except BudgetError:
         log.write("full\\n"); log.flush(); os.fsync(log.fileno()); break
     log.write(charge + "\\n"); log.flush(); os.fsync(log.fileno())
 """
 
 
+def start_workers(database, logs, scope: str) -> list[subprocess.Popen]:
+    """One charging process per log file; returns once every one is running."""
+    processes = [
+        subprocess.Popen([sys.executable, "-c", WORKER, str(database), str(log), scope])
+        for log in logs
+    ]
+    deadline = time.monotonic() + 120
+    while not all(log.exists() and "ready" in log.read_text() for log in logs):
+        assert time.monotonic() < deadline, "workers did not start"
+        time.sleep(0.02)
+    return processes
+
+
+def acknowledged(logs) -> set[str]:
+    """The charge ids the workers logged after their commit returned."""
+    return {line for log in logs for line in log.read_text().split()} - {"full", "ready"}
+
+
 def test_sigkill_during_concurrent_charges_loses_and_duplicates_nothing(tmp_path):
     rounds, workers = 6, 4
+    # Kill times are random; EDGEDP_LEDGER_SEED replays a failing trial's schedule (the OS
+    # scheduling still varies). The seed is printed, so pytest shows it with a failure.
+    seed = int(os.environ.get("EDGEDP_LEDGER_SEED") or int.from_bytes(os.urandom(4), "big"))
+    print(f"EDGEDP_LEDGER_SEED={seed}")
+    schedule = random.Random(seed)
     database = tmp_path / "ledger.db"
     ledger = PrivacyLedger(database)
-    ledger.set_limit("shared", 1.0)  # 1000 charges of 0.001 fit
-    random.seed(0)
+    # A fresh scope per round, with a limit no round can reach (~2,000 charges/s for <= 0.6 s):
+    # every kill lands on a worker that is still charging.
+    ledger.set_limit("*", 1000.0)
     committed: set[str] = set()
     for round_number in range(rounds):
         logs = [tmp_path / f"worker-{round_number}-{i}.log" for i in range(workers)]
-        processes = [
-            subprocess.Popen([sys.executable, "-c", WORKER, str(database), str(log)])
-            for log in logs
-        ]
-        deadline = time.monotonic() + 120
-        while not all(log.exists() and "ready" in log.read_text() for log in logs):
-            assert time.monotonic() < deadline, "workers did not start"
-            time.sleep(0.02)
-        time.sleep(random.uniform(0.05, 0.6))
-        for process in processes:
-            os.kill(process.pid, signal.SIGKILL)
+        processes = start_workers(database, logs, f"round-{round_number}")
+        started = time.monotonic()
+        kills = sorted((schedule.uniform(0.05, 0.6), i) for i in range(workers))  # staggered
+        for at, worker in kills:
+            time.sleep(max(0.0, started + at - time.monotonic()))
+            assert processes[worker].poll() is None, f"worker {worker} stopped early (seed {seed})"
+            os.kill(processes[worker].pid, signal.SIGKILL)
         for process in processes:
             process.wait(timeout=60)
-        for log in logs:
-            if log.exists():
-                committed |= set(log.read_text().split()) - {"full", "ready"}
+        committed |= acknowledged(logs)
     rows = sqlite3.connect(database).execute("SELECT id FROM charges").fetchall()
     recorded = [row[0] for row in rows]
-    assert len(recorded) == len(set(recorded))  # nothing counted twice
-    assert committed <= set(recorded)  # every charge acknowledged as committed is there
-    assert len(recorded) - len(committed) <= rounds * workers  # at most one in flight per kill
-    assert ledger.spent("shared")[0] <= 1.0 + 1e-9  # the limit held under concurrency
+    report = os.environ.get("EDGEDP_LEDGER_REPORT")  # the trust report's statistics
+    if report:
+        with open(report, "a", encoding="utf-8") as handle:
+            handle.write(
+                json.dumps(
+                    {
+                        "seed": seed,
+                        "kills": rounds * workers,
+                        "committed": len(committed),
+                        "recorded": len(recorded),
+                        "in_flight": len(set(recorded) - committed),
+                        "lost": len(committed - set(recorded)),
+                        "duplicated": len(recorded) - len(set(recorded)),
+                    }
+                )
+                + "\n"
+            )
+    assert len(recorded) == len(set(recorded)), f"counted twice (seed {seed})"
+    assert committed <= set(recorded), f"acknowledged charges lost (seed {seed})"
+    # at most one charge in flight (committed, not yet logged) per kill
+    assert len(recorded) - len(committed) <= rounds * workers, f"seed {seed}"
     assert len(committed) > 50  # the test really exercised concurrent commits
+
+
+def test_the_limit_holds_under_concurrent_charges(tmp_path):
+    database = tmp_path / "ledger.db"
+    ledger = PrivacyLedger(database)
+    ledger.set_limit("capped", 0.2)  # about 200 charges of 0.001
+    logs = [tmp_path / f"worker-{i}.log" for i in range(4)]
+    for process in start_workers(database, logs, "capped"):
+        assert process.wait(timeout=120) == 0
+    assert all("full" in log.read_text() for log in logs)
+    spent = ledger.spent("capped")[0]
+    assert 0.2 - 0.001 - 1e-9 < spent <= 0.2  # filled, never exceeded
+    assert len(ledger.history("capped")) == len(acknowledged(logs))
 
 
 def test_sentence_mechanisms_are_charged_per_document_and_sentence(tmp_path):
@@ -150,5 +238,7 @@ def test_sentence_mechanisms_are_charged_per_document_and_sentence(tmp_path):
     assert ledger.spent("docs") == (4.0, 0.0)  # epsilon per document
     adept = edgedp.ADePT(edgedp.load_pack("adept-bbc"), epsilon=50.0, noise="gaussian", delta=1e-6)
     assert adept.privacy_cost(["First. Second.\nThird."]) == pytest.approx((150.0, 3e-6))
+    with pytest.warns(edgedp.NotPrivateWarning):
+        not_private = edgedp.NonPrivateMean(sentences)
     with pytest.raises(InputError, match="NOT private"):
-        ledger.guard(edgedp.NonPrivateMean(sentences), "docs").embed("x")
+        ledger.guard(not_private, "docs").embed("x")
