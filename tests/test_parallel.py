@@ -54,3 +54,39 @@ def test_threads_can_share_a_mechanism(default_pack):
     with ThreadPoolExecutor(max_workers=8) as pool:
         outputs = list(pool.map(brr.privatize_ids, [np.arange(i, i + 200) for i in range(40)]))
     assert all(out.shape == (200,) and out.min() >= 0 for out in outputs)
+    assert len({out.tobytes() for out in outputs}) == len(outputs)  # no two threads share noise
+
+
+@pytest.mark.parametrize("name", ["madlib", "mahalanobis", "vickrey", "vickrey-hamming", "brr"])
+def test_threads_sharing_a_mechanism_get_its_exact_answers(euclid_pack, name):
+    # At epsilon 1e6 every mechanism returns its input word (t = 0: the nearest); a race in the
+    # search, the noise or the selection would show up as a wrong word.
+    built = {
+        "madlib": lambda: edgedp.Madlib(euclid_pack, epsilon=1e6),
+        "mahalanobis": lambda: edgedp.Mahalanobis(euclid_pack, epsilon=1e6, lam=0.5),
+        "vickrey": lambda: edgedp.Vickrey(euclid_pack, epsilon=1e6, t=0.0),
+        "vickrey-hamming": lambda: edgedp.Vickrey(
+            euclid_pack, epsilon=50.0, t=0.0, space="hamming"
+        ),
+        "brr": lambda: edgedp.BRR(euclid_pack, epsilon=50.0),
+    }[name]()
+    batches = [np.arange(len(euclid_pack.vocabulary))[i::7] for i in range(7)] * 6
+    expected = [built.privatize_ids(ids) for ids in batches]
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        outputs = list(pool.map(built.privatize_ids, batches))
+    for got, want in zip(outputs, expected, strict=True):
+        assert np.array_equal(got, want)
+
+
+def test_threads_can_share_deepcandidate():
+    mechanism = edgedp.DeepCandidate(edgedp.load_pack("sentences-bbc"), epsilon=5.0)
+    rng = np.random.default_rng(0)  # which points to score: not a privacy matter
+    documents = [rng.normal(size=(k, mechanism.pack.dims)) for k in (3, 8, 20) * 8]
+    expected = [mechanism.depths(points) for points in documents]
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        outputs = list(pool.map(mechanism.depths, documents))
+    for got, want in zip(outputs, expected, strict=True):
+        assert np.array_equal(got, want)
+    chosen = mechanism.choose(documents)
+    assert chosen.shape == (len(documents),)
+    assert chosen.min() >= 0 and chosen.max() < len(mechanism.pack.candidates)
