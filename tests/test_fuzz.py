@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -157,3 +158,46 @@ def test_atheris_harness():
     )
     assert result.returncode == 0, result.stderr[-3000:]
     assert "Done 3000 runs" in result.stderr
+
+
+@pytest.fixture(scope="module")
+def sentence_mechanisms():
+    sentences = edgedp.load_pack("sentences-bbc")
+    return (
+        edgedp.DeepCandidate(sentences, epsilon=3.0),
+        edgedp.Truncation(sentences, epsilon=3.0),
+        edgedp.ADePT(edgedp.load_pack("adept-bbc"), epsilon=100.0),
+    )
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(text=MIXED)
+def test_sentence_mechanisms_on_arbitrary_unicode(sentence_mechanisms, text):
+    deep, truncation, adept = sentence_mechanisms
+    release = deep.release(text)
+    assert 0 <= release.index < len(deep.pack.candidates)
+    embedding = truncation.embed(text)
+    assert embedding.shape == (truncation.pack.dims,) and bool(np.isfinite(embedding).all())
+    assert adept.privatize(text).count("\n") == text.count("\n")  # one line out per line in
+
+
+@settings(max_examples=30, deadline=None)
+@given(data=st.binary(max_size=1500))
+def test_embed_cli_on_arbitrary_bytes(tmp_path_factory, data):
+    path = tmp_path_factory.mktemp("embed") / "document.txt"
+    path.write_bytes(data)
+    out, err = io.TextIOWrapper(io.BytesIO(), write_through=True), io.StringIO()
+    stdout, stderr = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = out, err
+    try:
+        code = cli_main(["embed", "--epsilon", "3", "--input", "lines", str(path)])
+    finally:
+        sys.stdout, sys.stderr = stdout, stderr
+    assert code in (0, 1), err.getvalue()
+    if code == 1:
+        assert err.getvalue().count("\n") == 1 and "Traceback" not in err.getvalue()
+    else:
+        records = out.buffer.getvalue().decode().splitlines()
+        assert len(records) == len(data.decode("utf-8").splitlines())
