@@ -16,7 +16,7 @@ and reports:
   outputs among the samples of w (the statistics of earlier papers), averaged over S.
 
 Monte Carlo confidence intervals: for N_w and S_w a t-interval over the words of S; for E_M, MAP and
-L_M a bootstrap over each word's samples. :func:`select_parameters` implements Alg. 2.
+L_M a pivotal bootstrap over each word's samples. :func:`select_parameters` implements Alg. 2.
 
 These are *evaluation* tools: they run the mechanism many times on public words and release nothing.
 """
@@ -24,7 +24,7 @@ These are *evaluation* tools: they run the mechanism many times on public words 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -96,13 +96,36 @@ def _prior(prior: np.ndarray | None, count: int) -> np.ndarray:
     return prior / prior.sum()
 
 
+def _squared_probabilities(channel: Channel) -> np.ndarray:
+    """f(w'|w)^2 per channel entry: exact, or estimated without bias from Monte Carlo counts.
+
+    With c hits out of n samples the plug-in (c/n)^2 overstates f^2 by f(1 - f)/n on average, so
+    summed over thousands of rare outputs it overstates the adversary's success and understates
+    E_M; c(c - 1) / (n(n - 1)) is unbiased.
+    """
+    samples = channel.samples_per_word
+    if samples is None or samples < 2:
+        return channel.probability**2
+    counts = np.rint(channel.probability * samples)
+    return counts * (counts - 1) / (samples * (samples - 1))
+
+
 def inference_errors(channel: Channel, prior: np.ndarray | None = None) -> tuple[float, float]:
-    """(E_M of the posterior-sampling adversary, error of the MAP adversary) for d_E = 1[w != w]."""
+    """(E_M of the posterior-sampling adversary, error of the MAP adversary) for d_E = 1[w != w].
+
+    For a Monte Carlo channel the squared terms of E_M are estimated without bias (see
+    :func:`_squared_probabilities`); the MAP error, a maximum over noisy estimates, stays slightly
+    optimistic for the adversary (biased low) at small sample sizes.
+    """
     weights = _prior(prior, len(channel.words))
     joint = weights[channel.input_row] * channel.probability
     columns = int(channel.output.max()) + 1
     mass = np.bincount(channel.output, weights=joint, minlength=columns)
-    squares = np.bincount(channel.output, weights=joint**2, minlength=columns)
+    squares = np.bincount(
+        channel.output,
+        weights=weights[channel.input_row] ** 2 * _squared_probabilities(channel),
+        minlength=columns,
+    )
     seen = mass > 0
     best = np.zeros(columns)
     np.maximum.at(best, channel.output, joint)
@@ -181,8 +204,27 @@ def evaluate(
 def _bootstrap(
     words, outputs, prior, distance, rng: RandomSource
 ) -> dict[str, tuple[float, float]]:
-    """Percentile intervals from resampling each word's Monte Carlo outputs with replacement."""
+    """Pivotal bootstrap intervals from resampling each word's Monte Carlo outputs with replacement.
+
+    In the bootstrap world the true channel is the sampled one, taken as exact (theta_0); each
+    replicate theta* estimates it as theta estimates the real channel, so theta* - theta_0 stands
+    in for the estimation error and the interval is [theta - (q_97.5 - theta_0), theta - (q_2.5 -
+    theta_0)]. Percentile intervals of theta* would not even contain the estimate: resampled
+    channels are more concentrated than the sampled one, which shifts the replicates of E_M down.
+    """
     count, samples = outputs.shape
+    sampled = Channel.from_samples(words, outputs)
+    as_exact = replace(sampled, samples_per_word=None)
+    estimates, centres = {}, {}
+    for key, value, centre in zip(
+        ("inference_error", "map_inference_error"),
+        inference_errors(sampled, prior),
+        inference_errors(as_exact, prior),
+        strict=True,
+    ):
+        estimates[key], centres[key] = value, centre
+    if distance is not None:
+        estimates["utility_loss"] = centres["utility_loss"] = utility_loss(sampled, distance, prior)
     replicates = {"inference_error": [], "map_inference_error": [], "utility_loss": []}
     for _ in range(BOOTSTRAP_REPLICATES):
         picks = rng.integers(samples, count * samples).reshape(count, samples)
@@ -193,7 +235,10 @@ def _bootstrap(
         if distance is not None:
             replicates["utility_loss"].append(utility_loss(channel, distance, prior))
     return {
-        key: (float(np.percentile(values, 2.5)), float(np.percentile(values, 97.5)))
+        key: (
+            float(estimates[key] - (np.percentile(values, 97.5) - centres[key])),
+            float(estimates[key] - (np.percentile(values, 2.5) - centres[key])),
+        )
         for key, values in replicates.items()
         if values
     }
