@@ -3,14 +3,15 @@
 pyPANTERA installs its code as a top-level package named ``src``. Mechanisms: ``madlib`` = CMP,
 ``mahalanobis`` = Mahalanobis (lam 0.2), ``vickrey`` = VickreyCMP (t), ``tem`` = TEM (beta 0.001).
 It reads vectors only from a GloVe text file (``embPath``), so the pack's vocabulary and vectors are
-written to one first (not timed; its parsing is ``load_s``, done in a multiprocessing pool whose
-workers' memory is not in this process's peak RSS). Each word is one row of the DataFrame passed to
-``obfuscateText``, its public API.
+written to one first (not timed, and not counted in its cold start; its parsing is ``load_s``, done
+in a multiprocessing pool whose workers' memory is not in this process's peak RSS). Each word is one
+row of the DataFrame passed to ``obfuscateText``, its public API.
 """
 
 from __future__ import annotations
 
 import tempfile
+import time
 from pathlib import Path
 
 from bench.peers.protocol import Stopwatch, config, emit, measure, read_vocabulary
@@ -30,7 +31,10 @@ def main() -> None:
     settings = config()
     with tempfile.TemporaryDirectory() as scratch:
         glove = Path(scratch) / "vectors.txt"
+        started = time.time()
         write_glove(settings["pack"], settings.get("vocabulary_limit"), glove)
+        # The text file stands in for the asset pyPANTERA would ship: writing it is not its start-up.
+        settings["launched"] += time.time() - started
         stopwatch = Stopwatch()
         import pandas as pd
         from src.EmbeddingPerturbationMechanism.cmp import CMP
