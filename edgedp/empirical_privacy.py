@@ -186,7 +186,7 @@ def evaluate(
     if channel.distinct_outputs is not None:
         intervals["distinct_outputs"] = _mean_interval(channel.distinct_outputs.astype(float))
     if outputs is not None:
-        intervals.update(_bootstrap(channel.words, outputs, prior, distance, resolve_rng(rng)))
+        intervals.update(_bootstrap(channel, outputs, prior, distance, resolve_rng(rng)))
     return EmpiricalPrivacy(
         inference_error=error,
         map_inference_error=map_error,
@@ -202,7 +202,7 @@ def evaluate(
 
 
 def _bootstrap(
-    words, outputs, prior, distance, rng: RandomSource
+    sampled: Channel, outputs: np.ndarray, prior, distance, rng: RandomSource
 ) -> dict[str, tuple[float, float]]:
     """Pivotal bootstrap intervals from resampling each word's Monte Carlo outputs with replacement.
 
@@ -213,7 +213,7 @@ def _bootstrap(
     channels are more concentrated than the sampled one, which shifts the replicates of E_M down.
     """
     count, samples = outputs.shape
-    sampled = Channel.from_samples(words, outputs)
+    words = sampled.words
     as_exact = replace(sampled, samples_per_word=None)
     estimates, centres = {}, {}
     for key, value, centre in zip(

@@ -91,7 +91,7 @@ def _is_running(pid: int) -> bool:
     except ProcessLookupError:
         return False
     except PermissionError:
-        return True
+        pass  # alive, owned by another user
     return True
 
 
