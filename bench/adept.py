@@ -1,7 +1,8 @@
 """ADePT on the bundled autoencoder pack: latency and what survives the noise.
 
-Data: sentences of the BBC News *test* split (the pack was trained on the train split; see
-``edgedp_export.corpus``), at most the pack's 48 input tokens. Rows:
+Data: sentences of the BBC News *test* split that occur in no train or validation document (the
+pack was trained on the train split; see ``edgedp_export.reconstruction.held_out_sentences``), at
+most the pack's 48 input tokens. Rows:
 
 * pack: size and the training figures recorded in its manifest;
 * latency (1 and 2 threads): one 20-token sentence through ``privatize_sentences`` (encode, clip,
@@ -31,14 +32,12 @@ from collections import Counter
 from collections.abc import Sequence
 
 import numpy as np
-from edgedp_export.corpus import bbc_news
-from edgedp_export.reconstruction import token_accuracy
+from edgedp_export.reconstruction import held_out_sentences, token_accuracy
 
 import edgedp
 from bench.harness import Report, median_seconds
 from edgedp.adept import clip_to_l2_ball, project_to_sphere
 from edgedp.autoencoder import SentenceAutoencoder
-from edgedp.sentences import split_sentences
 from edgedp.text import segment
 
 DELTA = 1e-6
@@ -91,19 +90,6 @@ def repetition_rate(texts: Sequence[str]) -> float:
         return immediate or len(set(trigrams)) < len(trigrams)
 
     return sum(repeats(words(text)) for text in texts) / len(texts)
-
-
-def test_sentences(pack: edgedp.AutoencoderPack, count: int) -> list[str]:
-    """``count`` sentences of the BBC test split (3 to max_input_tokens tokens), fixed order."""
-    sentences = [
-        sentence
-        for document in bbc_news().split("test")
-        for sentence in split_sentences(document.text)
-    ]
-    lengths = [len(e.ids) for e in pack.tokenizer.encode_batch(sentences, add_special_tokens=False)]
-    usable = [s for s, n in zip(sentences, lengths, strict=True) if 3 <= n <= pack.max_input_tokens]
-    order = np.random.default_rng(0).permutation(len(usable))[:count]
-    return [usable[i] for i in order]
 
 
 def _seeded(factory, *args, **kwargs):
@@ -257,7 +243,7 @@ def _brr(report: Report, brr_pack, sentences: list[str]) -> None:
 def run(report: Report, *, quick: bool) -> None:
     pack = edgedp.load_pack("adept-bbc")
     brr_pack = edgedp.load_pack()
-    sentences = test_sentences(pack, 60 if quick else 400)
+    sentences = held_out_sentences(pack, 60 if quick else 400)
     data = pack.manifest.data
     size_mb = sum(entry["bytes"] for entry in data["files"].values()) / 2**20
     report.add(

@@ -35,7 +35,13 @@ TOPICS = {
 def corpus(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("corpus") / "news.jsonl"
     lines = [
-        json.dumps({"id": f"{label}-{i}", "label": label, "text": " ".join(sentences)})
+        json.dumps(
+            {
+                "id": f"{label}-{i}",
+                "label": label,
+                "text": " ".join(sentences) + f" Story {i} of {label} ended.",
+            }
+        )
         for label, sentences in TOPICS.items()
         for i in range(40)
     ]
@@ -89,6 +95,11 @@ def test_label_aware_lstm_pack_loads_and_privatizes(built):
     assert pack.manifest.data["model"]["onnx_parity_max_abs_error"] < 1e-3
     training = pack.manifest.data["training"]
     assert training["validation_loss"] > 0 and len(training["history"]) == 2
+    # Validation keeps only the sentences training never saw: one "Story i of label" per document.
+    assert (
+        training["validation_sentences_dropped_as_seen_in_training"]
+        == 3 * (training["validation_sentences"])
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", edgedp.NotPrivateWarning)
         adept = edgedp.ADePT(pack, epsilon=1e3, rng=0)

@@ -4,7 +4,8 @@ Token accuracy compares the decoded WordPiece ids with the encoder's input ids p
 the denominator is the longer of the two sequences, so dropped and extra tokens both count as errors.
 The chance level is measured the same way after rotating the latents between sentences (each sentence
 is compared with the decoding of the sentence half the list away): what the decoder writes for *a*
-sentence of the domain rather than *this* sentence.
+sentence of the domain rather than *this* sentence. :func:`held_out_sentences` gives the BBC News
+sentences the bundled pack never saw, to measure on.
 """
 
 from __future__ import annotations
@@ -15,6 +16,9 @@ import numpy as np
 
 from edgedp.adept import clip_to_l2_ball
 from edgedp.autoencoder import SentenceAutoencoder
+from edgedp.autoencoder_pack import AutoencoderPack
+from edgedp.sentences import split_sentences
+from edgedp_export.corpus import bbc_news
 
 
 def token_accuracy(references: Sequence[Sequence[int]], outputs: Sequence[Sequence[int]]) -> float:
@@ -38,3 +42,27 @@ def reconstruction_accuracy(
     if chance:
         latents = np.roll(latents, max(1, len(sentences) // 2), axis=0)
     return token_accuracy(references, autoencoder.decode(latents))
+
+
+def held_out_sentences(pack: AutoencoderPack, count: int) -> list[str]:
+    """``count`` BBC News test-split sentences of 3 to ``max_input_tokens`` tokens, fixed order.
+
+    The test split is never trained or validated on (see :mod:`edgedp_export.corpus`), and BBC
+    News repeats articles under other ids, so sentences that also occur in the train or validation
+    split are left out too (about 12 % of the test split).
+    """
+    corpus = bbc_news()
+
+    def sentences(split: str) -> list[str]:
+        return [s for document in corpus.split(split) for s in split_sentences(document.text)]
+
+    seen = set(sentences("train")) | set(sentences("validation"))
+    unseen = [sentence for sentence in sentences("test") if sentence not in seen]
+    encodings = pack.tokenizer.encode_batch(unseen, add_special_tokens=False)
+    usable = [
+        sentence
+        for sentence, encoding in zip(unseen, encodings, strict=True)
+        if 3 <= len(encoding.ids) <= pack.max_input_tokens
+    ]
+    order = np.random.default_rng(0).permutation(len(usable))[:count]
+    return [usable[i] for i in order]
