@@ -12,7 +12,11 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from edgedp_export.reconstruction import reconstruction_accuracy, token_accuracy
+from edgedp_export.reconstruction import (
+    held_out_sentences,
+    reconstruction_accuracy,
+    token_accuracy,
+)
 from scipy import stats
 
 import edgedp
@@ -23,6 +27,10 @@ from edgedp.errors import InputError, PrivacyParameterError
 from edgedp.noise import analytic_gaussian_sigma, l2_ball_laplace_scale
 
 #: News sentences written for these tests (not from the training corpus): the training domain.
+#: Greedy token accuracy that noise-free decoding of 200 held-out BBC test sentences must reach
+#: (measured 0.052 with the bundled pack, chance 0.008; a decoder that ignores the latent scores
+#: chance, the previous 6-epoch pack 0.043).
+ACCURACY_FLOOR = 0.045
 NEWS = [
     "The company said its profits rose by 10% in the last three months of the year.",
     "Shares in the firm fell sharply after the results were published on Monday.",
@@ -138,12 +146,14 @@ def test_parameters_are_validated(pack, default_pack):
 # -- the model ----------------------------------------------------------------------------------
 
 
-def test_noise_free_decoding_reconstructs_news_far_better_than_chance(autoencoder):
-    accuracy = reconstruction_accuracy(autoencoder, NEWS)
-    chance = reconstruction_accuracy(autoencoder, NEWS, chance=True)
+def test_noise_free_decoding_reconstructs_held_out_news_far_better_than_chance(pack, autoencoder):
+    held_out = held_out_sentences(pack, 200)
+    assert len(held_out) == 200
+    accuracy = reconstruction_accuracy(autoencoder, held_out)
+    chance = reconstruction_accuracy(autoencoder, held_out, chance=True)
     print(f"token accuracy {accuracy:.3f}, chance {chance:.3f}")
-    assert accuracy >= 0.1  # measured 0.130 with the bundled pack (chance 0.039)
-    assert accuracy >= 2.5 * chance
+    assert accuracy >= ACCURACY_FLOOR
+    assert accuracy >= 5 * chance
 
 
 def test_token_accuracy_counts_position_matches_over_the_longer_sequence():

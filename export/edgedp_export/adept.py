@@ -1,6 +1,6 @@
 """``edgedp-export adept``: train a sentence autoencoder on public text -> an ``autoencoder`` pack.
 
-edgedp-export adept --default --out assets/adept-bbc --force     (the bundled pack, BBC News)
+edgedp-export adept --default --threads 2 --out assets/adept-bbc --force   (the bundled pack)
 edgedp-export adept --corpus-dir DIR --license LICENCE --out my-pack [--labels] [--epochs N] ...
 
 The build itself is :mod:`edgedp_export.autoencoder_build` (torch, imported only when this command
@@ -31,8 +31,8 @@ DEFAULT_ADEPT_PACK: dict[str, Any] = {
     "max_tokens": 48,
     "min_count": 5,
     "max_vocabulary": 12000,
-    "epochs": 6,
-    "batch_size": 64,
+    "epochs": 24,
+    "batch_size": 32,
     "learning_rate": 0.002,
     "word_dropout": 0.1,
     "bag_of_words": 1.0,
@@ -81,8 +81,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-tokens", type=int, help="longest sentence in tokens (48)")
     parser.add_argument("--min-count", type=int, help="keep subwords seen this often (5)")
     parser.add_argument("--max-vocabulary", type=int, help="most subword tokens kept (12000)")
-    parser.add_argument("--epochs", type=int, help="training epochs (6)")
-    parser.add_argument("--batch-size", type=int, help="sentences per batch (64)")
+    parser.add_argument("--epochs", type=int, help="training epochs (24)")
+    parser.add_argument("--batch-size", type=int, help="sentences per batch (32)")
     parser.add_argument("--learning-rate", type=float, help="Adam learning rate (0.002)")
     parser.add_argument("--word-dropout", type=float, help="decoder input dropout (0.1)")
     parser.add_argument(
