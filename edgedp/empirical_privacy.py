@@ -186,7 +186,10 @@ def evaluate(
     if channel.distinct_outputs is not None:
         intervals["distinct_outputs"] = _mean_interval(channel.distinct_outputs.astype(float))
     if outputs is not None:
-        intervals.update(_bootstrap(channel, outputs, prior, distance, resolve_rng(rng)))
+        estimates = {"inference_error": error, "map_inference_error": map_error}
+        if loss is not None:
+            estimates["utility_loss"] = loss
+        intervals.update(_bootstrap(channel, outputs, estimates, prior, distance, resolve_rng(rng)))
     return EmpiricalPrivacy(
         inference_error=error,
         map_inference_error=map_error,
@@ -202,7 +205,12 @@ def evaluate(
 
 
 def _bootstrap(
-    sampled: Channel, outputs: np.ndarray, prior, distance, rng: RandomSource
+    sampled: Channel,
+    outputs: np.ndarray,
+    estimates: dict[str, float],
+    prior,
+    distance,
+    rng: RandomSource,
 ) -> dict[str, tuple[float, float]]:
     """Pivotal bootstrap intervals from resampling each word's Monte Carlo outputs with replacement.
 
@@ -211,20 +219,13 @@ def _bootstrap(
     in for the estimation error and the interval is [theta - (q_97.5 - theta_0), theta - (q_2.5 -
     theta_0)]. Percentile intervals of theta* would not even contain the estimate: resampled
     channels are more concentrated than the sampled one, which shifts the replicates of E_M down.
+    ``estimates`` are theta, as :func:`evaluate` computed them from ``sampled``.
     """
     count, samples = outputs.shape
     words = sampled.words
-    as_exact = replace(sampled, samples_per_word=None)
-    estimates, centres = {}, {}
-    for key, value, centre in zip(
-        ("inference_error", "map_inference_error"),
-        inference_errors(sampled, prior),
-        inference_errors(as_exact, prior),
-        strict=True,
-    ):
-        estimates[key], centres[key] = value, centre
-    if distance is not None:
-        estimates["utility_loss"] = centres["utility_loss"] = utility_loss(sampled, distance, prior)
+    exact_error, exact_map_error = inference_errors(replace(sampled, samples_per_word=None), prior)
+    # theta_0; the utility loss is linear in the channel, so its estimate is unbiased already
+    centres = {**estimates, "inference_error": exact_error, "map_inference_error": exact_map_error}
     replicates = {"inference_error": [], "map_inference_error": [], "utility_loss": []}
     for _ in range(BOOTSTRAP_REPLICATES):
         picks = rng.integers(samples, count * samples).reshape(count, samples)
