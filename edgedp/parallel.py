@@ -30,7 +30,7 @@ def _privatize_chunk(task: Task) -> list[str]:
     mechanism_class, pack_path, parameters, seed, texts = task
     if pack_path not in _PACKS:
         _PACKS[pack_path] = load_pack(Path(pack_path))
-    rng = None if seed is None else RandomSource.derived(seed)
+    rng = None if seed is None else RandomSource._derived(seed)
     return mechanism_class(_PACKS[pack_path], **parameters, rng=rng).privatize_batch(texts)
 
 

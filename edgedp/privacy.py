@@ -124,7 +124,7 @@ def metric_statistics(pack: WordPack, metric: str, *, lam: float = 0.2) -> Mappi
         return exact_pairwise_statistics(points)
     # public sampling for a statistic of public vectors, not a release: a fixed seed is fine
     return sampled_pairwise_statistics(
-        points, pairs=MAHALANOBIS_PAIRS, rng=RandomSource.derived(np.random.SeedSequence(0))
+        points, pairs=MAHALANOBIS_PAIRS, rng=RandomSource._derived(np.random.SeedSequence(0))
     )
 
 

@@ -41,7 +41,7 @@ class RandomSource:
     __slots__ = ("_generator", "_owner_pid", "_seed_sequence")
 
     def __init__(self) -> None:
-        """The private default (OS entropy); :meth:`seeded` and :meth:`derived` make the others."""
+        """The private default (OS entropy); :meth:`seeded` makes the reproducible one."""
         self._seed_sequence: np.random.SeedSequence | None = None
         self._generator: np.random.Generator | None = None
         self._owner_pid = os.getpid()
@@ -52,12 +52,13 @@ class RandomSource:
         return cls()
 
     @classmethod
-    def derived(cls, seed_sequence: np.random.SeedSequence) -> RandomSource:
-        """A reproducible, NOT private source from a SeedSequence, *without* a warning.
+    def _derived(cls, seed_sequence: np.random.SeedSequence) -> RandomSource:
+        """A reproducible, NOT private source from a SeedSequence, *without* a warning (internal).
 
         Only for the children of a seeded source that already warned (:meth:`spawn`, worker
         processes) and for reproducible sampling that releases nothing private (e.g. the pairs
-        sampled for calibration statistics). Everything else uses :meth:`seeded`.
+        sampled for calibration statistics). It is private so that the only public way to a seeded
+        source is :meth:`seeded`, which warns.
         """
         if not isinstance(seed_sequence, np.random.SeedSequence):
             raise InputError(f"expected a numpy SeedSequence, got {type(seed_sequence).__name__}")
@@ -77,7 +78,7 @@ class RandomSource:
             NotPrivateWarning,
             stacklevel=3,
         )
-        return cls.derived(np.random.SeedSequence(int(seed)))
+        return cls._derived(np.random.SeedSequence(int(seed)))
 
     @property
     def is_private(self) -> bool:
@@ -98,7 +99,7 @@ class RandomSource:
         """Independent sources for ``count`` workers (OS-entropy sources stay OS-entropy)."""
         if self._seed_sequence is None:
             return [RandomSource() for _ in range(count)]
-        return [RandomSource.derived(child) for child in self._seed_sequence.spawn(count)]
+        return [RandomSource._derived(child) for child in self._seed_sequence.spawn(count)]
 
     def spawn_seeds(self, count: int) -> list[np.random.SeedSequence | None]:
         """Picklable seeds of ``count`` independent child sources (None: OS entropy, no seed)."""

@@ -44,7 +44,7 @@ def test_pack_calibration_matches_brute_force(euclid_pack):
 def test_sampled_statistics_cover_the_exact_average_and_find_the_exact_maximum():
     points = np.random.default_rng(5).standard_normal((3000, 5)) * np.arange(1, 6)
     stats = sampled_pairwise_statistics(
-        points, pairs=200_000, rng=RandomSource.derived(np.random.SeedSequence(1))
+        points, pairs=200_000, rng=RandomSource._derived(np.random.SeedSequence(1))
     )
     exact = pdist(points)
     low, high = stats["average_ci95"]

@@ -35,13 +35,16 @@ def test_bad_seeds_are_rejected(bad):
         RandomSource.seeded(bad)
 
 
-def test_the_constructor_cannot_make_a_seeded_source():
+def test_the_only_public_way_to_a_seeded_source_warns():
     assert RandomSource().is_private
     with pytest.raises(TypeError):
-        RandomSource(np.random.SeedSequence(0))  # the silent way in is closed: seeded() warns
+        RandomSource(np.random.SeedSequence(0))  # the constructor takes no seed
+    public = {name for name in dir(RandomSource) if not name.startswith("_")}
+    makers = {name for name in public if isinstance(vars(RandomSource).get(name), classmethod)}
+    assert makers == {"os_entropy", "seeded"}  # seeded() warns (test above)
     with pytest.raises(InputError):
-        RandomSource.derived(0)
-    assert not RandomSource.derived(np.random.SeedSequence(0)).is_private
+        RandomSource._derived(0)
+    assert not RandomSource._derived(np.random.SeedSequence(0)).is_private
 
 
 def test_numpy_generators_are_refused():

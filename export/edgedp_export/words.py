@@ -232,7 +232,7 @@ def _calibration(codes: np.ndarray, vectors: np.ndarray, *, stored_vectors: bool
         )
         if len(vectors) <= EXACT_PAIRWISE_LIMIT
         else sampled_pairwise_statistics(
-            vectors, pairs=SAMPLED_PAIRS, rng=RandomSource.derived(np.random.SeedSequence(0))
+            vectors, pairs=SAMPLED_PAIRS, rng=RandomSource._derived(np.random.SeedSequence(0))
         )
     )
     euclidean["vectors"] = (
