@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import math
 from pathlib import Path
 
 import numpy as np
@@ -111,6 +112,19 @@ def vickrey_exact_distribution(
             matrix[i, first] += weight * p_first
             matrix[i, second] += weight * (1 - p_first)
     return matrix
+
+
+def metric_dp_violations(
+    channel: np.ndarray, codes_int: list[int], epsilon: float
+) -> list[tuple[int, int, int]]:
+    """(x, x', y) with Pr[y|x] > e^(eps d_H(x, x')) Pr[y|x'] (relative float slack 1e-12)."""
+    violations = []
+    for i, ci in enumerate(codes_int):
+        for j, cj in enumerate(codes_int):
+            bound = math.exp(epsilon * bin(ci ^ cj).count("1"))
+            for y in np.flatnonzero(channel[i] > bound * channel[j] * (1 + 1e-12)):
+                violations.append((i, j, int(y)))
+    return violations
 
 
 def hamming_distances(queries: np.ndarray, codes: np.ndarray) -> np.ndarray:
