@@ -163,8 +163,10 @@ def _mldp_data_bytes() -> int:
 def _rows(report: Report, pack, results: dict, hamming_epsilon: float) -> None:
     brr = results.get(("edgedp", "brr"))
     madlib = results.get(("edgedp", "madlib"))
+    brr_assets = _asset_bytes(pack, "edgedp", "brr")
     for (library, mechanism), result in results.items():
         per_word = result["per_word_s"]
+        assets = _asset_bytes(pack, library, mechanism)
         name = PEER_NAMES.get(library, {}).get(mechanism.split(" ")[0], LABELS.get(mechanism))
         label = LABELS.get(mechanism, mechanism)
         report.add(
@@ -182,7 +184,7 @@ def _rows(report: Report, pack, results: dict, hamming_epsilon: float) -> None:
             else None,
             cold_start_s=result["cold_start_s"],
             peak_rss_mb=result["peak_rss_mb"],
-            asset_mb=_asset_bytes(pack, library, mechanism) / 2**20,
+            asset_mb=assets / 2**20,
             unchanged_share=result["unchanged_share"],
             brr_faster_x=ratio(per_word, brr and brr["per_word_s"]),
             madlib_faster_x=ratio(per_word, madlib and madlib["per_word_s"]),
@@ -190,9 +192,7 @@ def _rows(report: Report, pack, results: dict, hamming_epsilon: float) -> None:
             rss_over_madlib=ratio(result["peak_rss_mb"], madlib and madlib["peak_rss_mb"]),
             cold_start_over_brr=ratio(result["cold_start_s"], brr and brr["cold_start_s"]),
             cold_start_over_madlib=ratio(result["cold_start_s"], madlib and madlib["cold_start_s"]),
-            asset_over_brr=ratio(
-                _asset_bytes(pack, library, mechanism), _asset_bytes(pack, "edgedp", "brr")
-            ),
+            asset_over_brr=ratio(assets, brr_assets),
         )
         report.add(
             table="cold start phases (seconds)",
