@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from edgedp_export.cli import main as export_main
 from helpers import planted_vectors, write_vector_file, write_word_pack
+from sentence_helpers import sentence_pack  # noqa: F401  (the bundled sentence pack, every file)
 
 import edgedp
 

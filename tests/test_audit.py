@@ -329,11 +329,6 @@ CANDIDATE_EPSILON = 4.0
 
 
 @pytest.fixture(scope="module")
-def sentence_pack():
-    return edgedp.load_pack("sentences-bbc")
-
-
-@pytest.fixture(scope="module")
 def recoded(sentence_pack):
     """DOCUMENT and NEIGHBOUR encoded once, exactly as DeepCandidate.release encodes them."""
     return sentence_embeddings(sentence_pack, [DOCUMENT, NEIGHBOUR], "recoded")

@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 from scipy import stats
-from sentence_helpers import sentence_pack, unit_rows, with_candidates  # noqa: F401
+from sentence_helpers import unit_rows, with_candidates
 
 import edgedp
 from edgedp.deepcandidate import selection_probabilities
@@ -34,7 +34,7 @@ def exact(depths: list[int], epsilon: float) -> list[float]:
 
 
 @pytest.fixture
-def toy(sentence_pack, seeded):  # noqa: F811
+def toy(sentence_pack, seeded):
     """Candidates with known depths among 8 sentence embeddings symmetric about the origin."""
     rng = np.random.default_rng(0)
     dims = sentence_pack.dims
@@ -84,7 +84,7 @@ def test_paper_table_1(epsilon, b, j_star):
     assert deep_mass(j_star - 1) < 0.95
 
 
-def test_neighbouring_documents_are_epsilon_indistinguishable(sentence_pack, seeded):  # noqa: F811
+def test_neighbouring_documents_are_epsilon_indistinguishable(sentence_pack, seeded):
     rng = np.random.default_rng(4)
     dims = sentence_pack.dims
     pack = with_candidates(
@@ -100,7 +100,7 @@ def test_neighbouring_documents_are_epsilon_indistinguishable(sentence_pack, see
         assert np.max(np.abs(np.log(before) - np.log(after))) <= epsilon * (1 + 1e-12)
 
 
-def test_documents_with_fewer_than_two_sentences_get_a_uniform_candidate(sentence_pack, seeded):  # noqa: F811
+def test_documents_with_fewer_than_two_sentences_get_a_uniform_candidate(sentence_pack, seeded):
     mechanism = edgedp.DeepCandidate(sentence_pack, epsilon=10.0, rng=seeded(0))
     m = len(sentence_pack.candidates)
     empty = np.empty((0, sentence_pack.dims), dtype=np.float32)
@@ -111,7 +111,7 @@ def test_documents_with_fewer_than_two_sentences_get_a_uniform_candidate(sentenc
     assert release.sentences == 0 and 0 <= release.index < m
 
 
-def test_release_on_real_text(sentence_pack, seeded):  # noqa: F811
+def test_release_on_real_text(sentence_pack, seeded):
     mechanism = edgedp.DeepCandidate(sentence_pack, epsilon=10.0, rng=seeded(3))
     release = mechanism.release(SPORT_TEXT)
     assert isinstance(release, edgedp.CandidateRelease)
@@ -128,7 +128,7 @@ def test_release_on_real_text(sentence_pack, seeded):  # noqa: F811
     np.testing.assert_allclose(recoded_mean, expected, rtol=1e-5, atol=1e-6)
 
 
-def test_deep_candidates_are_relevant(sentence_pack):  # noqa: F811
+def test_deep_candidates_are_relevant(sentence_pack):
     # Exact probabilities, no sampling: most of the mass falls on sport articles at epsilon 30.
     mechanism = edgedp.DeepCandidate(sentence_pack, epsilon=30.0)
     sentences = edgedp.sentences.split_sentences(SPORT_TEXT)
@@ -138,7 +138,7 @@ def test_deep_candidates_are_relevant(sentence_pack):  # noqa: F811
     assert probabilities[sport].sum() > 0.5 > sport.mean()
 
 
-def test_default_projections_follow_the_pack(sentence_pack):  # noqa: F811
+def test_default_projections_follow_the_pack(sentence_pack):
     for epsilon, count in sentence_pack.recommended_projections.items():
         assert edgedp.DeepCandidate(sentence_pack, epsilon=epsilon).projections == count
     assert (
@@ -148,7 +148,7 @@ def test_default_projections_follow_the_pack(sentence_pack):  # noqa: F811
     assert edgedp.DeepCandidate(sentence_pack, epsilon=2, projections=7).projections == 7
 
 
-def test_parameters_are_validated(sentence_pack, default_pack):  # noqa: F811
+def test_parameters_are_validated(sentence_pack, default_pack):
     for epsilon in (0, -1.0, float("nan"), float("inf"), True, "1"):
         with pytest.raises(PrivacyParameterError):
             edgedp.DeepCandidate(sentence_pack, epsilon=epsilon)
@@ -164,7 +164,7 @@ def test_parameters_are_validated(sentence_pack, default_pack):  # noqa: F811
         edgedp.DeepCandidate(sentence_pack, 1.0)  # privacy arguments are keyword-only
 
 
-def test_bad_documents_are_clear_errors(sentence_pack):  # noqa: F811
+def test_bad_documents_are_clear_errors(sentence_pack):
     mechanism = edgedp.DeepCandidate(sentence_pack, epsilon=1.0)
     with pytest.raises(InputError, match="bytes"):
         mechanism.embed(b"\x00\xff binary")

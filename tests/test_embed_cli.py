@@ -8,7 +8,6 @@ import sys
 
 import numpy as np
 import pytest
-from sentence_helpers import sentence_pack  # noqa: F401
 
 from edgedp.cli import main
 
@@ -24,7 +23,7 @@ def run(capsys, *argv: str) -> tuple[int, list[dict], str]:
     return code, records, err
 
 
-def test_text_files_are_documents(tmp_path, capsys, sentence_pack):  # noqa: F811
+def test_text_files_are_documents(tmp_path, capsys, sentence_pack):
     first, second = tmp_path / "a.txt", tmp_path / "b.txt"
     first.write_text(DOCUMENT, encoding="utf-8")
     second.write_text("One short document.", encoding="utf-8")
@@ -44,7 +43,7 @@ def test_text_files_are_documents(tmp_path, capsys, sentence_pack):  # noqa: F81
     assert again == records
 
 
-def test_lines_and_jsonl_inputs_and_npy_output(tmp_path, capsys, sentence_pack):  # noqa: F811
+def test_lines_and_jsonl_inputs_and_npy_output(tmp_path, capsys, sentence_pack):
     lines = tmp_path / "docs.txt"
     lines.write_text(
         "First document. Two sentences.\n\nThird line is a document.\n", encoding="utf-8"

@@ -10,13 +10,12 @@ import sys
 
 import numpy as np
 import pytest
-from sentence_helpers import sentence_pack  # noqa: F401
 
 from edgedp.encoder import SentenceEncoder, mean_pool_normalize
 from edgedp.errors import AssetError, InputError
 
 
-def test_onnx_encoder_matches_the_torch_reference_embeddings(sentence_pack):  # noqa: F811
+def test_onnx_encoder_matches_the_torch_reference_embeddings(sentence_pack):
     encoded = sentence_pack.encoder.encode(sentence_pack.reference_sentences)
     cosines = np.sum(encoded * sentence_pack.reference_embeddings, axis=1)
     assert cosines.min() >= 0.999  # int8 weights, fp32 compute; the export measured the same
@@ -24,7 +23,7 @@ def test_onnx_encoder_matches_the_torch_reference_embeddings(sentence_pack):  # 
     np.testing.assert_allclose(np.linalg.norm(encoded, axis=1), 1.0, rtol=1e-5)
 
 
-def test_onnx_recoder_matches_torch(sentence_pack):  # noqa: F811
+def test_onnx_recoder_matches_torch(sentence_pack):
     recoded = sentence_pack.recoder.recode(sentence_pack.reference_embeddings)
     np.testing.assert_allclose(recoded, sentence_pack.reference_recoded, rtol=1e-4, atol=1e-5)
     assert sentence_pack.recoder.recode(np.empty((0, sentence_pack.dims))).shape == (0, 384)
@@ -32,7 +31,7 @@ def test_onnx_recoder_matches_torch(sentence_pack):  # noqa: F811
         sentence_pack.recoder.recode(np.ones((2, 3)))
 
 
-def test_batching_and_order_do_not_change_embeddings(sentence_pack):  # noqa: F811
+def test_batching_and_order_do_not_change_embeddings(sentence_pack):
     sentences = list(sentence_pack.reference_sentences)
     together = sentence_pack.encoder.encode(sentences)
     alone = np.stack([sentence_pack.encoder.encode([sentence])[0] for sentence in sentences])
@@ -42,7 +41,7 @@ def test_batching_and_order_do_not_change_embeddings(sentence_pack):  # noqa: F8
     assert sentence_pack.encoder.encode([]).shape == (0, sentence_pack.dims)
 
 
-def test_independent_embeddings_depend_on_their_own_sentence_only(sentence_pack):  # noqa: F811
+def test_independent_embeddings_depend_on_their_own_sentence_only(sentence_pack):
     # What the DP mechanisms use: bit-for-bit the same whatever the other sentences are.
     sentences = list(sentence_pack.reference_sentences)
     together = sentence_pack.encoder.encode(sentences, independent=True)
@@ -55,7 +54,7 @@ def test_independent_embeddings_depend_on_their_own_sentence_only(sentence_pack)
     assert np.array_equal(recoded, rows)
 
 
-def test_long_sentences_are_truncated_at_256_tokens(sentence_pack):  # noqa: F811
+def test_long_sentences_are_truncated_at_256_tokens(sentence_pack):
     long = "word " * 600
     longer = long + "completely different ending about finance and banking " * 20
     a, b = sentence_pack.encoder.encode([long, longer])
@@ -70,7 +69,7 @@ def test_mean_pooling_ignores_padding_and_normalizes():
     assert np.all(np.isfinite(pooled[1]))  # clamped denominators: no division by zero
 
 
-def test_tokenizer_must_behave_like_sentence_transformers(sentence_pack, tmp_path):  # noqa: F811
+def test_tokenizer_must_behave_like_sentence_transformers(sentence_pack, tmp_path):
     config = json.loads(sentence_pack.encoder.tokenizer_path.read_text(encoding="utf-8"))
     config["truncation"]["max_length"] = 128
     config["padding"]["strategy"] = {"Fixed": 128}
@@ -82,7 +81,7 @@ def test_tokenizer_must_behave_like_sentence_transformers(sentence_pack, tmp_pat
         )
 
 
-def test_bad_sentences_are_clear_errors(sentence_pack):  # noqa: F811
+def test_bad_sentences_are_clear_errors(sentence_pack):
     with pytest.raises(InputError, match="not a single string"):
         sentence_pack.encoder.encode("a string")
     with pytest.raises(InputError, match="bytes"):

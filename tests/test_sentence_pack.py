@@ -10,13 +10,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from sentence_helpers import sentence_pack  # noqa: F401
 
 import edgedp
 from edgedp.errors import AssetError
 
 
-def test_bundled_pack(sentence_pack):  # noqa: F811
+def test_bundled_pack(sentence_pack):
     assert isinstance(sentence_pack, edgedp.SentencePack) and sentence_pack.kind == "sentences"
     info = sentence_pack.describe()
     assert info["dims"] == 384 and info["candidates"] == len(sentence_pack.candidates) > 1000
@@ -30,7 +29,7 @@ def test_bundled_pack(sentence_pack):  # noqa: F811
     assert sentence_pack.candidate_depth.projections == len(sentence_pack.projections)
 
 
-def test_candidates_come_from_the_public_splits_only(sentence_pack):  # noqa: F811
+def test_candidates_come_from_the_public_splits_only(sentence_pack):
     corpus = pytest.importorskip("edgedp_export.corpus")
     splits = {
         corpus.split_of(source, corpus.BBC_VALIDATION_PERCENT, corpus.BBC_TEST_PERCENT)
@@ -39,7 +38,7 @@ def test_candidates_come_from_the_public_splits_only(sentence_pack):  # noqa: F8
     assert splits == {"train"}
 
 
-def test_recommended_projections(sentence_pack):  # noqa: F811
+def test_recommended_projections(sentence_pack):
     table = sentence_pack.recommended_projections
     assert set(table) == {1.0, 3.0, 6.0, 10.0, 23.0, 30.0}
     assert all(1 <= count <= len(sentence_pack.projections) for count in table.values())
@@ -48,7 +47,7 @@ def test_recommended_projections(sentence_pack):  # noqa: F811
 
 
 @pytest.fixture
-def pack_copy(sentence_pack, tmp_path):  # noqa: F811
+def pack_copy(sentence_pack, tmp_path):
     copy = tmp_path / "copy"
     shutil.copytree(sentence_pack.path, copy)
     return copy
@@ -89,7 +88,7 @@ def test_tampered_file_is_detected(pack_copy):
         edgedp.load_pack(pack_copy)
 
 
-def test_encoder_check_reports_a_wrong_model(sentence_pack):  # noqa: F811
+def test_encoder_check_reports_a_wrong_model(sentence_pack):
     import dataclasses
 
     wrong = dataclasses.replace(

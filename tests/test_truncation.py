@@ -8,13 +8,12 @@ from fractions import Fraction
 import numpy as np
 import pytest
 from scipy import stats
-from sentence_helpers import sentence_pack  # noqa: F401
 
 import edgedp
 from edgedp.errors import InputError, PrivacyParameterError
 
 
-def test_noise_scale_is_sum_of_widths_over_k_epsilon(sentence_pack):  # noqa: F811
+def test_noise_scale_is_sum_of_widths_over_k_epsilon(sentence_pack):
     low, high = np.asarray(sentence_pack.truncation_box, dtype=np.float64)
     exact_widths = sum(Fraction(w) for w in (high - low).tolist())  # high - low is exact here
     for epsilon, k in ((1.0, 1), (3.0, 7), (10.0, 20), (0.3, 100)):
@@ -24,7 +23,7 @@ def test_noise_scale_is_sum_of_widths_over_k_epsilon(sentence_pack):  # noqa: F8
         assert mechanism.noise_scale(k) == pytest.approx(float(exact_scale), rel=1e-15)
 
 
-def test_output_is_clipped_mean_plus_laplace_noise(sentence_pack, seeded):  # noqa: F811
+def test_output_is_clipped_mean_plus_laplace_noise(sentence_pack, seeded):
     mechanism = edgedp.Truncation(sentence_pack, epsilon=2.0, rng=seeded(5))
     rng = np.random.default_rng(1)
     sentences = rng.standard_normal((6, sentence_pack.dims)).astype(np.float32)
@@ -36,7 +35,7 @@ def test_output_is_clipped_mean_plus_laplace_noise(sentence_pack, seeded):  # no
     assert stats.kstest(noise, stats.norm.cdf).pvalue < 1e-4  # the test can tell the difference
 
 
-def test_clipping_bounds_the_change_from_one_sentence(sentence_pack):  # noqa: F811
+def test_clipping_bounds_the_change_from_one_sentence(sentence_pack):
     mechanism = edgedp.Truncation(sentence_pack, epsilon=1.0)
     rng = np.random.default_rng(2)
     sentences = rng.standard_normal((5, sentence_pack.dims))
@@ -46,13 +45,13 @@ def test_clipping_bounds_the_change_from_one_sentence(sentence_pack):  # noqa: F
     assert change <= mechanism.l1_width / 5 + 1e-9
 
 
-def test_empty_document_releases_the_box_centre(sentence_pack):  # noqa: F811
+def test_empty_document_releases_the_box_centre(sentence_pack):
     mechanism = edgedp.Truncation(sentence_pack, epsilon=1.0)
     centre = (mechanism.low + mechanism.high) / 2
     np.testing.assert_allclose(mechanism.embed(""), centre.astype(np.float32))
 
 
-def test_real_text_and_bad_input(sentence_pack):  # noqa: F811
+def test_real_text_and_bad_input(sentence_pack):
     mechanism = edgedp.Truncation(sentence_pack, epsilon=5.0)
     out = mechanism.embed_batch(["A sentence. Another sentence.", ["Given as a list."]])
     assert out.shape == (2, sentence_pack.dims) and np.all(np.isfinite(out))

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from sentence_helpers import sentence_pack  # noqa: F401
 
 import edgedp
 from edgedp.errors import InputError
@@ -12,7 +11,7 @@ from edgedp.errors import InputError
 TEXT = "Jane Zorbulak was admitted on Monday. The doctor said she is doing well."
 
 
-def test_word_level_privatizes_then_embeds(sentence_pack, default_pack, seeded):  # noqa: F811
+def test_word_level_privatizes_then_embeds(sentence_pack, default_pack, seeded):
     brr = edgedp.BRR(default_pack, epsilon=0.5, rng=seeded(0))
     mechanism = edgedp.WordLevelEmbedding(sentence_pack, brr)
     privatized = mechanism.privatize(TEXT)
@@ -31,7 +30,7 @@ def test_word_level_privatizes_then_embeds(sentence_pack, default_pack, seeded):
         edgedp.WordLevelEmbedding(sentence_pack, "brr")
 
 
-def test_non_private_mean_is_labelled(sentence_pack):  # noqa: F811
+def test_non_private_mean_is_labelled(sentence_pack):
     with pytest.warns(edgedp.NotPrivateWarning, match="NOT differentially private"):
         mean = edgedp.NonPrivateMean(sentence_pack)
     assert not mean.is_private and "NOT PRIVATE" in repr(mean)
