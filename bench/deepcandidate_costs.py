@@ -22,10 +22,10 @@ import numpy as np
 
 import edgedp
 from bench.harness import Report, median_seconds, threads
+from edgedp.documents.mechanism import sentence_embeddings
+from edgedp.documents.splitting import split_sentences
+from edgedp.documents.tukey import CandidateDepth
 from edgedp.noise import exponential_mechanism_coefficient
-from edgedp.sentence_mechanism import sentence_embeddings
-from edgedp.sentences import split_sentences
-from edgedp.tukey import CandidateDepth
 
 TARGETS = {"mechanism_ms": 2.0, "sentences_per_s": 250}
 PACK = "sentences-bbc"

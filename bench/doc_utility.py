@@ -38,8 +38,8 @@ import numpy as np
 import edgedp
 from bench.datasets import bbc_splits
 from bench.harness import Report, figure
-from edgedp.mean_embedding import mean_rows
-from edgedp.sentences import split_sentences
+from edgedp.documents.baselines import mean_rows
+from edgedp.documents.splitting import split_sentences
 
 PACK = "sentences-bbc"
 EPSILONS = (1.0, 3.0, 6.0, 10.0, 23.0, 30.0)

@@ -33,7 +33,7 @@ from bench.datasets import bbc_splits
 from bench.harness import Report, figure, progress
 from bench.packs import ensure_pack
 from bench.product_reviews import seeded
-from edgedp.privacy import privacy_ratio
+from edgedp.evaluation.calibration import privacy_ratio
 from edgedp.text import segment
 
 MADLIB_EPSILONS = (2.0, 5.0, 10.0, 20.0, 40.0)

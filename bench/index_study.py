@@ -20,7 +20,7 @@ import numpy as np
 import edgedp
 from bench.harness import Report, figure, median_seconds, progress
 from bench.packs import ensure_pack
-from edgedp.randomized_response import randomized_response
+from edgedp.words.hamming import randomized_response
 
 EPSILONS = (0.5, 1.0, 2.0, 4.0, 8.0)
 HNSW_M = 32

@@ -36,9 +36,9 @@ from bench.harness import (
 )
 from bench.packs import GROWTH, ensure_pack, is_built
 from bench.word_roster import ROSTER, build, cli_command, usable
-from edgedp.randomized_response import randomized_response
-from edgedp.sentences import split_sentences
+from edgedp.documents.splitting import split_sentences
 from edgedp.text import segment
+from edgedp.words.hamming import randomized_response
 
 TARGETS = {"words_per_s": 5000, "cold_start_s": 0.6}
 DOCUMENT_WORDS = (10, 30, 100, 300, 1000, 3000, 10000)

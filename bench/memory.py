@@ -27,7 +27,7 @@ from bench.datasets import bbc_documents
 from bench.harness import ChildRun, Report, figure, median_python, plot_lines, progress
 from bench.packs import GROWTH, ensure_pack, is_built, pack_bytes
 from bench.word_roster import ROSTER, cli_command, usable
-from edgedp.sentences import split_sentences
+from edgedp.documents.splitting import split_sentences
 
 TARGETS = {"words_peak_rss_mb": 120, "embed_peak_rss_mb": 300}
 WORD_LIBRARIES = "import numpy, faiss, tokenizers"

@@ -32,7 +32,7 @@ import edgedp
 from bench.harness import Report, figure, progress, ratio
 from bench.packs import ensure_pack, pack_bytes
 from bench.peers import PEERS, Peer, run_driver
-from edgedp.privacy import privacy_ratio
+from edgedp.evaluation.calibration import privacy_ratio
 
 EPSILON = 50.0
 WORDS, SLOW_WORDS, REPEATS = 200, 30, 3

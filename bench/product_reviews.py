@@ -22,7 +22,7 @@ Setup, as in the paper except where said:
   epsilon; on this pack the two differ by a few percent.)
 * Monte Carlo: every lexicon word is privatized ``SAMPLES`` times per setting (the channel f_M is
   estimated from the samples); ``*_ci`` are 95 % percentile intervals from bootstrapping each
-  word's samples (edgedp.empirical_privacy). The plug-in estimate of E_M is biased low: a
+  word's samples (edgedp.evaluation.empirical_privacy). The plug-in estimate of E_M is biased low: a
   finite-sample channel flatters the adversary (each resample even more so, which is why a
   percentile interval can lie below the estimate). The plots therefore show the estimate with the
   interval's half-width, and the ``samples`` table shows how E_M moves with the sample count.
@@ -43,8 +43,8 @@ import edgedp
 from bench.datasets import opinion_lexicon
 from bench.harness import Report, figure, progress
 from bench.packs import ensure_pack
-from edgedp.empirical_privacy import evaluate, sample_channel
-from edgedp.privacy import privacy_ratio
+from edgedp.evaluation.calibration import privacy_ratio
+from edgedp.evaluation.empirical_privacy import evaluate, sample_channel
 
 MADLIB_EPSILONS = (2.0, 4.0, 6.0, 8.0, 10.0, 13.0, 20.0)
 QUICK_EPSILONS = (5.0, 10.0)

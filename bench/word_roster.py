@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import edgedp
-from edgedp.privacy import equivalent_epsilon
+from edgedp.evaluation.calibration import equivalent_epsilon
 
 MADLIB_EPSILON = 10.0
 

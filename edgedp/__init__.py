@@ -7,37 +7,61 @@ Quick start::
     brr = edgedp.BRR(pack, epsilon=1.0)           # epsilon per bit: epsilon * Hamming metric DP
     brr.privatize("The patient was admitted with chest pain.")
 
-Every mechanism documents its guarantee in its docstring. Randomness comes from OS entropy unless a
-seed is given (tests only; a seed makes the output reproducible and NOT private).
+Every mechanism documents its guarantee in its docstring and returns it from ``guarantee()``.
+Randomness comes from OS entropy unless a seed is given (tests only; a seed makes the output
+reproducible and NOT private).
+
+The house: :mod:`edgedp.words` (word packs, Hamming and Euclidean spaces, the word mechanisms),
+:mod:`edgedp.documents` (sentence packs, the ONNX encoder, DeepCandidate and its baselines),
+:mod:`edgedp.adept` (the autoencoder rewriter), :mod:`edgedp.evaluation` (auditor, empirical
+privacy, calibration), :mod:`edgedp.cli`; on the floor below them the shared modules (errors,
+validation, randomness, noise, guarantee, mechanism, ledger, manifest, packs, text, native).
+Names are imported on first use, so ``import edgedp`` stays cheap and a word-only program never
+loads the sentence encoder's modules.
 """
 
-from edgedp.adept import ADePT
-from edgedp.autoencoder_pack import AutoencoderPack
-from edgedp.brr import BRR
-from edgedp.deepcandidate import CandidateRelease, DeepCandidate
-from edgedp.errors import (
-    AssetError,
-    BudgetError,
-    EdgedpError,
-    InputError,
-    NotPrivateWarning,
-    PrivacyParameterError,
-    RandomnessError,
-)
-from edgedp.madlib import Madlib
-from edgedp.mahalanobis import Mahalanobis
-from edgedp.mean_embedding import NonPrivateMean
-from edgedp.packs import list_packs, load_pack
-from edgedp.randomness import RandomSource
-from edgedp.sentence_pack import SentencePack
-from edgedp.threads import set_num_threads
-from edgedp.truncation import Truncation
-from edgedp.vickrey import GeneralizedVickrey, Vickrey
-from edgedp.word_level_embedding import WordLevelEmbedding
-from edgedp.word_mechanism import OOV_MASK, WordMechanism
-from edgedp.word_pack import WordPack
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
+
+#: Public name -> the module that defines it (imported on first access).
+_EXPORTS = {
+    "ADePT": "edgedp.adept.mechanism",
+    "AutoencoderPack": "edgedp.adept.pack",
+    "BRR": "edgedp.words.brr",
+    "CandidateRelease": "edgedp.documents.deepcandidate",
+    "DeepCandidate": "edgedp.documents.deepcandidate",
+    "AssetError": "edgedp.errors",
+    "BudgetError": "edgedp.errors",
+    "EdgedpError": "edgedp.errors",
+    "InputError": "edgedp.errors",
+    "NotPrivateWarning": "edgedp.errors",
+    "PrivacyParameterError": "edgedp.errors",
+    "RandomnessError": "edgedp.errors",
+    "GeneralizedVickrey": "edgedp.words.vickrey",
+    "Guarantee": "edgedp.guarantee",
+    "Madlib": "edgedp.words.madlib",
+    "Mahalanobis": "edgedp.words.mahalanobis",
+    "Mechanism": "edgedp.mechanism",
+    "NonPrivateMean": "edgedp.documents.baselines",
+    "OOV_MASK": "edgedp.words.mechanism",
+    "PrivacyLedger": "edgedp.ledger",
+    "RandomSource": "edgedp.randomness",
+    "SentenceMechanism": "edgedp.documents.mechanism",
+    "SentencePack": "edgedp.documents.pack",
+    "Truncation": "edgedp.documents.truncation",
+    "Vickrey": "edgedp.words.vickrey",
+    "WordLevelEmbedding": "edgedp.documents.baselines",
+    "WordMechanism": "edgedp.words.mechanism",
+    "WordPack": "edgedp.words.pack",
+    "equivalent_epsilon": "edgedp.evaluation.calibration",
+    "list_packs": "edgedp.packs",
+    "load_pack": "edgedp.packs",
+    "set_num_threads": "edgedp.native",
+}
 
 __all__ = [
     "BRR",
@@ -50,14 +74,18 @@ __all__ = [
     "DeepCandidate",
     "EdgedpError",
     "GeneralizedVickrey",
+    "Guarantee",
     "InputError",
     "Madlib",
     "Mahalanobis",
+    "Mechanism",
     "NonPrivateMean",
     "NotPrivateWarning",
+    "PrivacyLedger",
     "PrivacyParameterError",
     "RandomSource",
     "RandomnessError",
+    "SentenceMechanism",
     "SentencePack",
     "Truncation",
     "Vickrey",
@@ -65,7 +93,52 @@ __all__ = [
     "WordMechanism",
     "WordPack",
     "__version__",
+    "equivalent_epsilon",
     "list_packs",
     "load_pack",
     "set_num_threads",
 ]
+
+if TYPE_CHECKING:
+    from edgedp.adept.mechanism import ADePT
+    from edgedp.adept.pack import AutoencoderPack
+    from edgedp.documents.baselines import NonPrivateMean, WordLevelEmbedding
+    from edgedp.documents.deepcandidate import CandidateRelease, DeepCandidate
+    from edgedp.documents.mechanism import SentenceMechanism
+    from edgedp.documents.pack import SentencePack
+    from edgedp.documents.truncation import Truncation
+    from edgedp.errors import (
+        AssetError,
+        BudgetError,
+        EdgedpError,
+        InputError,
+        NotPrivateWarning,
+        PrivacyParameterError,
+        RandomnessError,
+    )
+    from edgedp.evaluation.calibration import equivalent_epsilon
+    from edgedp.guarantee import Guarantee
+    from edgedp.ledger import PrivacyLedger
+    from edgedp.mechanism import Mechanism
+    from edgedp.native import set_num_threads
+    from edgedp.packs import list_packs, load_pack
+    from edgedp.randomness import RandomSource
+    from edgedp.words.brr import BRR
+    from edgedp.words.madlib import Madlib
+    from edgedp.words.mahalanobis import Mahalanobis
+    from edgedp.words.mechanism import OOV_MASK, WordMechanism
+    from edgedp.words.pack import WordPack
+    from edgedp.words.vickrey import GeneralizedVickrey, Vickrey
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'edgedp' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # later lookups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__

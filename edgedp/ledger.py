@@ -15,7 +15,7 @@ no trace. Charge ids are primary keys: a charge can never be counted twice.
   privacy loss is at most epsilon * sum_i d(w_i, w'_i) <= n * epsilon * max d. Out-of-vocabulary slots
   are charged too (their replacement is input-independent, so this over-counts, never under-counts).
   Totals of mechanisms with different metrics are not comparable: use one ledger scope per metric or
-  convert with :func:`edgedp.privacy.equivalent_epsilon`.
+  convert with :func:`edgedp.evaluation.calibration.equivalent_epsilon`.
 * SentDP (DeepCandidate, Truncation): epsilon per document released (any one sentence protected).
 * ADePT: epsilon (and delta) per sentence rewritten; a document of s sentences costs s * epsilon.
 """

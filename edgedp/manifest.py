@@ -27,13 +27,8 @@ from edgedp.errors import AssetError
 FORMAT = "edgedp-pack"
 FORMAT_VERSION = 1
 MANIFEST_NAME = "manifest.json"
-#: Pack kinds and the loader of each (module:function), imported when a pack of that kind is loaded.
-PACK_LOADERS = {
-    "words": "edgedp.word_pack:load_word_pack",
-    "sentences": "edgedp.sentence_pack:load_sentence_pack",
-    "autoencoder": "edgedp.autoencoder_pack:load_autoencoder_pack",
-}
-PACK_KINDS = tuple(PACK_LOADERS)
+#: The pack kinds this edgedp reads (:mod:`edgedp.packs` has the loader of each).
+PACK_KINDS = ("words", "sentences", "autoencoder")
 _MAX_MANIFEST_BYTES = 1 << 20
 _SAFE_FILE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 _SHA256_HEX = re.compile(r"^[0-9a-f]{64}$")

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from edgedp.adept import ADePT
-from edgedp.brr import BRR
-from edgedp.madlib import Madlib
-from edgedp.mahalanobis import Mahalanobis
-from edgedp.vickrey import GeneralizedVickrey, Vickrey
-from edgedp.word_mechanism import WordMechanism
+from edgedp.adept.mechanism import ADePT
+from edgedp.words.brr import BRR
+from edgedp.words.madlib import Madlib
+from edgedp.words.mahalanobis import Mahalanobis
+from edgedp.words.mechanism import WordMechanism
+from edgedp.words.vickrey import GeneralizedVickrey, Vickrey
 
 WORD_MECHANISMS: dict[str, type[WordMechanism]] = {
     cls.name: cls for cls in (BRR, Madlib, Mahalanobis, Vickrey, GeneralizedVickrey)

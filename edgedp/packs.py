@@ -11,16 +11,21 @@ directories) adds places where ``edgedp packs list`` and name lookups search.
 
 from __future__ import annotations
 
-import importlib
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol, TypeAlias, overload
 
+from edgedp.adept.pack import AutoencoderPack, load_autoencoder_pack
+from edgedp.documents.pack import SentencePack, load_sentence_pack
 from edgedp.errors import AssetError
-from edgedp.manifest import MANIFEST_NAME, PACK_LOADERS, Manifest, read_manifest
+from edgedp.manifest import MANIFEST_NAME, Manifest, read_manifest
+from edgedp.words.pack import WordPack, load_word_pack
 
 DEFAULT_WORD_PACK = "words-small"
+DEFAULT_SENTENCE_PACK = "sentences-bbc"
+DEFAULT_AUTOENCODER_PACK = "adept-bbc"
 #: SHA-256 of the manifest of every bundled pack. The manifest lists the SHA-256 of every file, so
 #: this pins the whole pack: a bundled pack rewritten consistently (files and manifest) still fails.
 #: Rebuilding a bundled pack means updating its pin (tests/test_packs.py checks they agree).
@@ -28,6 +33,16 @@ BUNDLED_MANIFEST_SHA256 = {
     "words-small": "0a2d6ac608d494798995134c7c35213e6196b0e2f89b487e711031e4700c329f",
     "sentences-bbc": "549f1812fa8d52c1313c5dde8df98fe4d2d114575be5e9516c2d487ebb4dbcba",
     "adept-bbc": "121e99f35570fda5e8d4feeec6d05ad69e29191041ce61065031e4af87549819",
+}
+
+
+PackKind: TypeAlias = Literal["words", "sentences", "autoencoder"]
+PackRef: TypeAlias = str | os.PathLike[str]
+AnyPack: TypeAlias = WordPack | SentencePack | AutoencoderPack
+_LOADERS: dict[str, Callable[[Manifest], AnyPack]] = {
+    "words": load_word_pack,
+    "sentences": load_sentence_pack,
+    "autoencoder": load_autoencoder_pack,
 }
 
 
@@ -126,22 +141,66 @@ def _bundled_pin(directory: Path) -> str | None:
     return BUNDLED_MANIFEST_SHA256[directory.name]
 
 
+@overload
 def load_pack(
-    path: str | os.PathLike[str] | None = None,
+    path: None = None,
     *,
+    kind: Literal["words"] | None = None,
     verify: bool = True,
     expected_digest: str | None = None,
-) -> Pack:
+) -> WordPack: ...
+@overload
+def load_pack(
+    path: PackRef,
+    *,
+    kind: Literal["words"],
+    verify: bool = True,
+    expected_digest: str | None = None,
+) -> WordPack: ...
+@overload
+def load_pack(
+    path: PackRef,
+    *,
+    kind: Literal["sentences"],
+    verify: bool = True,
+    expected_digest: str | None = None,
+) -> SentencePack: ...
+@overload
+def load_pack(
+    path: PackRef,
+    *,
+    kind: Literal["autoencoder"],
+    verify: bool = True,
+    expected_digest: str | None = None,
+) -> AutoencoderPack: ...
+@overload
+def load_pack(
+    path: PackRef, *, kind: None = None, verify: bool = True, expected_digest: str | None = None
+) -> AnyPack: ...
+def load_pack(
+    path: PackRef | None = None,
+    *,
+    kind: PackKind | None = None,
+    verify: bool = True,
+    expected_digest: str | None = None,
+) -> AnyPack:
     """Load an asset pack, verifying it first.
 
     ``path`` is a pack directory, the name of a bundled pack, or ``None`` for the default word pack.
-    With ``verify=True`` (the default) every file's SHA-256 is checked; ``verify=False`` checks sizes
-    only and is meant for packs on storage you control. ``expected_digest`` pins the SHA-256 of the
-    pack's manifest (and so of every file); bundled packs are always pinned. Raises
-    :class:`AssetError` on any problem.
+    ``kind`` (``"words"``, ``"sentences"``, ``"autoencoder"``) requires a pack of that kind (an
+    :class:`AssetError` otherwise) and tells type checkers what is returned. With ``verify=True``
+    (the default) every file's SHA-256 is checked; ``verify=False`` checks sizes only and is meant
+    for packs on storage you control. ``expected_digest`` pins the SHA-256 of the pack's manifest
+    (and so of every file); bundled packs are always pinned. Raises :class:`AssetError` on any
+    problem.
     """
     directory = resolve_pack_path(path)
     manifest = read_manifest(directory)
+    if kind is not None and manifest.kind != kind:
+        raise AssetError(
+            f"pack {manifest.name} ({directory}) is a {manifest.kind} pack; a {kind} pack is "
+            "needed here"
+        )
     pin = expected_digest or _bundled_pin(directory)
     if pin is not None and manifest.digest != pin:
         raise AssetError(
@@ -149,6 +208,4 @@ def load_pack(
             "(a different or modified pack); reinstall edgedp for a bundled pack"
         )
     manifest.verify(checksums=verify)
-    module_name, function_name = PACK_LOADERS[manifest.kind].split(":")
-    loader = getattr(importlib.import_module(module_name), function_name)
-    return loader(manifest)
+    return _LOADERS[manifest.kind](manifest)

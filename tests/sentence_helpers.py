@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import edgedp
-from edgedp.tukey import CandidateDepth
+from edgedp.documents.tukey import CandidateDepth
 
 BUNDLED_SENTENCE_PACK = "sentences-bbc"
 

@@ -20,9 +20,9 @@ from edgedp_export.reconstruction import (
 from scipy import stats
 
 import edgedp
-from edgedp.adept import ADePT, clip_to_l2_ball, privatize_lines
-from edgedp.autoencoder import SentenceAutoencoder
-from edgedp.autoencoder_pack import BOS_ID, PAD_ID, UNK_ID
+from edgedp.adept.autoencoder import SentenceAutoencoder
+from edgedp.adept.mechanism import ADePT, clip_to_l2_ball, privatize_lines
+from edgedp.adept.pack import BOS_ID, PAD_ID, UNK_ID
 from edgedp.errors import InputError, PrivacyParameterError
 from edgedp.noise import analytic_gaussian_sigma, l2_ball_laplace_scale
 

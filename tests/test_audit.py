@@ -25,21 +25,26 @@ from helpers import all_codes, write_vector_file, write_word_pack
 from scipy import stats
 
 import edgedp
-import edgedp.adept
-import edgedp.deepcandidate
-import edgedp.euclidean
-import edgedp.randomized_response
-import edgedp.truncation
-from edgedp.audit import AuditResult, audit_pair, clopper_pearson, regularized_incomplete_beta
-from edgedp.deepcandidate import DeepCandidate
+import edgedp.adept.mechanism
+import edgedp.documents.deepcandidate
+import edgedp.documents.truncation
+import edgedp.words.euclidean
+import edgedp.words.hamming
+from edgedp.documents.deepcandidate import DeepCandidate
+from edgedp.documents.mechanism import sentence_embeddings
+from edgedp.evaluation.audit import (
+    AuditResult,
+    audit_pair,
+    clopper_pearson,
+    regularized_incomplete_beta,
+)
 from edgedp.noise import (
     exponential_mechanism_coefficient,
     laplace_scale,
     multivariate_laplace_radius_scale,
     rr_flip_threshold,
 )
-from edgedp.randomized_response import randomized_response
-from edgedp.sentence_mechanism import sentence_embeddings
+from edgedp.words.hamming import randomized_response
 
 # EDGEDP_AUDIT_SAMPLES raises N for the trust report (python -m bench trust); the tests use 200k.
 N = int(os.environ.get("EDGEDP_AUDIT_SAMPLES", "200000"))
@@ -52,7 +57,7 @@ def record_audits(request, monkeypatch):
     if REPORT is None:
         yield
         return
-    import edgedp.audit as audit_module
+    import edgedp.evaluation.audit as audit_module
 
     def recording(*args, **kwargs):
         result = audit_module.audit_pair(*args, **kwargs)
@@ -135,7 +140,7 @@ def test_randomized_response_passes(seeded):
 def test_wrong_flip_probability_is_caught(seeded, monkeypatch):
     # the bug: the flip threshold of 2 epsilon, i.e. flip probability 1 / (1 + e^(2 epsilon))
     monkeypatch.setattr(
-        edgedp.randomized_response,
+        edgedp.words.hamming,
         "rr_flip_threshold",
         lambda epsilon: rr_flip_threshold(2 * epsilon),
     )
@@ -210,7 +215,7 @@ def test_madlib_passes_and_is_nearly_tight(line_pack, seeded):
 def test_madlib_with_too_little_noise_is_caught(line_pack, seeded, monkeypatch):
     # the bug: the Gamma radius scale of 2 epsilon (half the noise)
     monkeypatch.setattr(
-        edgedp.euclidean,
+        edgedp.words.euclidean,
         "multivariate_laplace_radius_scale",
         lambda epsilon: multivariate_laplace_radius_scale(2 * epsilon),
     )
@@ -250,7 +255,7 @@ class _ExcludingVickrey(edgedp.Vickrey):
         order = np.argsort(~keep, axis=1, kind="stable")[:, :2]
         rows = np.arange(len(ids))[:, None]
         chosen_ids, chosen_distances = ids[rows, order], distances[rows, order]
-        from edgedp.vickrey import choose_first_or_second
+        from edgedp.words.vickrey import choose_first_or_second
 
         return choose_first_or_second(chosen_ids, chosen_distances, self.t, self.rng)
 
@@ -389,7 +394,7 @@ def test_deepcandidate_with_epsilon_instead_of_half_is_caught(
     sentence_pack, recoded, seeded, monkeypatch
 ):
     monkeypatch.setattr(
-        edgedp.deepcandidate,
+        edgedp.documents.deepcandidate,
         "exponential_mechanism_coefficient",
         lambda epsilon, sensitivity: epsilon / sensitivity,
     )
@@ -406,7 +411,7 @@ def test_deepcandidate_with_epsilon_instead_of_half_is_caught(
 def test_truncation(sentence_pack, seeded, monkeypatch, broken):
     if broken:  # the sensitivity of one coordinate (the mean box width), not of the L1 norm
         monkeypatch.setattr(
-            edgedp.truncation,
+            edgedp.documents.truncation,
             "laplace_scale",
             lambda sensitivity, epsilon: laplace_scale(sensitivity / sentence_pack.dims, epsilon),
         )
@@ -450,7 +455,7 @@ def adept_sampler(mechanism: edgedp.ADePT, sentence: str):
 def test_adept_release_on_opposite_corners_of_the_l2_ball(seeded, monkeypatch, broken):
     if broken:  # the ADePT paper's scale 2C / epsilon, without sqrt(d)
         monkeypatch.setattr(
-            edgedp.adept,
+            edgedp.adept.mechanism,
             "l2_ball_laplace_scale",
             lambda radius, dims, epsilon: laplace_scale(2 * radius, epsilon),
         )

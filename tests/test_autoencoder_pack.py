@@ -9,8 +9,8 @@ import pytest
 from edgedp_export.pack_writer import lines_writer, write_pack
 
 import edgedp
-from edgedp.autoencoder import SentenceAutoencoder
-from edgedp.autoencoder_pack import SPECIAL_TOKENS, UNK_ID, label_token, wordpiece_tokenizer
+from edgedp.adept.autoencoder import SentenceAutoencoder
+from edgedp.adept.pack import SPECIAL_TOKENS, UNK_ID, label_token, wordpiece_tokenizer
 from edgedp.errors import AssetError, InputError
 
 WORDS = ["the", "cat", "sat", "on", "mat", ".", ",", "##s", "c", "##a", "##t", "z", "##o"]

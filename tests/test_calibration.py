@@ -7,7 +7,7 @@ import pytest
 from edgedp_export.calibration import hamming_statistics
 from scipy.spatial.distance import pdist
 
-from edgedp.privacy import exact_pairwise_statistics, sampled_pairwise_statistics
+from edgedp.evaluation.calibration import exact_pairwise_statistics, sampled_pairwise_statistics
 from edgedp.randomness import RandomSource
 
 

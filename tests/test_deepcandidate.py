@@ -11,7 +11,7 @@ from scipy import stats
 from sentence_helpers import unit_rows, with_candidates
 
 import edgedp
-from edgedp.deepcandidate import selection_probabilities
+from edgedp.documents.deepcandidate import selection_probabilities
 from edgedp.errors import InputError, PrivacyParameterError
 
 SPORT_TEXT = (
@@ -123,7 +123,7 @@ def test_release_on_real_text(sentence_pack, seeded):
     assert all(row.tolist() in sentence_pack.candidates.tolist() for row in batch)
     assert not mechanism.is_private  # seeded
     recoded_mean = mechanism.non_private_mean(SPORT_TEXT)
-    sentences = edgedp.sentences.split_sentences(SPORT_TEXT)
+    sentences = edgedp.documents.splitting.split_sentences(SPORT_TEXT)
     expected = sentence_pack.recoder.recode(sentence_pack.encoder.encode(sentences)).mean(axis=0)
     np.testing.assert_allclose(recoded_mean, expected, rtol=1e-5, atol=1e-6)
 
@@ -131,7 +131,7 @@ def test_release_on_real_text(sentence_pack, seeded):
 def test_deep_candidates_are_relevant(sentence_pack):
     # Exact probabilities, no sampling: most of the mass falls on sport articles at epsilon 30.
     mechanism = edgedp.DeepCandidate(sentence_pack, epsilon=30.0)
-    sentences = edgedp.sentences.split_sentences(SPORT_TEXT)
+    sentences = edgedp.documents.splitting.split_sentences(SPORT_TEXT)
     recoded = sentence_pack.recoder.recode(sentence_pack.encoder.encode(sentences))
     probabilities = mechanism.probabilities(recoded)
     sport = np.array([source.startswith("sport") for source in sentence_pack.candidate_sources])

@@ -7,7 +7,8 @@ import pytest
 from helpers import all_codes, brr_exact_distribution, write_word_pack
 
 import edgedp
-from edgedp.empirical_privacy import (
+from edgedp.errors import InputError
+from edgedp.evaluation.empirical_privacy import (
     Channel,
     evaluate,
     inference_errors,
@@ -15,7 +16,6 @@ from edgedp.empirical_privacy import (
     select_parameters,
     utility_loss,
 )
-from edgedp.errors import InputError
 from edgedp.noise import rr_flip_threshold
 
 # Two input words, three outputs. f(.|0) = (0.5, 0.5, 0), f(.|1) = (0.25, 0, 0.75), prior (0.6, 0.4).

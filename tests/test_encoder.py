@@ -11,7 +11,7 @@ import sys
 import numpy as np
 import pytest
 
-from edgedp.encoder import SentenceEncoder, mean_pool_normalize
+from edgedp.documents.encoder import SentenceEncoder, mean_pool_normalize
 from edgedp.errors import AssetError, InputError
 
 

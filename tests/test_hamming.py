@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from edgedp.errors import InputError
-from edgedp.hamming import HammingIndex
+from edgedp.words.hamming import HammingIndex
 
 
 def oracle_distances(queries: np.ndarray, codes: np.ndarray) -> np.ndarray:

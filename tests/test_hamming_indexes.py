@@ -13,7 +13,7 @@ from helpers import hamming_distances, write_vector_file
 
 import edgedp
 from edgedp.errors import AssetError
-from edgedp.randomized_response import randomized_response
+from edgedp.words.hamming import randomized_response
 
 
 @pytest.fixture(scope="module", params=["hnsw", "ivf"])

@@ -10,7 +10,7 @@ from scipy import stats
 
 import edgedp
 from edgedp.errors import AssetError, PrivacyParameterError
-from edgedp.euclidean import multivariate_laplace
+from edgedp.words.euclidean import multivariate_laplace
 
 
 @pytest.mark.parametrize(("dims", "epsilon"), [(2, 1.0), (16, 5.0), (50, 10.0)])

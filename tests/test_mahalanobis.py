@@ -7,7 +7,7 @@ import pytest
 from scipy import stats
 
 import edgedp
-from edgedp.mahalanobis import regularized_covariance, symmetric_square_root
+from edgedp.words.mahalanobis import regularized_covariance, symmetric_square_root
 
 
 def noise_of(mechanism, count: int) -> np.ndarray:

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import edgedp
-from edgedp.parallel import privatize_parallel
+from edgedp.words.parallel import privatize_parallel
 
 TEXTS = [f"the {word} sat on the mat number {i}" for i, word in enumerate(["cat", "dog"] * 30)]
 

@@ -12,7 +12,7 @@ from scipy import stats
 
 from edgedp.errors import InputError
 from edgedp.noise import rr_flip_threshold, rr_realised_epsilon
-from edgedp.randomized_response import flip_mask, randomized_response
+from edgedp.words.hamming import flip_mask, randomized_response
 
 
 @pytest.mark.parametrize("epsilon", [0.1, 0.5, 1.0, 2.0, 4.0, 8.0])

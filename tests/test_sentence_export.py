@@ -22,7 +22,7 @@ from edgedp_export import corpus, recoder, sbert_onnx
 from edgedp_export.cli import main as export_main
 
 import edgedp
-from edgedp.encoder import SentenceEncoder
+from edgedp.documents.encoder import SentenceEncoder
 from edgedp.errors import InputError
 
 TOPICS = {

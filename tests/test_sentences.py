@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from edgedp.documents.splitting import split_sentences
 from edgedp.errors import InputError
-from edgedp.sentences import split_sentences
 
 CASES = [
     (

@@ -7,7 +7,7 @@ import tracemalloc
 import pytest
 
 import edgedp
-from edgedp.streaming import MAX_TOKEN_CHARS, privatize_stream
+from edgedp.words.streaming import MAX_TOKEN_CHARS, privatize_stream
 
 
 @pytest.fixture(scope="module")

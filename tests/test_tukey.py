@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sentence_helpers import unit_rows
 
+from edgedp.documents.tukey import CandidateDepth, approximate_tukey_depth
 from edgedp.errors import InputError
-from edgedp.tukey import CandidateDepth, approximate_tukey_depth
 
 
 def brute_force_depth(points: np.ndarray, candidates: np.ndarray, projections: np.ndarray):

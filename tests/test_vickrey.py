@@ -14,7 +14,7 @@ from scipy import stats
 import edgedp
 from edgedp.errors import InputError, PrivacyParameterError
 from edgedp.noise import rr_flip_threshold
-from edgedp.vickrey import choose_by_weights, choose_first_or_second, first_choice_probability
+from edgedp.words.vickrey import choose_by_weights, choose_first_or_second, first_choice_probability
 
 
 @pytest.mark.parametrize("t", [0.0, 0.25, 0.5, 0.75, 1.0])

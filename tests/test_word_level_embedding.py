@@ -34,7 +34,7 @@ def test_non_private_mean_is_labelled(sentence_pack):
     with pytest.warns(edgedp.NotPrivateWarning, match="NOT differentially private"):
         mean = edgedp.NonPrivateMean(sentence_pack)
     assert not mean.is_private and "NOT PRIVATE" in repr(mean)
-    sentences = edgedp.sentences.split_sentences(TEXT)
+    sentences = edgedp.documents.splitting.split_sentences(TEXT)
     np.testing.assert_allclose(
         mean.embed(TEXT), sentence_pack.encoder.encode(sentences).mean(axis=0), rtol=1e-5, atol=1e-6
     )

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from edgedp.autoencoder_pack import CELLS
+from edgedp.adept.pack import CELLS
 from edgedp.errors import DependencyError, InputError
 from edgedp_export.corpus import add_corpus_arguments, corpus_from_arguments
 

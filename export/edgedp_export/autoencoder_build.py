@@ -1,7 +1,7 @@
 """Building an ``autoencoder`` pack: sentences, vocabulary, training, ONNX export, checks, writing.
 
 Steps: public documents (their train and validation splits, see :mod:`edgedp_export.corpus`) ->
-sentences (:func:`edgedp.sentences.split_sentences`) -> the subword vocabulary
+sentences (:func:`edgedp.documents.splitting.split_sentences`) -> the subword vocabulary
 (:mod:`edgedp_export.subword_vocabulary`) -> training with latent clipping at C
 (:mod:`edgedp_export.autoencoder_training`) -> ONNX encoder and decoder step, checked against torch
 (:mod:`edgedp_export.autoencoder_onnx`) -> reconstruction statistics measured through the edgedp
@@ -21,8 +21,8 @@ import torch
 from tqdm import tqdm
 
 import edgedp
-from edgedp.autoencoder import SentenceAutoencoder
-from edgedp.autoencoder_pack import (
+from edgedp.adept.autoencoder import SentenceAutoencoder
+from edgedp.adept.pack import (
     BOS_ID,
     EOS_ID,
     PAD_ID,
@@ -31,8 +31,8 @@ from edgedp.autoencoder_pack import (
     AutoencoderPack,
     wordpiece_tokenizer,
 )
+from edgedp.documents.splitting import split_sentences
 from edgedp.errors import InputError
-from edgedp.sentences import split_sentences
 from edgedp_export.adept import AdeptConfig
 from edgedp_export.autoencoder_onnx import check_parity, export_onnx
 from edgedp_export.autoencoder_training import (
@@ -202,7 +202,7 @@ def build_autoencoder_pack(
             "size": len(tokens),
             "labels": labels,
             "special_tokens": list(SPECIAL_TOKENS),
-            "tokenizer": "BERT uncased WordPiece (edgedp.autoencoder_pack.wordpiece_tokenizer)",
+            "tokenizer": "BERT uncased WordPiece (edgedp.adept.pack.wordpiece_tokenizer)",
             "selection": vocabulary.provenance,
         },
         "model": {

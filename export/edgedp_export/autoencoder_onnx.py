@@ -1,7 +1,7 @@
 """Exporting the trained autoencoder to ONNX (encoder + one decoder step) and checking the export.
 
 Both graphs are exported with the dynamo exporter (opset 18) with dynamic batch (and, for the
-encoder, sequence) axes; the input and output names are those :mod:`edgedp.autoencoder` expects.
+encoder, sequence) axes; the input and output names are those :mod:`edgedp.adept.autoencoder` expects.
 :func:`check_parity` runs the exported graphs with onnxruntime against torch on real sentences: the
 encoder's latents and the decoder's teacher-forced log-probabilities, step by step.
 """
@@ -15,7 +15,7 @@ import numpy as np
 import onnxruntime
 import torch
 
-from edgedp.autoencoder import DECODER_STEP_IO, ENCODER_IO
+from edgedp.adept.autoencoder import DECODER_STEP_IO, ENCODER_IO
 from edgedp.errors import InputError
 from edgedp_export.autoencoder_training import Batch
 from edgedp_export.onnx_export import export_onnx as export_graph

@@ -8,11 +8,11 @@ over all n(n-1)/2 pairs:
   bit b is set (each bit contributes to exactly the pairs that differ in it). O(n * bits).
 * Hamming maximum: bits minus the smallest distance between a code and the *complement* of another
   code (d(a, b) = bits - d(a, ~b)), i.e. one exact nearest-neighbour search of the complements.
-* Euclidean: :func:`edgedp.privacy.exact_pairwise_statistics`, all pairs in blocks through
+* Euclidean: :func:`edgedp.evaluation.calibration.exact_pairwise_statistics`, all pairs in blocks through
   ||x||^2 + ||y||^2 - 2 x.y in float64, with sums accumulated in float64. O(n^2 d): used up to
   EXACT_PAIRWISE_LIMIT words (see words.py); larger vocabularies use
-  :func:`edgedp.privacy.sampled_pairwise_statistics` (sampled average with a confidence interval,
-  maximum by exhaustive search).
+  :func:`edgedp.evaluation.calibration.sampled_pairwise_statistics` (sampled average with a
+  confidence interval, maximum by exhaustive search).
 """
 
 from __future__ import annotations

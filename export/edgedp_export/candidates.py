@@ -22,9 +22,9 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
+from edgedp.documents.tukey import CandidateDepth
 from edgedp.errors import InputError
 from edgedp.noise import exponential_mechanism_coefficient
-from edgedp.tukey import CandidateDepth
 
 PROJECTION_GRID = (10, 20, 30, 50, 75, 100)
 EPSILON_GRID = (1.0, 3.0, 6.0, 10.0, 23.0, 30.0)

@@ -14,10 +14,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from edgedp.adept import clip_to_l2_ball
-from edgedp.autoencoder import SentenceAutoencoder
-from edgedp.autoencoder_pack import AutoencoderPack
-from edgedp.sentences import split_sentences
+from edgedp.adept.autoencoder import SentenceAutoencoder
+from edgedp.adept.mechanism import clip_to_l2_ball
+from edgedp.adept.pack import AutoencoderPack
+from edgedp.documents.splitting import split_sentences
 from edgedp_export.corpus import bbc_news
 
 

@@ -28,9 +28,9 @@ import numpy as np
 from tqdm import tqdm
 
 import edgedp_export
-from edgedp.encoder import Recoder, SentenceEncoder
+from edgedp.documents.encoder import Recoder, SentenceEncoder
+from edgedp.documents.splitting import split_sentences
 from edgedp.errors import InputError
-from edgedp.sentences import split_sentences
 from edgedp_export.candidates import (
     EPSILON_GRID,
     PROJECTION_GRID,

@@ -18,7 +18,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from edgedp.autoencoder_pack import CELLS
+from edgedp.adept.pack import CELLS
 
 
 def clip_to_ball(latent: torch.Tensor, radius: float) -> torch.Tensor:

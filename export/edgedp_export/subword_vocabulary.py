@@ -20,7 +20,7 @@ from typing import Any
 
 from tqdm import tqdm
 
-from edgedp.autoencoder_pack import SPECIAL_TOKENS, label_token
+from edgedp.adept.pack import SPECIAL_TOKENS, label_token
 from edgedp.errors import InputError
 from edgedp.manifest import sha256_file
 

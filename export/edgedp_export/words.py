@@ -19,7 +19,7 @@ from tqdm import tqdm
 
 import edgedp_export
 from edgedp.errors import InputError
-from edgedp.privacy import exact_pairwise_statistics, sampled_pairwise_statistics
+from edgedp.evaluation.calibration import exact_pairwise_statistics, sampled_pairwise_statistics
 from edgedp.randomness import RandomSource
 from edgedp.text import normalize_word, segment
 from edgedp_export.binarize import METHODS, binarize

@@ -13,10 +13,10 @@ import atheris
 
 with atheris.instrument_imports():
     import edgedp
-    from edgedp.commands.privatize import read_pieces
+    from edgedp.cli.privatize import read_pieces
     from edgedp.errors import InputError
-    from edgedp.streaming import privatize_stream
     from edgedp.text import PASS_THROUGH_PUNCTUATION, segment
+    from edgedp.words.streaming import privatize_stream
 
 PACK = edgedp.load_pack()
 MECHANISMS = [

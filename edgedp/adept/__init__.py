@@ -1,0 +1,1 @@
+"""ADePT: sentence rewriting through a clipped, noised autoencoder latent (pack, model, decoding)."""

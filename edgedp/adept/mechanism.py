@@ -1,0 +1,304 @@
+"""ADePT (Krishna, Gupta and Dupuy, 2021): rewrite each sentence through a noisy autoencoder latent.
+
+For a sentence u the mechanism computes the latent z = Enc(u) of the pack's encoder, clips it into the
+L2 ball of radius C (z <- z * min(1, C / ||z||_2)), adds noise calibrated to that ball, and decodes a
+new sentence from the noisy latent with the pack's decoder. Only the noisy latent depends on u;
+decoding it is post-processing.
+
+**Calibration (corrected).** Any two clipped latents differ by at most 2C in L2 norm and at most
+2C*sqrt(d) in L1 norm (d = ``pack.latent_dims``). Laplace noise therefore needs scale
+2C*sqrt(d)/epsilon per coordinate (:func:`edgedp.noise.l2_ball_laplace_scale`). The paper's proof
+uses 2C as the L1 sensitivity (scale 2C/epsilon), which is sqrt(d) times too little noise: its
+"epsilon-DP" transformation is only (sqrt(d) * epsilon)-DP (Habernal, "When differential privacy
+meets NLP: the devil is in the detail", EMNLP 2021). edgedp does not offer that calibration. Gaussian
+noise uses the L2 sensitivity 2C and the analytic Gaussian mechanism of Balle and Wang (2018)
+(:func:`edgedp.noise.analytic_gaussian_sigma`), valid for every epsilon.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Iterator, Sequence
+
+import numpy as np
+
+from edgedp.adept.autoencoder import SentenceAutoencoder
+from edgedp.adept.pack import AutoencoderPack
+from edgedp.documents.splitting import split_sentences
+from edgedp.errors import InputError, PrivacyParameterError
+from edgedp.noise import analytic_gaussian_sigma, l2_ball_laplace_scale
+from edgedp.randomness import RandomSource, resolve_rng
+from edgedp.text import MAX_TEXT_CHARS, check_text
+from edgedp.validation import check_choice, check_delta, check_epsilon, check_positive_int
+
+NOISES = ("laplace", "gaussian")
+DEFAULT_PACK = "adept-bbc"
+#: Clipping aims this far inside the ball so that float rounding can never leave it (see below).
+_CLIP_MARGIN = 1.0 - 2.0**-30
+#: Characters of input gathered per batch by :func:`privatize_lines`.
+LINE_BATCH_CHARS = 1 << 13
+
+
+def clip_to_l2_ball(latents: np.ndarray, radius: float) -> np.ndarray:
+    """Rows scaled by min(1, C / ||row||_2), guaranteed inside the L2 ball of radius C.
+
+    The scaling aims at C * (1 - 2**-30): the float64 norm, division and products are off by far
+    less than that (a few units of 2**-53 per coordinate), so the exact norm of every returned row
+    is <= C. A row that is not finite (never produced by a sound encoder) becomes the zero vector,
+    which is inside the ball, so the sensitivity bound holds for every input.
+    """
+    rows = np.asarray(latents, dtype=np.float64)
+    if rows.ndim != 2:
+        raise InputError(f"latents must be 2-D, got shape {rows.shape}")
+    finite = np.isfinite(rows).all(axis=1)
+    rows = np.where(finite[:, None], rows, 0.0)
+    # Norms via rows divided by their largest magnitude, so huge rows cannot overflow.
+    peaks = np.abs(rows).max(axis=1, initial=0.0)
+    peaks = np.where(peaks > 0.0, peaks, 1.0)
+    units = rows / peaks[:, None]
+    unit_norms = np.linalg.norm(units, axis=1)
+    target = radius * _CLIP_MARGIN
+    outside = unit_norms > target / peaks
+    clipped = rows.copy()
+    clipped[outside] = units[outside] * (target / unit_norms[outside])[:, None]
+    return clipped
+
+
+def project_to_sphere(latents: np.ndarray, radius: float) -> np.ndarray:
+    """Rows rescaled to L2 norm ``radius`` (zero rows stay zero): post-processing of a release.
+
+    Every training latent of a pack lies on the sphere of radius C (the encoder's outputs are longer
+    than C and clipping shortens them), while noise lengthens the released vector; decoding its
+    direction keeps the decoder on the inputs it was trained on (measured in bench/adept.py: at
+    epsilon = 30 the raw noisy latents decode to 48-token gibberish, the rescaled ones to sentences).
+    """
+    rows = np.asarray(latents, dtype=np.float64)
+    norms = np.linalg.norm(rows, axis=1, keepdims=True)
+    return np.where(norms > 0.0, rows * (radius / np.where(norms > 0.0, norms, 1.0)), 0.0)
+
+
+class ADePT:
+    """Sentence rewriting with local differential privacy for each sentence.
+
+    **Guarantee.** Each sentence is protected against *any other sentence*: for every two sentences
+    u, u' (any content, any length) and every set S of outputs,
+    Pr[ADePT(u) in S] <= e^epsilon Pr[ADePT(u') in S] (+ delta with Gaussian noise). With
+    ``noise="laplace"`` this is pure epsilon-DP (scale 2C*sqrt(d)/epsilon per coordinate); with
+    ``noise="gaussian"`` it is (epsilon, delta)-DP (sigma of the analytic Gaussian mechanism for L2
+    sensitivity 2C). The released value is the noisy latent (:meth:`noisy_latents`); the text is
+    decoded from it alone, so rescaling it to norm C, beam search, repetition blocking and the
+    fixed length limit are post-processing. The output length does not depend on the input length
+    (decoding stops at the end token or at ``max_tokens``, a constant).
+
+    **Documents.** ``privatize`` splits text into sentences
+    (:func:`edgedp.documents.splitting.split_sentences`) and privatizes each independently: a
+    document of n sentences gets (n * epsilon, n * delta) by basic composition against any other
+    document of n sentences; changing one sentence costs epsilon (and delta). Released besides: the
+    number of sentences in each line and the line layout (one output line per input line, blank
+    lines stay blank). Output text is lower case WordPiece text drawn only from the pack's public
+    vocabulary: no input token is ever copied.
+
+    epsilon is per sentence and must be large for readable output: with the bundled pack (C = 1,
+    d = 32) the Laplace noise has expected L2 norm ~ 2*sqrt(2)*d/epsilon = 90/epsilon times the
+    latent's, so epsilon below ~50 gives sentences unrelated to the input (see bench/adept.py).
+    Floating-point noise is sampled from 53-bit uniforms; like every float implementation of the
+    Laplace and Gaussian mechanisms it does not defend against attacks on the low-order bits of the
+    released latent (Mironov 2012), which ADePT never releases as numbers unless you call
+    :meth:`noisy_latents`.
+
+    Parameters: ``pack`` an autoencoder pack (``edgedp.load_pack("adept-bbc")``); ``epsilon`` > 0
+    per sentence; ``delta`` in (0, 1), required with Gaussian noise and refused with Laplace noise;
+    ``noise`` ``"laplace"`` or ``"gaussian"``; ``rng`` ``None`` for OS entropy (private) or an int
+    seed (tests only, warns); ``beam_width`` >= 1 (1: greedy); ``no_repeat_ngram`` (3; 0 turns the
+    repetition blocking of :mod:`edgedp.adept.decoding` off); ``max_tokens`` (the pack's limit by default).
+    """
+
+    name = "adept"
+
+    def __init__(
+        self,
+        pack: AutoencoderPack,
+        *,
+        epsilon: float,
+        delta: float | None = None,
+        noise: str = "laplace",
+        rng: RandomSource | int | None = None,
+        beam_width: int = 1,
+        no_repeat_ngram: int = 3,
+        max_tokens: int | None = None,
+    ) -> None:
+        if not isinstance(pack, AutoencoderPack):
+            raise InputError(
+                f"ADePT needs an autoencoder pack (edgedp.load_pack({DEFAULT_PACK!r})), got "
+                f"{type(pack).__name__}"
+            )
+        self.pack = pack
+        self.epsilon = check_epsilon(epsilon)
+        self.noise = check_choice(noise, "noise", NOISES)
+        if self.noise == "laplace":
+            if delta is not None:
+                raise PrivacyParameterError(
+                    "Laplace noise gives pure epsilon-DP: leave delta out, or use noise='gaussian'"
+                )
+            self.delta = None
+            self.noise_scale = l2_ball_laplace_scale(pack.clip_norm, pack.latent_dims, epsilon)
+        else:
+            if delta is None:
+                raise PrivacyParameterError("Gaussian noise needs delta in (0, 1), e.g. 1e-6")
+            self.delta = check_delta(delta)
+            self.noise_scale = analytic_gaussian_sigma(2.0 * pack.clip_norm, epsilon, self.delta)
+        self.beam_width = check_positive_int(beam_width, "beam_width")
+        self.no_repeat_ngram = check_positive_int(no_repeat_ngram, "no_repeat_ngram", minimum=0)
+        self.max_tokens = check_positive_int(
+            pack.max_output_tokens if max_tokens is None else max_tokens, "max_tokens"
+        )
+        if self.max_tokens > pack.max_output_tokens:
+            raise InputError(f"max_tokens must be <= {pack.max_output_tokens} for this pack")
+        self.rng = resolve_rng(rng)
+        self.autoencoder = SentenceAutoencoder(pack)
+
+    @property
+    def is_private(self) -> bool:
+        """False when the mechanism draws from a seeded (reproducible) source."""
+        return self.rng.is_private
+
+    @property
+    def expected_noise_norm(self) -> float:
+        """Expected L2 norm of the noise vector, approximately (for reading results against C)."""
+        d = self.pack.latent_dims
+        if self.noise == "laplace":
+            return self.noise_scale * math.sqrt(2.0 * d)
+        return self.noise_scale * math.sqrt(d)
+
+    def __repr__(self) -> str:
+        delta = "" if self.delta is None else f", delta={self.delta!r}"
+        return (
+            f"ADePT(pack={self.pack.name!r}, epsilon={self.epsilon!r}{delta}, "
+            f"noise={self.noise!r}, scale={self.noise_scale:.6g}, rng={self.rng!r})"
+        )
+
+    # -- the release ----------------------------------------------------------------------------
+
+    def noisy_latents(
+        self, sentences: Sequence[str], labels: Sequence[str] | None = None
+    ) -> np.ndarray:
+        """The DP release itself: clipped latents plus noise, one row per sentence (float64)."""
+        sentences = self._check_sentences(sentences)
+        clipped = clip_to_l2_ball(
+            self.autoencoder.encode(self.autoencoder.tokenize(sentences, labels), independent=True),
+            self.pack.clip_norm,
+        )
+        shape = clipped.shape
+        draws = (
+            self.rng.laplace(shape) if self.noise == "laplace" else self.rng.standard_normal(shape)
+        )
+        return clipped + self.noise_scale * draws
+
+    def decode(self, latents: np.ndarray, *, labeled: bool = False) -> list[list[int]]:
+        """Token ids decoded from released latents (rescaled to norm C, see
+        :func:`project_to_sphere`) with this mechanism's decoding settings."""
+        return self.autoencoder.decode(
+            project_to_sphere(latents, self.pack.clip_norm),
+            labeled=labeled,
+            beam_width=self.beam_width,
+            no_repeat_ngram=self.no_repeat_ngram,
+            max_tokens=self.max_tokens,
+        )
+
+    # -- sentences and text ---------------------------------------------------------------------
+
+    def privatize_sentences(self, sentences: Sequence[str]) -> list[str]:
+        """Each string rewritten as one sentence (no splitting); same order."""
+        sentences = self._check_sentences(sentences)
+        if not sentences:
+            return []
+        ids = self.decode(self.noisy_latents(sentences))
+        return [self.autoencoder.detokenize(row) for row in ids]
+
+    def privatize_labeled(
+        self, sentences: Sequence[str], labels: Sequence[str]
+    ) -> list[tuple[str, str]]:
+        """(regenerated label, sentence) for each (sentence, label) with a label-aware pack.
+
+        The paper's label-aware variant: the label is encoded with the sentence and the decoder
+        writes a label first, so the released label is part of the private output (it may differ
+        from the input label). Labels must be among ``pack.labels``.
+        """
+        sentences = self._check_sentences(sentences)
+        if not self.pack.labels:
+            raise InputError(f"pack {self.pack.name} is not label-aware (built without --labels)")
+        if not sentences:
+            return []
+        ids = self.decode(self.noisy_latents(sentences, list(labels)), labeled=True)
+        first_label = self.pack.label_ids.start
+        return [
+            (self.pack.labels[row[0] - first_label], self.autoencoder.detokenize(row[1:]))
+            for row in ids
+        ]
+
+    def privatize(self, text: str) -> str:
+        """Privatize a text sentence by sentence; its lines are kept, blank lines stay blank."""
+        return self.privatize_batch([text])[0]
+
+    def privacy_cost(self, texts: Sequence[str]) -> tuple[float, float]:
+        """(epsilon, delta) per sentence rewritten, summed (basic composition; see edgedp.ledger)."""
+        sentences = sum(
+            len(split_sentences(line)) for text in texts for line in check_text(text).split("\n")
+        )
+        return self.epsilon * sentences, (self.delta or 0.0) * sentences
+
+    def privatize_batch(self, texts: Iterable[str]) -> list[str]:
+        """Privatize many texts in one batched pass (same guarantee per sentence as ``privatize``)."""
+        if isinstance(texts, str | bytes):
+            raise InputError("privatize_batch takes an iterable of texts, not a single text")
+        layouts = [
+            [split_sentences(line) for line in check_text(text).split("\n")] for text in texts
+        ]
+        flat = [sentence for lines in layouts for line in lines for sentence in line]
+        rewritten = iter(self.privatize_sentences(flat))
+        return [
+            "\n".join(" ".join(next(rewritten) for _ in line) for line in lines)
+            for lines in layouts
+        ]
+
+    def _check_sentences(self, sentences: Sequence[str]) -> list[str]:
+        if isinstance(sentences, str | bytes):
+            raise InputError("give a list of sentences, not a single string")
+        return [check_text(sentence) for sentence in sentences]
+
+
+def privatize_lines(
+    mechanism: ADePT,
+    pieces: Iterable[str],
+    before_release: Callable[[list[str]], None] | None = None,
+) -> Iterator[str]:
+    """Privatized text of the concatenation of ``pieces``, one output line per input line.
+
+    Lines are gathered into batches of about :data:`LINE_BATCH_CHARS` characters; a line longer
+    than :data:`edgedp.text.MAX_TEXT_CHARS` is refused (InputError) rather than buffered.
+    ``before_release(lines)`` runs before each batch is rewritten (a ledger charge).
+    """
+
+    def release(lines: list[str]) -> list[str]:
+        if before_release is not None:
+            before_release(lines)
+        return mechanism.privatize_batch(lines)
+
+    pending: list[str] = []
+    pending_chars = 0
+    carry = ""
+    for piece in pieces:
+        lines = (carry + piece).split("\n")
+        carry = lines.pop()
+        if len(carry) > MAX_TEXT_CHARS:
+            raise InputError(f"a line is longer than {MAX_TEXT_CHARS:,} characters")
+        for line in lines:
+            pending.append(line)
+            pending_chars += len(line)
+            if pending_chars >= LINE_BATCH_CHARS:
+                yield "".join(f"{out}\n" for out in release(pending))
+                pending, pending_chars = [], 0
+    if pending:
+        yield "".join(f"{out}\n" for out in release(pending))
+    if carry:
+        yield release([carry])[0]

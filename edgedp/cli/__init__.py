@@ -1,0 +1,83 @@
+"""The ``edgedp`` command line: ``edgedp <command> ...`` (see ``edgedp --help``).
+
+One module per subcommand in this package; a command module defines ``NAME``, ``HELP``,
+``add_arguments(parser)`` and ``run(args)``, and ``run`` raises :class:`~edgedp.errors.EdgedpError`
+for anything the user can fix. Register a new module in :data:`COMMAND_MODULES`. Errors exit with
+status 1 (2 for usage errors) and one line on stderr; never a traceback unless ``EDGEDP_DEBUG=1``
+is set.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+from collections.abc import Sequence
+from types import ModuleType
+from typing import NoReturn
+
+from edgedp.errors import EdgedpError
+
+EXIT_ERROR, EXIT_USAGE, EXIT_INTERNAL = 1, 2, 70
+COMMAND_MODULES = (
+    "edgedp.cli.privatize",
+    "edgedp.cli.packs",
+    "edgedp.cli.embed",
+    "edgedp.cli.calibrate",
+    "edgedp.cli.ledger",
+)
+
+
+class UsageParser(argparse.ArgumentParser):
+    """argparse that reports usage errors on one line (shared with edgedp-export)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def add_subcommands(
+    parser: argparse.ArgumentParser, module_names: Sequence[str]
+) -> dict[str, ModuleType]:
+    """One subcommand per module (``NAME``, ``HELP``, ``add_arguments``, ``run``), by name.
+
+    Shared with edgedp-export.
+    """
+    subparsers = parser.add_subparsers(dest="command", required=True, parser_class=UsageParser)
+    commands = {}
+    for module_name in module_names:
+        module = importlib.import_module(module_name)
+        module.add_arguments(subparsers.add_parser(module.NAME, help=module.HELP))
+        commands[module.NAME] = module
+    return commands
+
+
+def _build_parser() -> tuple[argparse.ArgumentParser, dict[str, ModuleType]]:
+    parser = UsageParser(prog="edgedp", description="On-device differential privacy for text.")
+    return parser, add_subcommands(parser, COMMAND_MODULES)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``edgedp`` console script; returns the exit status."""
+    parser, commands = _build_parser()
+    args = parser.parse_args(argv)
+    try:
+        commands[args.command].run(args)
+    except EdgedpError as error:
+        print(f"edgedp: error: {error}", file=sys.stderr)
+        return EXIT_ERROR
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # silence the flush at exit
+        return 0
+    except KeyboardInterrupt:
+        return 130
+    except Exception as error:  # one line, not a traceback (EDGEDP_DEBUG=1 shows it)
+        if os.environ.get("EDGEDP_DEBUG"):
+            raise
+        print(
+            f"edgedp: internal error: {type(error).__name__}: {error} "
+            "(set EDGEDP_DEBUG=1 for details and please report it)",
+            file=sys.stderr,
+        )
+        return EXIT_INTERNAL
+    return 0

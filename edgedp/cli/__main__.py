@@ -1,0 +1,7 @@
+"""``python -m edgedp.cli``: the ``edgedp`` command."""
+
+import sys
+
+from edgedp.cli import main
+
+sys.exit(main())

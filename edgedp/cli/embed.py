@@ -1,0 +1,215 @@
+"""``edgedp embed``: one document embedding per input document (DeepCandidate, Truncation, mean).
+
+Input (``--input``): ``text`` (default) - each FILE, or stdin, is one document; ``lines`` - every
+line is one document (an empty line is an empty document); ``jsonl`` - one JSON object per line with
+``"text"`` (a string, split into sentences) or ``"sentences"`` (a list of strings, used as given).
+
+Output (``--output``, default stdout): JSON Lines, one object per document in input order:
+``{"document": i, "mechanism": ..., "private": true, "epsilon": ..., "sentences": k,
+"candidate": index, "embedding": [...]}`` (``candidate`` for DeepCandidate only: the index of the
+released public candidate); or, for a path ending in ``.npy``, a float32 array (documents, dims).
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import sys
+import warnings
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from edgedp.cli.privatize import (
+    add_ledger_arguments,
+    ledger_charger,
+    open_input,
+    parse_epsilon,
+    read_pieces,
+    warn_if_seeded,
+)
+from edgedp.documents.baselines import NonPrivateMean
+from edgedp.documents.deepcandidate import DeepCandidate
+from edgedp.documents.mechanism import Document, SentenceMechanism, document_sentences
+from edgedp.documents.pack import SentencePack
+from edgedp.documents.truncation import Truncation
+from edgedp.errors import AssetError, InputError, NotPrivateWarning
+from edgedp.native import set_num_threads
+from edgedp.packs import load_pack
+
+NAME = "embed"
+HELP = "embed documents with sentence-level DP (DeepCandidate) or a baseline"
+DEFAULT_SENTENCE_PACK = "sentences-bbc"
+MECHANISMS = ("deepcandidate", "truncation", "mean")
+INPUTS = ("text", "lines", "jsonl")
+#: Documents embedded per encoder pass.
+BATCH_DOCUMENTS = 32
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.description = (
+        "Embed whole documents. deepcandidate and truncation are epsilon-SentDP: replacing any one "
+        "sentence changes the output distribution by at most e^epsilon. mean is NOT private "
+        "(comparison only)."
+    )
+    parser.epilog = __doc__.split("\n", 2)[2].replace("``", "")
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.add_argument("--mechanism", choices=MECHANISMS, default="deepcandidate")
+    parser.add_argument("--epsilon", help="privacy parameter (> 0); not for --mechanism mean")
+    parser.add_argument(
+        "--pack", help=f"sentences pack directory or bundled name (default {DEFAULT_SENTENCE_PACK})"
+    )
+    parser.add_argument(
+        "--projections", type=int, help="deepcandidate: projections (default: the pack's choice)"
+    )
+    parser.add_argument("--input", choices=INPUTS, default="text", help="input format (text)")
+    parser.add_argument("--output", type=Path, help="output .jsonl or .npy (default: stdout)")
+    parser.add_argument(
+        "--seed", type=int, help="fixed seed: reproducible and NOT private (tests, benchmarks)"
+    )
+    parser.add_argument("--threads", type=int, help="threads of the ONNX encoder")
+    add_ledger_arguments(parser)
+    parser.add_argument("--encoding", default="utf-8", help="input encoding (default utf-8)")
+    parser.add_argument("files", nargs="*", help="input files (default: stdin)")
+
+
+def _read_text(path: str | None, encoding: str) -> str:
+    with open_input(path) as source:
+        return "".join(read_pieces(source, encoding))
+
+
+def _jsonl_document(line: str, where: str) -> Document:
+    try:
+        record = json.loads(line)
+    except json.JSONDecodeError as error:
+        raise InputError(f"{where}: not JSON ({error.msg})") from None
+    if isinstance(record, dict) and isinstance(record.get("text"), str):
+        return record["text"]
+    sentences = record.get("sentences") if isinstance(record, dict) else None
+    if isinstance(sentences, list) and all(isinstance(item, str) for item in sentences):
+        return sentences
+    raise InputError(f'{where}: expected {{"text": "..."}} or {{"sentences": ["...", ...]}}')
+
+
+def documents(files: list[str], input_format: str, encoding: str) -> Iterator[Document]:
+    """The documents of the inputs, in order."""
+    for path in files or [None]:
+        if input_format == "text":
+            yield _read_text(path, encoding)
+            continue
+        lines = _read_text(path, encoding).splitlines()
+        for number, line in enumerate(lines, start=1):
+            if input_format == "lines":
+                yield line
+            elif line.strip():
+                yield _jsonl_document(line, f"{path or 'stdin'}:{number}")
+
+
+def _mechanism(args: argparse.Namespace, pack: SentencePack) -> SentenceMechanism:
+    if args.mechanism == "mean":
+        if args.epsilon is not None or args.seed is not None:
+            raise InputError("--mechanism mean is not private: it takes no --epsilon or --seed")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", NotPrivateWarning)  # announced on stderr instead
+            return NonPrivateMean(pack)
+    if args.epsilon is None:
+        raise InputError(f"--mechanism {args.mechanism} needs --epsilon")
+    epsilon = parse_epsilon(args.epsilon)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NotPrivateWarning)  # announced once, below
+        if args.mechanism == "deepcandidate":
+            return DeepCandidate(pack, epsilon=epsilon, projections=args.projections, rng=args.seed)
+        if args.projections is not None:
+            raise InputError("--projections applies to --mechanism deepcandidate only")
+        return Truncation(pack, epsilon=epsilon, rng=args.seed)
+
+
+def _batches(items: Iterator[Document]) -> Iterator[list[Document]]:
+    batch: list[Document] = []
+    for item in items:
+        batch.append(item)
+        if len(batch) == BATCH_DOCUMENTS:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def _records(
+    mechanism: SentenceMechanism,
+    batch: list[Document],
+    charge: Callable[[list[Any]], None] | None = None,
+) -> list[dict[str, Any]]:
+    if charge is not None:
+        charge(batch)
+    base: dict[str, Any] = {"mechanism": mechanism.name, "private": mechanism.is_private}
+    if mechanism.private:
+        base["epsilon"] = getattr(mechanism, "epsilon", None)
+    if isinstance(mechanism, DeepCandidate):
+        base["projections"] = mechanism.projections
+        return [
+            base
+            | {"sentences": release.sentences, "candidate": release.index}
+            | {"embedding": release.embedding}
+            for release in mechanism.release_batch(batch)
+        ]
+    split = [document_sentences(document) for document in batch]
+    embeddings = mechanism.embed_batch(split)
+    return [
+        base | {"sentences": len(sentences), "embedding": row}
+        for sentences, row in zip(split, embeddings, strict=True)
+    ]
+
+
+def _json_line(number: int, record: dict[str, Any]) -> str:
+    values = ",".join(format(float(value), ".9g") for value in record.pop("embedding"))
+    head = json.dumps({"document": number, **record})
+    return f'{head[:-1]}, "embedding": [{values}]}}\n'
+
+
+def run(args: argparse.Namespace) -> None:
+    if args.threads is not None:
+        set_num_threads(args.threads)
+    pack = load_pack(args.pack or DEFAULT_SENTENCE_PACK)
+    if not isinstance(pack, SentencePack):
+        raise AssetError(f"pack {pack.name} is a {pack.kind} pack; embed needs a sentences pack")
+    if args.output is not None and args.output.suffix not in (".npy", ".jsonl"):
+        raise InputError("--output must end in .jsonl or .npy")
+    mechanism = _mechanism(args, pack)
+    warn_if_seeded(args.seed)
+    if not mechanism.private:
+        print(
+            "edgedp: warning: --mechanism mean releases the exact mean: NOT PRIVATE",
+            file=sys.stderr,
+        )
+    charge = ledger_charger(args, mechanism)
+    stream = documents(args.files, args.input, args.encoding)
+    if args.output is not None and args.output.suffix == ".npy":
+        rows = [
+            record["embedding"]
+            for batch in _batches(stream)
+            for record in _records(mechanism, batch, charge)
+        ]
+        array = np.array(rows, dtype=np.float32).reshape(len(rows), pack.dims)
+        np.save(args.output, array, allow_pickle=False)
+        return
+    out = (
+        open(args.output, "w", encoding="utf-8")  # noqa: SIM115 - closed below
+        if args.output is not None
+        else io.TextIOWrapper(sys.stdout.buffer, encoding="utf-8", newline="")
+    )
+    number = 0
+    try:
+        for batch in _batches(stream):
+            for record in _records(mechanism, batch, charge):
+                out.write(_json_line(number, record))
+                number += 1
+        out.flush()
+    finally:
+        if args.output is not None:
+            out.close()
+        else:
+            out.detach()

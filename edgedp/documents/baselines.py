@@ -1,0 +1,137 @@
+"""The comparison baselines of SentDP: the NOT private mean embedding, and word-level DP then embed.
+
+* :class:`NonPrivateMean`: the plain mean sentence embedding of a document (no noise, no guarantee),
+  to measure what privacy costs.
+* :class:`WordLevelEmbedding`: the text is rewritten word by word by a word mechanism, then embedded
+  (SentDP's "Word Metric-DP" baseline): only the word mechanism's word-level guarantee.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+
+from edgedp.documents.mechanism import (
+    SPACES,
+    Document,
+    SentenceMechanism,
+    document_sentences,
+    sentence_embeddings,
+)
+from edgedp.documents.pack import SentencePack
+from edgedp.documents.splitting import split_sentences
+from edgedp.errors import InputError, NotPrivateWarning
+from edgedp.validation import check_choice
+from edgedp.words.mechanism import WordMechanism
+
+
+def mean_rows(embeddings: list[np.ndarray], dims: int) -> np.ndarray:
+    """The mean of each (k_i, dims) array as float32 rows; zeros for an empty array."""
+    out = np.zeros((len(embeddings), dims), dtype=np.float32)
+    for row, array in enumerate(embeddings):
+        if array.shape[0]:
+            out[row] = array.mean(axis=0, dtype=np.float64)
+    return out
+
+
+class NonPrivateMean(SentenceMechanism):
+    """NOT PRIVATE: the mean of a document's sentence embeddings, with no noise and no guarantee.
+
+    ``space="sentence"`` gives the general-purpose document embedding g(x) of SentDP (mean of the
+    encoder's sentence embeddings), ``space="recoded"`` the mean after the recoder H, which is what
+    :class:`edgedp.DeepCandidate` approximates privately. It exists to measure what privacy costs;
+    never release its output. Creating one emits :class:`edgedp.NotPrivateWarning`. An empty
+    document gives the zero vector.
+    """
+
+    name = "mean"
+    private = False
+
+    def __init__(self, pack: SentencePack, *, space: str = "sentence") -> None:
+        super().__init__(pack, rng=None)
+        self.space = check_choice(space, "space", SPACES)  # type: ignore[misc]
+        warnings.warn(
+            "NonPrivateMean releases the exact mean embedding: NOT differentially private",
+            NotPrivateWarning,
+            stacklevel=2,
+        )
+
+    def __repr__(self) -> str:
+        return f"NonPrivateMean(pack={self.pack.name!r}, space={self.space!r}) [NOT PRIVATE]"
+
+    def _release(self, embeddings: list[np.ndarray]) -> np.ndarray:
+        return mean_rows(embeddings, self.pack.dims)
+
+
+class WordLevelEmbedding(SentenceMechanism):
+    """The mean sentence embedding of a document rewritten word by word by a word mechanism.
+
+    The text is privatized by ``word_mechanism`` (e.g. :class:`edgedp.BRR`), *then* split into
+    sentences and embedded with the pack's encoder G; the output is the mean of those sentence
+    embeddings (SentDP's "Word Metric-DP" baseline, after Feyisetan et al. 2019).
+
+    **Guarantee.** Exactly the word mechanism's: word-level metric DP (e.g. epsilon * d_Hamming per
+    word for BRR), composed over the words; splitting and embedding are post-processing of the
+    privatized text. This is *much weaker* than SentDP at the same epsilon: a sentence is protected
+    only in proportion to how close its words are to the words replacing them, and the layout
+    (sentence and word counts, punctuation) is released. Compare mechanisms by their guarantees, not
+    by the number epsilon.
+
+    A document given as a list of sentences is privatized sentence by sentence.
+    """
+
+    name = "word-level"
+    space = "sentence"
+
+    def __init__(self, pack: SentencePack, word_mechanism: WordMechanism) -> None:
+        if not isinstance(word_mechanism, WordMechanism):
+            raise InputError(
+                f"word_mechanism must be a word-level mechanism such as edgedp.BRR, "
+                f"got {type(word_mechanism).__name__}"
+            )
+        super().__init__(pack, rng=word_mechanism.rng)
+        self.word_mechanism = word_mechanism
+        self.epsilon = word_mechanism.epsilon
+
+    def __repr__(self) -> str:
+        return f"WordLevelEmbedding(pack={self.pack.name!r}, {self.word_mechanism!r})"
+
+    def privacy_cost(self, documents: Sequence[Document]) -> tuple[float, float]:
+        """The word mechanism's cost of every word of the documents (see edgedp.ledger)."""
+        texts = [
+            document if isinstance(document, str) else " ".join(document_sentences(document))
+            for document in documents
+        ]
+        return self.word_mechanism.privacy_cost(texts)
+
+    def privatize(self, document: Document) -> list[str]:
+        """The privatized sentences of one document (the word mechanism's release)."""
+        return self.privatize_batch([document])[0]
+
+    def privatize_batch(self, documents: Iterable[Document]) -> list[list[str]]:
+        """Privatized sentences of many documents (one vectorized word-mechanism pass)."""
+        if isinstance(documents, str | bytes):
+            raise InputError("a batch is an iterable of documents, not a single document")
+        texts = [
+            [document] if isinstance(document, str) else document_sentences(document)
+            for document in documents
+        ]
+        privatized = iter(
+            self.word_mechanism.privatize_batch([t for group in texts for t in group])
+        )
+        return [
+            [sentence for _ in group for sentence in split_sentences(next(privatized))]
+            for group in texts
+        ]
+
+    def _release(self, embeddings: list[np.ndarray]) -> np.ndarray:
+        return mean_rows(embeddings, self.pack.dims)
+
+    def embed_batch(self, documents: Iterable[Document]) -> np.ndarray:
+        """Mean sentence embeddings of the privatized documents (float32, (n, d))."""
+        privatized = self.privatize_batch(documents)
+        # Post-processing of the word mechanism's output: batching is fine here.
+        embeddings = sentence_embeddings(self.pack, privatized, self.space, independent=False)
+        return self.release_embeddings(embeddings)

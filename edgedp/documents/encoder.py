@@ -1,0 +1,136 @@
+"""The on-device sentence encoder: tokenizers + onnxruntime + numpy, no torch.
+
+:class:`SentenceEncoder` reproduces sentence-transformers' all-MiniLM-L6-v2: the transformer (ONNX)
+gives token embeddings, which are averaged over the attention mask (mean pooling; the mask sum is
+clamped at 1e-9 as sentence-transformers does) and divided by their L2 norm (clamped at 1e-12, as
+``torch.nn.functional.normalize``). :class:`Recoder` runs the pack's recoder H (SentDP Sec. 4.3) on
+those embeddings.
+
+onnxruntime is imported, and the sessions are created, on first use only: ``import edgedp`` and the
+word-level mechanisms never load it. The thread count is the ``threads`` argument, else the value of
+:func:`edgedp.set_num_threads`, else onnxruntime's default. Sentences are tokenized in batches, sorted
+by length so that a batch pads little, and returned in input order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from edgedp.errors import AssetError, InputError
+from edgedp.native import GraphIO, lazy_session
+from edgedp.text import check_text
+from edgedp.validation import check_positive_int
+
+#: Sentences per onnxruntime call.
+ENCODER_IO: GraphIO = (("input_ids", "attention_mask", "token_type_ids"), ("token_embeddings",))
+RECODER_IO: GraphIO = (("embeddings",), ("recoded",))
+DEFAULT_BATCH_SIZE = 32
+_MASK_EPSILON = 1e-9
+_NORM_EPSILON = 1e-12
+
+
+def mean_pool_normalize(token_embeddings: np.ndarray, attention_mask: np.ndarray) -> np.ndarray:
+    """sentence-transformers' mean pooling followed by its Normalize module, in float32."""
+    mask = attention_mask.astype(np.float32)[:, :, None]
+    summed = (token_embeddings * mask).sum(axis=1)
+    means = summed / np.maximum(mask.sum(axis=1), _MASK_EPSILON)
+    norms = np.linalg.norm(means, axis=1, keepdims=True)
+    return (means / np.maximum(norms, _NORM_EPSILON)).astype(np.float32)
+
+
+class SentenceEncoder:
+    """all-MiniLM-L6-v2 sentence embeddings (384-d, unit length) from an ONNX transformer.
+
+    ``model`` is the ONNX file (inputs ``input_ids``, ``attention_mask``, ``token_type_ids``; output
+    token embeddings), ``tokenizer`` the ``tokenizer.json`` with truncation and pad-to-longest
+    padding configured (a sentence pack ships it so; anything else is rejected).
+    """
+
+    def __init__(
+        self,
+        model: Path,
+        tokenizer: Path,
+        *,
+        dims: int,
+        max_seq_length: int,
+        threads: int | None = None,
+        batch_size: int = DEFAULT_BATCH_SIZE,
+    ) -> None:
+        from tokenizers import Tokenizer
+
+        try:
+            self._tokenizer = Tokenizer.from_file(str(tokenizer))
+        except Exception as error:  # tokenizers raises a plain Exception
+            raise AssetError(f"{tokenizer} is not a readable tokenizer.json ({error})") from None
+        truncation, padding = self._tokenizer.truncation, self._tokenizer.padding
+        if (
+            not truncation
+            or truncation["max_length"] != max_seq_length
+            or not padding
+            or padding["length"] is not None
+        ):
+            raise AssetError(
+                f"{tokenizer} must truncate at {max_seq_length} tokens and pad to the longest "
+                f"sentence (found truncation={truncation}, padding={padding}); rebuild the pack"
+            )
+        self.model_path, self.tokenizer_path = model, tokenizer
+        self.dims = dims
+        self.max_seq_length = max_seq_length
+        self.batch_size = check_positive_int(batch_size, "batch_size")
+        self._session = lazy_session(model, ENCODER_IO, threads)
+
+    def encode(self, sentences: Sequence[str], *, independent: bool = False) -> np.ndarray:
+        """Unit-length float32 embeddings, shape (len(sentences), dims), in input order.
+
+        ``independent=True`` runs every sentence on its own (no batch, no padding), so that its
+        embedding is a function of that sentence alone, bit for bit. Batching changes the shapes of
+        the matrix products and so the float rounding: a sentence's embedding would then depend
+        (in its last bits) on the other sentences of the batch, which the sentence-level privacy
+        proofs do not allow. The DP mechanisms use it; it costs about a third of the throughput.
+        """
+        if isinstance(sentences, str | bytes):
+            raise InputError("encode takes a sequence of sentences, not a single string")
+        texts = [check_text(sentence) for sentence in sentences]
+        out = np.empty((len(texts), self.dims), dtype=np.float32)
+        if not texts:
+            return out
+        order = np.argsort([len(text) for text in texts], kind="stable")
+        session = self._session.get()
+        batch_size = 1 if independent else self.batch_size
+        for start in range(0, len(texts), batch_size):
+            rows = order[start : start + batch_size]
+            encodings = self._tokenizer.encode_batch([texts[row] for row in rows])
+            ids = np.array([encoding.ids for encoding in encodings], dtype=np.int64)
+            mask = np.array([encoding.attention_mask for encoding in encodings], dtype=np.int64)
+            types = np.array([encoding.type_ids for encoding in encodings], dtype=np.int64)
+            (tokens,) = session.run(
+                None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
+            )
+            out[rows] = mean_pool_normalize(tokens, mask)
+        return out
+
+
+class Recoder:
+    """The pack's recoder H (an MLP R^d -> R^d, SentDP Sec. 4.3) run with onnxruntime."""
+
+    def __init__(self, model: Path, *, dims: int, threads: int | None = None) -> None:
+        self.dims = dims
+        self._session = lazy_session(model, RECODER_IO, threads)
+
+    def recode(self, embeddings: np.ndarray, *, independent: bool = False) -> np.ndarray:
+        """H applied to each row of a (n, dims) array; float32 (n, dims).
+
+        ``independent=True`` recodes row by row (see :meth:`SentenceEncoder.encode`).
+        """
+        array = np.asarray(embeddings, dtype=np.float32)
+        if array.ndim != 2 or array.shape[1] != self.dims:
+            raise InputError(f"embeddings must have shape (n, {self.dims}), got {array.shape}")
+        if array.shape[0] == 0:
+            return array.copy()
+        session = self._session.get()
+        blocks = [array[i : i + 1] for i in range(len(array))] if independent else [array]
+        recoded = [session.run(None, {"embeddings": np.ascontiguousarray(b)})[0] for b in blocks]
+        return np.concatenate(recoded).astype(np.float32, copy=False)

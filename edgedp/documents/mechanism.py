@@ -1,0 +1,138 @@
+"""What the document-embedding mechanisms share: documents in, one embedding per document out.
+
+A *document* is either a string, split into sentences by :func:`edgedp.documents.splitting.split_sentences`
+(line breaks always end a sentence; sentencex finds the boundaries within a line), or a sequence of
+strings that are taken as its sentences as they are. The sentence-level guarantees (SentDP) are about
+this list of sentences: replacing one *element* of it. If you edit raw text, the edit counts as one
+sentence only if the splitter still cuts the text into the same number of sentences; split the
+text yourself and pass the list when you need to control the unit.
+
+Subclasses implement :meth:`SentenceMechanism._release`, which maps the sentence embeddings of each
+document (in :attr:`space`: ``"sentence"`` for the encoder G, ``"recoded"`` for H o G) to one
+embedding per document. For the DP mechanisms every sentence is encoded on its own (see
+:func:`sentence_embeddings`); the non-private comparisons batch.
+"""
+
+from __future__ import annotations
+
+import itertools
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Sequence
+from typing import ClassVar
+
+import numpy as np
+
+from edgedp.documents.pack import SentencePack
+from edgedp.documents.splitting import split_sentences
+from edgedp.errors import InputError
+from edgedp.randomness import RandomSource, resolve_rng
+from edgedp.text import check_text
+from edgedp.validation import check_choice
+
+SPACES = ("sentence", "recoded")
+Document = str | Sequence[str]
+
+
+def document_sentences(document: Document) -> list[str]:
+    """The sentences of a document: split a string, or check a sequence of sentences."""
+    if isinstance(document, str):
+        return split_sentences(document)
+    if isinstance(document, bytes | bytearray) or not isinstance(document, Sequence):
+        raise InputError(
+            f"a document is a str or a sequence of sentence strings, got {type(document).__name__}"
+        )
+    return [check_text(sentence) for sentence in document]
+
+
+def sentence_embeddings(
+    pack: SentencePack,
+    documents: Sequence[Sequence[str]],
+    space: str,
+    *,
+    independent: bool = True,
+) -> list[np.ndarray]:
+    """Per document, the embeddings (k, d) of its sentences in ``space``.
+
+    With ``independent=True`` (what the DP mechanisms use) every sentence is encoded and recoded on
+    its own, so each embedding depends on its own sentence only (see
+    :meth:`edgedp.documents.encoder.SentenceEncoder.encode`); ``False`` batches for speed.
+    """
+    check_choice(space, "space", SPACES)
+    flat = [sentence for sentences in documents for sentence in sentences]
+    embedded = pack.encoder.encode(flat, independent=independent)
+    if space == "recoded":
+        embedded = pack.recoder.recode(embedded, independent=independent)
+    bounds = np.cumsum([0, *(len(sentences) for sentences in documents)])
+    return [embedded[start:end] for start, end in itertools.pairwise(bounds)]
+
+
+class SentenceMechanism(ABC):
+    """Base class of the mechanisms that embed a whole document (see the module docstring)."""
+
+    #: Name used by the CLI's ``--mechanism`` switch.
+    name: ClassVar[str]
+    #: The embedding space the mechanism reads: ``"sentence"`` (G) or ``"recoded"`` (H o G).
+    space: ClassVar[str]
+    #: False for the comparison-only mechanisms that are NOT differentially private.
+    private: ClassVar[bool] = True
+    #: The privacy parameter (set by every private subclass).
+    epsilon: float
+
+    def __init__(self, pack: SentencePack, *, rng: RandomSource | int | None = None) -> None:
+        if not isinstance(pack, SentencePack):
+            raise InputError(
+                f"{type(self).__name__} needs a sentences pack from edgedp.load_pack("
+                f"'sentences-bbc') or a built one, got {type(pack).__name__}"
+            )
+        self.pack = pack
+        self.rng = resolve_rng(rng)
+
+    def privacy_cost(self, documents: Sequence[Document]) -> tuple[float, float]:
+        """(epsilon per document, 0): each released document spends epsilon (see edgedp.ledger)."""
+        if not self.private:
+            raise InputError(f"{type(self).__name__} is NOT private and cannot be budgeted")
+        return self.epsilon * len(documents), 0.0
+
+    @property
+    def is_private(self) -> bool:
+        """False when the output is not DP: a non-private mechanism, or a seeded source."""
+        return self.private and self.rng.is_private
+
+    @abstractmethod
+    def _release(self, embeddings: list[np.ndarray]) -> np.ndarray:
+        """One output row (float32, shape (n, d)) per document's sentence embeddings (k_i, d)."""
+
+    def _checked(self, embeddings: Iterable[np.ndarray]) -> list[np.ndarray]:
+        """Sentence embeddings as float32 (k_i, d) arrays, validated."""
+        arrays = [np.asarray(array, dtype=np.float32) for array in embeddings]
+        for array in arrays:
+            if array.ndim != 2 or array.shape[1] != self.pack.dims:
+                raise InputError(
+                    f"sentence embeddings must have shape (k, {self.pack.dims}), got {array.shape}"
+                )
+            if not np.isfinite(array).all():
+                raise InputError("sentence embeddings must be finite")
+        return arrays
+
+    @staticmethod
+    def _split(documents: Iterable[Document]) -> list[list[str]]:
+        if isinstance(documents, str | bytes):
+            raise InputError("a batch is an iterable of documents, not a single document")
+        return [document_sentences(document) for document in documents]
+
+    def release_embeddings(self, embeddings: Iterable[np.ndarray]) -> np.ndarray:
+        """Outputs (float32, (n, d)) for documents given as sentence embeddings in :attr:`space`."""
+        arrays = self._checked(embeddings)
+        if not arrays:
+            return np.empty((0, self.pack.dims), dtype=np.float32)
+        return self._release(arrays)
+
+    def embed(self, document: Document) -> np.ndarray:
+        """The output embedding (float32, shape (d,)) of one document."""
+        return self.embed_batch([document])[0]
+
+    def embed_batch(self, documents: Iterable[Document]) -> np.ndarray:
+        """Output embeddings (float32, shape (n, d)), one row per document, same guarantee each."""
+        split = self._split(documents)
+        embeddings = sentence_embeddings(self.pack, split, self.space, independent=self.private)
+        return self.release_embeddings(embeddings)

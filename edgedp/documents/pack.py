@@ -1,0 +1,200 @@
+"""Sentence packs: what the sentence-level mechanisms need on the device, loaded from a directory.
+
+Layout of a ``sentences`` pack (see ``assets/sentences-bbc/manifest.json`` for a full example):
+
+* ``encoder.onnx`` + ``tokenizer.json``: the sentence encoder G (all-MiniLM-L6-v2; token embeddings
+  out, mean pooling and L2 normalization in :mod:`edgedp.documents.encoder`), tokenizer fixed to truncate at
+  256 tokens and pad to the longest sentence.
+* ``recoder.onnx``: the recoder H (SentDP Sec. 4.3), R^d -> R^d, trained on public documents.
+* ``candidates.npy`` (m, d) float32: the candidate set F, the mean recoded sentence embedding of m
+  *public* documents (``candidate_sources.txt`` names each one); no text is shipped.
+* ``projections.npy`` (p_max, d) float32: public random unit vectors for the approximate Tukey depth,
+  shared by every device; the manifest gives the recommended count per epsilon (chosen on public
+  validation documents).
+* ``truncation_box.npy`` (2, d) float32: lower and upper bounds per dimension (central 75 % of public
+  document embeddings) for the Truncation baseline.
+* ``reference_*``: a few sentences with their embeddings computed by torch at export time, so that a
+  device can check its onnxruntime encoder (:meth:`SentencePack.check_encoder`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+import numpy as np
+
+from edgedp.documents.encoder import Recoder, SentenceEncoder
+from edgedp.documents.tukey import CandidateDepth
+from edgedp.errors import AssetError
+from edgedp.manifest import REBUILD_HINT, Manifest
+
+
+def _read_lines(manifest: Manifest, name: str, count: int) -> tuple[str, ...]:
+    path = manifest.file(name)
+    try:
+        lines = path.read_text(encoding="utf-8").split("\n")
+    except UnicodeDecodeError:
+        raise AssetError(
+            f"pack {manifest.directory}: {name} is not UTF-8; {REBUILD_HINT}"
+        ) from None
+    if lines and lines[-1] == "":
+        lines.pop()
+    if len(lines) != count:
+        raise AssetError(
+            f"pack {manifest.directory}: {name} has {len(lines)} lines, the manifest says {count}; "
+            f"{REBUILD_HINT}"
+        )
+    return tuple(lines)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class SentencePack:
+    """A loaded ``sentences`` pack; arrays are read-only memory maps. Build one with ``load_pack``.
+
+    The onnxruntime sessions of :attr:`encoder` and :attr:`recoder` are created on first use;
+    :attr:`candidate_depth` holds the candidates projected on every stored projection, sorted once
+    at load.
+    """
+
+    name: str
+    path: Path
+    manifest: Manifest
+    encoder: SentenceEncoder
+    recoder: Recoder
+    candidates: np.ndarray
+    candidate_sources: tuple[str, ...]
+    projections: np.ndarray
+    recommended_projections: Mapping[float, int]
+    truncation_box: np.ndarray
+    reference_sentences: tuple[str, ...]
+    reference_embeddings: np.ndarray
+    reference_recoded: np.ndarray
+    reference_min_cosine: float
+    candidate_depth: CandidateDepth
+
+    @property
+    def kind(self) -> str:
+        return "sentences"
+
+    @property
+    def dims(self) -> int:
+        """Dimension of sentence embeddings, candidates and outputs."""
+        return int(self.candidates.shape[1])
+
+    def projections_for(self, epsilon: float) -> int:
+        """The recommended number of projections for ``epsilon`` (nearest tabulated, in log scale)."""
+        table = sorted(self.recommended_projections.items())
+        nearest = min(table, key=lambda item: (abs(np.log(item[0] / epsilon)), item[0]))
+        return nearest[1]
+
+    def check_encoder(self) -> float:
+        """Encode the reference sentences on this device; the lowest cosine to torch's embeddings.
+
+        Raises :class:`AssetError` if it is below the fidelity recorded at export (with a margin of
+        1e-4), which would mean that this onnxruntime computes something else than the exporter.
+        """
+        encoded = self.encoder.encode(self.reference_sentences)
+        cosine = float(np.min(np.sum(encoded * self.reference_embeddings, axis=1)))
+        if cosine < self.reference_min_cosine - 1e-4:
+            raise AssetError(
+                f"pack {self.path}: the ONNX encoder reproduces the torch reference embeddings only "
+                f"to cosine {cosine:.6f} (export measured {self.reference_min_cosine:.6f}); check "
+                "the onnxruntime version or rebuild the pack"
+            )
+        return cosine
+
+    def describe(self) -> dict[str, Any]:
+        """A short summary for ``edgedp packs info``."""
+        data = self.manifest.data
+        return {
+            **self.manifest.summary(),
+            "dims": self.dims,
+            "candidates": int(self.candidates.shape[0]),
+            "projections": int(self.projections.shape[0]),
+            "recommended_projections": {str(k): v for k, v in self.recommended_projections.items()},
+            "encoder": data["encoder"].get("weights"),
+        }
+
+
+def _recommended(manifest: Manifest, available: int) -> Mapping[float, int]:
+    rows = manifest.field("projections", "recommended", (list, tuple))
+    table: dict[float, int] = {}
+    for row in rows:
+        epsilon, count = row.get("epsilon"), row.get("projections")
+        if (
+            isinstance(epsilon, bool)
+            or not isinstance(epsilon, int | float)
+            or not epsilon > 0
+            or isinstance(count, bool)
+            or not isinstance(count, int)
+            or not 1 <= count <= available
+        ):
+            raise AssetError(
+                f"pack {manifest.directory}: invalid recommended projections entry {dict(row)}"
+            )
+        table[float(epsilon)] = count
+    if not table:
+        raise AssetError(f"pack {manifest.directory}: no recommended projection counts")
+    return MappingProxyType(dict(sorted(table.items())))
+
+
+def load_sentence_pack(manifest: Manifest) -> SentencePack:
+    """Build a :class:`SentencePack` from a validated manifest (files already verified)."""
+    where = f"pack {manifest.directory}"
+    dims = manifest.field("encoder", "dims", int)
+    max_seq_length = manifest.field("encoder", "max_seq_length", int)
+    if manifest.field("encoder", "pooling", str) != "mean" or (
+        manifest.field("encoder", "normalize", str) != "l2"
+    ):
+        raise AssetError(f"{where}: this edgedp supports mean pooling with L2 normalization only")
+    count = manifest.field("candidates", "count", int)
+    available = manifest.field("projections", "count", int)
+    references = manifest.field("reference", "count", int)
+    if dims < 1 or count < 1 or available < 1 or references < 1 or max_seq_length < 1:
+        raise AssetError(f"{where}: dims, candidates, projections and references must be >= 1")
+    candidates = manifest.array(
+        manifest.field("candidates", "file", str), np.float32, (count, dims)
+    )
+    projections = manifest.array(
+        manifest.field("projections", "file", str), np.float32, (available, dims)
+    )
+    norms = np.linalg.norm(projections, axis=1)
+    if not np.all(np.abs(norms - 1.0) < 1e-3):
+        raise AssetError(f"{where}: projections must be unit vectors; {REBUILD_HINT}")
+    box = manifest.array(manifest.field("truncation", "file", str), np.float32, (2, dims))
+    if not np.all(box[1] > box[0]):
+        raise AssetError(f"{where}: the truncation box needs upper > lower on every dimension")
+    return SentencePack(
+        name=manifest.name,
+        path=manifest.directory,
+        manifest=manifest,
+        encoder=SentenceEncoder(
+            manifest.file(manifest.field("encoder", "file", str)),
+            manifest.file(manifest.field("encoder", "tokenizer", str)),
+            dims=dims,
+            max_seq_length=max_seq_length,
+        ),
+        recoder=Recoder(manifest.file(manifest.field("recoder", "file", str)), dims=dims),
+        candidates=candidates,
+        candidate_sources=_read_lines(
+            manifest, manifest.field("candidates", "sources", str), count
+        ),
+        projections=projections,
+        recommended_projections=_recommended(manifest, available),
+        truncation_box=box,
+        reference_sentences=_read_lines(
+            manifest, manifest.field("reference", "sentences", str), references
+        ),
+        reference_embeddings=manifest.array(
+            manifest.field("reference", "embeddings", str), np.float32, (references, dims)
+        ),
+        reference_recoded=manifest.array(
+            manifest.field("reference", "recoded", str), np.float32, (references, dims)
+        ),
+        reference_min_cosine=float(manifest.field("reference", "min_cosine", float)),
+        candidate_depth=CandidateDepth(candidates, projections),
+    )

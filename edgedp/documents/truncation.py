@@ -1,0 +1,80 @@
+"""Truncation: the clipped-mean Laplace baseline of SentDP (Li and Clifton 2021, SentDP App. A.3)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from edgedp.documents.mechanism import SentenceMechanism
+from edgedp.documents.pack import SentencePack
+from edgedp.noise import laplace_scale, scale_at_least, sum_at_least
+from edgedp.randomness import RandomSource
+from edgedp.validation import check_epsilon
+
+
+class Truncation(SentenceMechanism):
+    """epsilon-SentDP document embeddings by clipping sentences into a box and adding Laplace noise.
+
+    Each sentence embedding (encoder G, no recoder) is clipped coordinate-wise into the pack's box
+    [low, high] (the central 75 % of public document embeddings on each dimension); the k clipped
+    embeddings are averaged and Laplace noise of scale b = (sum of the box widths) / (k * epsilon)
+    (:func:`edgedp.noise.laplace_scale`, rounded up) is added to every coordinate.
+
+    **Guarantee (epsilon-SentDP).** Replacing one sentence moves one clipped embedding anywhere
+    inside the box, so the mean moves by at most (sum of widths) / k in L1 norm: that is the L1
+    sensitivity, and Laplace noise of scale sensitivity / epsilon on every coordinate gives
+    epsilon-DP for that neighbouring relation. As for every SentDP mechanism, k is not protected
+    (the noise scale depends on it) and documents of different lengths are not neighbours.
+    (SentDP's appendix scales dimension i by d * w_i / (k epsilon) instead, which is also epsilon-DP;
+    edgedp uses one scale for all coordinates, from the L1 sensitivity.)
+
+    Each sentence is encoded by its own onnxruntime call (its embedding depends on it alone), so
+    replacing one sentence moves exactly one clipped embedding.
+
+    **Released.** The noisy mean (float32). An empty document has nothing to average: its output is
+    the centre of the box, with no noise, which depends on no sentence.
+
+    **Floating-point caveat.** The output is a raw noisy floating-point vector. Mironov (CCS 2012)
+    showed that textbook floating-point Laplace sampling leaves gaps in the set of reachable outputs
+    that depend on the exact mean, so an attacker who sees the exact bits can, in principle, learn
+    more than epsilon allows. The guarantee above is for the real-number mechanism; rounding the
+    released values (here: to float32) is post-processing, but it does not repair the gaps. This is a
+    baseline for comparison; prefer DeepCandidate, whose output is a public candidate.
+
+    **Utility.** Poor in high dimension: the noise on each coordinate grows with the sum of all d
+    widths, i.e. linearly with d (SentDP Sec. 4, Fig. 4).
+    """
+
+    name = "truncation"
+    space = "sentence"
+
+    def __init__(
+        self, pack: SentencePack, *, epsilon: float, rng: RandomSource | int | None = None
+    ) -> None:
+        super().__init__(pack, rng=rng)
+        self.epsilon = check_epsilon(epsilon)
+        box = np.asarray(pack.truncation_box, dtype=np.float64)
+        self.low, self.high = box[0], box[1]
+        self.l1_width = sum_at_least((self.high - self.low).tolist())
+
+    def __repr__(self) -> str:
+        return f"Truncation(pack={self.pack.name!r}, epsilon={self.epsilon!r}, rng={self.rng!r})"
+
+    def noise_scale(self, sentences: int) -> float:
+        """The Laplace scale for a document of ``sentences`` sentences: width sum / (k epsilon)."""
+        return laplace_scale(scale_at_least(self.l1_width, sentences), self.epsilon)
+
+    def clipped_mean(self, embeddings: np.ndarray) -> np.ndarray:
+        """NOT PRIVATE: the mean of the clipped sentence embeddings (before noise), float64."""
+        (array,) = self._checked([embeddings])
+        if array.shape[0] == 0:
+            return (self.low + self.high) / 2
+        return np.clip(array.astype(np.float64), self.low, self.high).mean(axis=0)
+
+    def _release(self, embeddings: list[np.ndarray]) -> np.ndarray:
+        out = np.empty((len(embeddings), self.pack.dims), dtype=np.float32)
+        for row, array in enumerate(embeddings):
+            mean = self.clipped_mean(array)
+            if array.shape[0]:
+                mean = mean + self.noise_scale(array.shape[0]) * self.rng.laplace(mean.shape[0])
+            out[row] = mean
+        return out

@@ -1,0 +1,1 @@
+"""Tools that measure mechanisms and release nothing: the auditor, empirical privacy, calibration."""

@@ -1,0 +1,132 @@
+"""Hamming space: randomized response on packed binary codes, and nearest-code search (FAISS).
+
+**Randomized response** (the BRR paper's Algorithm 2). Each bit is kept with probability
+e^epsilon / (1 + e^epsilon) and flipped otherwise, independently of every other bit. For two codes
+x, x' and any output y, Pr[y | x] <= e^(epsilon * d_H(x, x')) Pr[y | x']: epsilon-per-bit randomized
+response is epsilon * Hamming-distance metric DP (BRR paper, Theorem 3). The flip probability is
+realised exactly as T / 2**64 with T from :func:`edgedp.noise.rr_flip_threshold`, which rounds toward
+more flips (more privacy).
+
+**Search** over a pack's binary codes.
+
+Three index types, recorded in the pack manifest and honoured at load:
+
+* ``flat`` (exact): ``faiss.knn_hamming`` scans the memory-mapped codes directly (no copy).
+* ``hnsw``, ``ivf`` (approximate): a FAISS binary index file, opened with ``IO_FLAG_MMAP_IFC`` so
+  its code storage is mapped rather than copied, with the search parameter (``efSearch`` or
+  ``nprobe``) recorded in the manifest. Exact search stays available (``exact=True``).
+
+Whatever the index, the answer is a deterministic function of the (already privatized) query, so the
+search is post-processing and cannot weaken the privacy guarantee; an approximate index changes
+utility only. Exact search breaks ties toward the lowest vocabulary id (the more frequent word).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import faiss
+import numpy as np
+
+from edgedp.errors import AssetError, InputError
+from edgedp.noise import rr_flip_threshold
+from edgedp.randomness import RandomSource
+
+INDEX_TYPES = ("flat", "hnsw", "ivf")
+_FAISS_CLASSES = {"hnsw": faiss.IndexBinaryHNSW, "ivf": faiss.IndexBinaryIVF}
+
+
+def flip_mask(count: int, bits: int, epsilon: float, rng: RandomSource) -> np.ndarray:
+    """Packed (big-endian bit order) masks of ``count`` codes, each bit set w.p. 1/(1+e^epsilon)."""
+    flips = rng.bernoulli(rr_flip_threshold(epsilon), (count, bits))
+    return np.packbits(flips, axis=1, bitorder="big")
+
+
+def randomized_response(codes: np.ndarray, epsilon: float, rng: RandomSource) -> np.ndarray:
+    """A privatized copy of ``codes`` (uint8, shape (n, bits / 8)) at ``epsilon`` per bit."""
+    if not isinstance(codes, np.ndarray) or codes.dtype != np.uint8 or codes.ndim != 2:
+        raise InputError(
+            "codes must be a 2-D uint8 numpy array of packed bits, shape (n, bits / 8)"
+        )
+    return codes ^ flip_mask(codes.shape[0], codes.shape[1] * 8, epsilon, rng)
+
+
+class HammingIndex:
+    """k-nearest-neighbour search over packed binary codes (uint8, shape (n, bits / 8))."""
+
+    def __init__(
+        self,
+        codes: np.ndarray,
+        *,
+        index_type: str = "flat",
+        index_file: Path | None = None,
+        search_parameter: int | None = None,
+    ) -> None:
+        if codes.dtype != np.uint8 or codes.ndim != 2 or codes.shape[0] == 0:
+            raise InputError(
+                f"codes must be a non-empty 2-D uint8 array, got {codes.dtype} {codes.shape}"
+            )
+        if index_type not in INDEX_TYPES:
+            raise InputError(f"unknown index type {index_type!r} (known: {', '.join(INDEX_TYPES)})")
+        self.codes = codes
+        self.bits = codes.shape[1] * 8
+        self.index_type = index_type
+        self.search_parameter = search_parameter
+        self._approximate = None
+        if index_type != "flat":
+            self._approximate = _open_index(index_file, index_type, codes.shape[0], self.bits)
+            if search_parameter is None or search_parameter < 1:
+                raise AssetError(f"{index_type} index needs a positive search parameter")
+            if index_type == "hnsw":
+                self._approximate.hnsw.efSearch = search_parameter
+            else:
+                self._approximate.nprobe = search_parameter
+
+    @property
+    def exact(self) -> bool:
+        """True when every answer is a true nearest neighbour (the flat index)."""
+        return self._approximate is None
+
+    def __len__(self) -> int:
+        return int(self.codes.shape[0])
+
+    def search(
+        self, queries: np.ndarray, k: int = 1, *, exact: bool = False
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Distances and ids of the ``k`` nearest codes of each query, nearest first.
+
+        ``exact=True`` scans all codes even when the pack carries an approximate index.
+        """
+        queries = np.ascontiguousarray(queries, dtype=np.uint8)
+        if queries.ndim != 2 or queries.shape[1] * 8 != self.bits:
+            raise InputError(f"queries must have shape (n, {self.bits // 8}), got {queries.shape}")
+        if not 1 <= k <= len(self):
+            raise InputError(f"k must be in [1, {len(self)}], got {k}")
+        if queries.shape[0] == 0:
+            return np.empty((0, k), dtype=np.int32), np.empty((0, k), dtype=np.int64)
+        if exact or self._approximate is None:
+            return faiss.knn_hamming(queries, self.codes, k)
+        distances, ids = self._approximate.search(queries, k)
+        missing = (ids < 0).any(axis=1)
+        if missing.any():  # an approximate search came back short: answer those rows exactly
+            distances[missing], ids[missing] = faiss.knn_hamming(queries[missing], self.codes, k)
+        return distances, ids
+
+
+def _open_index(path: Path | None, index_type: str, count: int, bits: int) -> faiss.IndexBinary:
+    if path is None:
+        raise AssetError(f"a {index_type} index needs its index file")
+    try:
+        index = faiss.read_index_binary(str(path), faiss.IO_FLAG_MMAP_IFC)
+    except RuntimeError as error:
+        raise AssetError(f"{path.name} is not a readable FAISS binary index ({error})") from None
+    if not isinstance(index, _FAISS_CLASSES[index_type]):
+        raise AssetError(
+            f"{path.name} holds a {type(index).__name__}, the manifest says {index_type}"
+        )
+    if index.ntotal != count or index.d != bits:
+        raise AssetError(
+            f"{path.name} indexes {index.ntotal} codes of {index.d} bits, the pack has {count} of "
+            f"{bits}"
+        )
+    return index

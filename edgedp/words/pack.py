@@ -1,0 +1,229 @@
+"""Word packs: the public vocabulary and its binary codes, as loaded from a pack directory.
+
+Layout of a ``words`` pack (see ``manifest.json`` of the bundled pack for a full example):
+
+* ``vocab.txt``: UTF-8, one normalized word per line, most frequent first (the GloVe order); line i is
+  word id i.
+* ``codes.npy``: uint8 array (vocabulary size, bits / 8), the packed binary code of each word with the
+  bit order recorded in the manifest.
+* optional ``index.faissb``: an approximate FAISS binary index (HNSW or IVF) over the codes.
+* optional ``vectors.npy`` (float16 or float32, (vocabulary size, dims)) and ``covariance.npy``
+  (float64, (dims, dims)): the Euclidean data of the Madlib, Mahalanobis and Vickrey mechanisms.
+
+The manifest's ``calibration`` section holds exact average and maximum pairwise distances per
+metric (BRR paper, Sec. 5), used by :mod:`edgedp.evaluation.calibration` to compare mechanisms.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+import numpy as np
+
+from edgedp.errors import AssetError
+from edgedp.manifest import REBUILD_HINT, Manifest
+from edgedp.native import Lazy
+from edgedp.words.euclidean import EuclideanIndex
+from edgedp.words.hamming import INDEX_TYPES, HammingIndex
+
+BIT_ORDERS = ("big",)
+
+
+class Vocabulary:
+    """The public word list of a pack: id <-> word, with lookups that map unknown words to -1."""
+
+    __slots__ = ("_ids", "_words")
+
+    def __init__(self, words: Iterable[str]) -> None:
+        self._words: tuple[str, ...] = tuple(words)
+        self._ids: Mapping[str, int] = MappingProxyType(
+            {word: index for index, word in enumerate(self._words)}
+        )
+        if len(self._ids) != len(self._words):
+            raise AssetError("vocabulary has duplicate words")
+
+    def __len__(self) -> int:
+        return len(self._words)
+
+    def __contains__(self, word: object) -> bool:
+        return word in self._ids
+
+    def __getitem__(self, word_id: int) -> str:
+        return self._words[word_id]
+
+    @property
+    def words(self) -> tuple[str, ...]:
+        return self._words
+
+    def ids(self, words: Iterable[str]) -> np.ndarray:
+        """Word ids as int64, -1 for words not in the vocabulary."""
+        lookup = self._ids.get
+        return np.fromiter((lookup(word, -1) for word in words), dtype=np.int64)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class WordPack:
+    """A loaded ``words`` pack. Arrays are read-only memory maps; build one with ``load_pack``."""
+
+    name: str
+    path: Path
+    manifest: Manifest
+    vocabulary: Vocabulary
+    codes: np.ndarray
+    index: HammingIndex
+    vectors: np.ndarray | None = None
+    covariance: np.ndarray | None = None
+    _euclidean: Lazy[EuclideanIndex] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        vectors = self.vectors
+        object.__setattr__(self, "_euclidean", Lazy(lambda: EuclideanIndex(np.asarray(vectors))))
+
+    @property
+    def bits(self) -> int:
+        """Length of each word's binary code."""
+        return self.codes.shape[1] * 8
+
+    @property
+    def kind(self) -> str:
+        return "words"
+
+    @property
+    def calibration(self) -> Mapping[str, Any]:
+        """Exact pairwise-distance statistics per metric (``hamming``, ``euclidean``, ...)."""
+        return self.manifest.data.get("calibration", MappingProxyType({}))
+
+    def require_vectors(self, mechanism: str) -> np.ndarray:
+        """The float vectors, or an AssetError saying how to build a pack that has them."""
+        if self.vectors is None:
+            raise AssetError(
+                f"{mechanism} needs float word vectors and pack {self.name!r} has none (it is "
+                "binary-only to stay small); build one with: edgedp-export words --preset medium "
+                "--out DIR (or --vectors float16), then pass --pack DIR"
+            )
+        return self.vectors
+
+    def euclidean_index(self, mechanism: str) -> EuclideanIndex:
+        """Exact Euclidean search over the vectors, built on first use and shared."""
+        self.require_vectors(mechanism)
+        return self._euclidean.get()
+
+    def describe(self) -> dict[str, Any]:
+        """A short summary for ``edgedp packs info``."""
+        return {
+            **self.manifest.summary(),
+            "vocabulary": len(self.vocabulary),
+            "bits": self.bits,
+            "index": self.index.index_type,
+            "vectors": None
+            if self.vectors is None
+            else f"{self.vectors.dtype} {self.vectors.shape}",
+        }
+
+
+def _read_vocabulary(manifest: Manifest, size: int) -> Vocabulary:
+    path = manifest.file(manifest.field("vocabulary", "file", str))
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise AssetError(
+            f"pack {manifest.directory}: {path.name} is not UTF-8; {REBUILD_HINT}"
+        ) from None
+    words = text.split("\n")
+    if words and words[-1] == "":
+        words.pop()
+    if len(words) != size:
+        raise AssetError(
+            f"pack {manifest.directory}: {path.name} has {len(words)} words, the manifest says "
+            f"{size}; {REBUILD_HINT}"
+        )
+    if any(not word or word != word.strip() for word in words):
+        raise AssetError(f"pack {manifest.directory}: {path.name} has empty or padded lines")
+    try:
+        return Vocabulary(words)
+    except AssetError as error:
+        raise AssetError(
+            f"pack {manifest.directory}: {path.name}: {error}; {REBUILD_HINT}"
+        ) from None
+
+
+def load_word_pack(manifest: Manifest) -> WordPack:
+    """Build a :class:`WordPack` from a validated manifest (files already verified)."""
+    size = manifest.field("vocabulary", "size", int)
+    bits = manifest.field("codes", "bits", int)
+    if size < 2 or bits <= 0 or bits % 8:
+        raise AssetError(
+            f"pack {manifest.directory}: needs >= 2 words and a positive multiple of 8 bits "
+            f"(got {size} words, {bits} bits)"
+        )
+    bit_order = manifest.field("codes", "bit_order", str)
+    if bit_order not in BIT_ORDERS:
+        raise AssetError(f"pack {manifest.directory}: unsupported bit order {bit_order!r}")
+    vocabulary = _read_vocabulary(manifest, size)
+    codes = manifest.array(manifest.field("codes", "file", str), np.uint8, (size, bits // 8))
+    vectors, covariance = _read_euclidean(manifest, size)
+    return WordPack(
+        name=manifest.name,
+        path=manifest.directory,
+        manifest=manifest,
+        vocabulary=vocabulary,
+        codes=codes,
+        index=_open_hamming_index(manifest, codes),
+        vectors=vectors,
+        covariance=covariance,
+    )
+
+
+def _open_hamming_index(manifest: Manifest, codes: np.ndarray) -> HammingIndex:
+    index_type = manifest.field("index", "type", str)
+    if index_type not in INDEX_TYPES:
+        raise AssetError(
+            f"pack {manifest.directory}: index type {index_type!r} is not supported by this edgedp "
+            f"({', '.join(INDEX_TYPES)}); upgrade edgedp"
+        )
+    if index_type == "flat":
+        return HammingIndex(codes)
+    try:
+        return HammingIndex(
+            codes,
+            index_type=index_type,
+            index_file=manifest.file(manifest.field("index", "file", str)),
+            search_parameter=manifest.field("index", "search_parameter", int),
+        )
+    except AssetError as error:
+        raise AssetError(f"pack {manifest.directory}: {error}; {REBUILD_HINT}") from None
+
+
+def _read_euclidean(manifest: Manifest, size: int) -> tuple[np.ndarray | None, np.ndarray | None]:
+    if "euclidean" not in manifest.data:
+        return None, None
+    dims = manifest.field("euclidean", "dims", int)
+    dtype = manifest.field("euclidean", "dtype", str)
+    if dtype not in ("float16", "float32") or dims < 1:
+        raise AssetError(f"pack {manifest.directory}: unsupported vectors {dtype} x {dims}")
+    vectors = manifest.array(manifest.field("euclidean", "vectors_file", str), dtype, (size, dims))
+    covariance = manifest.array(
+        manifest.field("euclidean", "covariance_file", str), np.float64, (dims, dims)
+    )
+    _check_covariance(manifest, np.asarray(covariance))
+    return vectors, covariance
+
+
+def _check_covariance(manifest: Manifest, covariance: np.ndarray) -> None:
+    """Mahalanobis noise needs a finite, symmetric, positive-definite covariance: a singular one
+    would confine the noise to a subspace (no guarantee off it), a NaN one would poison every draw."""
+    problem = None
+    if not np.isfinite(covariance).all():
+        problem = "has NaN or infinite entries"
+    elif not np.allclose(covariance, covariance.T, rtol=1e-10, atol=0.0):
+        problem = "is not symmetric"
+    elif np.linalg.eigvalsh(covariance).min() <= 0.0:
+        problem = "is not positive definite"
+    if problem is not None:
+        raise AssetError(
+            f"pack {manifest.directory}: the covariance matrix {problem}; {REBUILD_HINT}"
+        )
