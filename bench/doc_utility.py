@@ -209,7 +209,7 @@ def run(report: Report, *, quick: bool) -> None:
         if per_bit not in privatized_cache:
             brr = edgedp.BRR(words_pack, epsilon=per_bit, rng=_seeded(3))
             chosen = range(0, len(splits["test"]), stride)
-            private = edgedp.WordLevelEmbedding(pack, brr).privatize_batch(
+            private = edgedp.WordLevelEmbedding(pack, brr).privatized_sentences_batch(
                 [splits["test"][i].text for i in chosen]
             )
             private = [doc[:cap] for doc in private]

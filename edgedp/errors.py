@@ -27,6 +27,13 @@ class BudgetError(EdgedpError):
     """A release would exceed the privacy budget recorded in the ledger; nothing was released."""
 
 
+class LedgerError(BudgetError):
+    """The privacy ledger cannot be read or written (missing, read-only, locked, disk full).
+
+    A ``BudgetError``: a release that could not be charged does not happen.
+    """
+
+
 class RandomnessError(EdgedpError, RuntimeError):
     """A random source was used in a way that would repeat noise (e.g. a seeded source after fork)."""
 

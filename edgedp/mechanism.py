@@ -37,8 +37,10 @@ class Mechanism(ABC, Generic[PackT]):
     #: The pack class this mechanism reads, and how to get one (for the error message).
     pack_type: ClassVar[type]
     pack_hint: ClassVar[str] = "edgedp.load_pack()"
-    #: False for the comparison-only mechanisms that are NOT differentially private.
-    private: ClassVar[bool] = True
+    #: Whether the algorithm is differentially private at all: False only for the comparison
+    #: baselines (:class:`edgedp.NonPrivateMean`). A DP algorithm run from a seed is still not
+    #: private in practice: :attr:`is_private` combines both.
+    differentially_private: ClassVar[bool] = True
 
     def __init__(self, pack: PackT, *, rng: RandomSource | int | None = None) -> None:
         if not isinstance(pack, self.pack_type):
@@ -52,7 +54,7 @@ class Mechanism(ABC, Generic[PackT]):
     @property
     def is_private(self) -> bool:
         """False when the output is not DP: a non-private mechanism, or a seeded source."""
-        return self.private and self.rng.is_private
+        return self.differentially_private and self.rng.is_private
 
     def parameters(self) -> dict[str, object]:
         """The keyword arguments that rebuild this mechanism on its pack (without ``rng``)."""
@@ -61,7 +63,7 @@ class Mechanism(ABC, Generic[PackT]):
     def __repr__(self) -> str:
         pack_name = getattr(self.pack, "name", "?")
         fields = "".join(f", {key}={value!r}" for key, value in self.parameters().items())
-        marker = "" if self.private else " [NOT PRIVATE]"
+        marker = "" if self.differentially_private else " [NOT PRIVATE]"
         return f"{type(self).__name__}(pack={pack_name!r}{fields}, rng={self.rng!r}){marker}"
 
     @abstractmethod
@@ -74,6 +76,6 @@ class Mechanism(ABC, Generic[PackT]):
 
     def privacy_cost(self, inputs: Sequence[Any]) -> DpEvent:
         """The event a ledger charges before ``inputs`` are released."""
-        if not self.private:
+        if not self.differentially_private:
             raise InputError(f"{type(self).__name__} is NOT private and cannot be budgeted")
         return DpEvent(self.name, self.guarantee(), self.units(inputs))

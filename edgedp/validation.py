@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
+from typing import TypeVar
 
 from edgedp.errors import InputError, PrivacyParameterError
+
+T = TypeVar("T")
 
 
 def _real(value: object, name: str) -> float:
@@ -20,7 +23,12 @@ def _real(value: object, name: str) -> float:
         raise PrivacyParameterError(
             f"{name} must be a real number, got {type(value).__name__} {value!r}"
         )
-    number = float(value)
+    try:
+        number = float(value)
+    except OverflowError:  # an integer beyond the float range, e.g. 10**400
+        raise PrivacyParameterError(
+            f"{name} must be finite, got a {len(str(value))}-digit number"
+        ) from None
     if not math.isfinite(number):
         raise PrivacyParameterError(f"{name} must be finite, got {number!r}")
     return number
@@ -50,6 +58,14 @@ def check_unit_interval(value: object, name: str) -> float:
     return number
 
 
+def check_non_negative(value: object, name: str) -> float:
+    """Return a finite real number >= 0 (a delta limit, an amount already spent)."""
+    number = _real(value, name)
+    if number < 0.0:
+        raise PrivacyParameterError(f"{name} must be >= 0, got {number!r}")
+    return number
+
+
 def check_positive(value: object, name: str) -> float:
     """Return a finite real number > 0 that is not a privacy parameter (a radius, a scale)."""
     number = _real(value, name)
@@ -74,3 +90,19 @@ def check_choice(value: object, name: str, choices: Collection[str]) -> str:
         allowed = ", ".join(sorted(choices))
         raise InputError(f"{name} must be one of {allowed}; got {value!r}")
     return value
+
+
+def check_iterable(items: Iterable[T], method: str, one: str) -> list[T]:
+    """``items`` as a list, refusing a single string (a common slip) and non-iterables.
+
+    ``one`` names an item (``"text"``, ``"document"``) for the message.
+    """
+    what = f"{one}s"
+    if isinstance(items, str | bytes | bytearray):
+        raise InputError(f"{method} takes an iterable of {what}, not a single {one}")
+    try:
+        return list(items)
+    except TypeError:
+        raise InputError(
+            f"{method} takes an iterable of {what}, got {type(items).__name__}"
+        ) from None

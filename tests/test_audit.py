@@ -248,9 +248,7 @@ class _ExcludingVickrey(edgedp.Vickrey):
     """Broken: the printed algorithm, which searches the neighbours among W minus {input}."""
 
     def _release(self, word_ids):
-        self.candidates = 3
-        distances, ids = self._neighbours(word_ids)
-        self.candidates = 2
+        distances, ids = self.space.neighbours(word_ids, 3)
         keep = ids != word_ids[:, None]
         order = np.argsort(~keep, axis=1, kind="stable")[:, :2]
         rows = np.arange(len(ids))[:, None]

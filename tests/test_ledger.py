@@ -15,17 +15,24 @@ import time
 import pytest
 
 import edgedp
-from edgedp.errors import BudgetError, InputError
+from edgedp.errors import BudgetError, InputError, LedgerError, PrivacyParameterError
+from edgedp.guarantee import DpEvent, Guarantee
 from edgedp.ledger import PrivacyLedger
+
+
+def event(epsilon: float, delta: float = 0.0, *, unit: str = "document", count: int = 1):
+    """A DP event of ``count`` units of (epsilon, delta) each."""
+    guarantee = Guarantee("a test unit", "test neighbours", unit, epsilon, delta)
+    return DpEvent("test", guarantee, count)
 
 
 def test_limits_and_totals(tmp_path):
     ledger = PrivacyLedger(tmp_path / "l.db")
     ledger.set_limit("alice", 1.0, 1e-6)
-    ledger.charge("alice", 0.4)
-    ledger.charge("alice", 0.6, 1e-6)  # exactly at the limit is allowed
+    ledger.charge("alice", event(0.4))
+    ledger.charge("alice", event(0.3, 5e-7, count=2))  # exactly at the limit is allowed
     with pytest.raises(BudgetError, match="nothing was released"):
-        ledger.charge("alice", 1e-9)
+        ledger.charge("alice", event(1e-9))
     assert ledger.spent("alice") == pytest.approx((1.0, 1e-6))
     assert ledger.spent("bob") == (0.0, 0.0) and ledger.limit("bob") is None
     ledger.set_limit("*", 5.0)
@@ -34,17 +41,139 @@ def test_limits_and_totals(tmp_path):
 
 
 @pytest.mark.parametrize("bad", [(-1.0, 0.0), (float("nan"), 0.0), (1.0, float("inf"))])
-def test_bad_charges_are_refused(tmp_path, bad):
-    with pytest.raises(InputError):
-        PrivacyLedger(tmp_path / "l.db").charge("s", *bad)
+def test_bad_events_are_refused(bad):
+    with pytest.raises((InputError, PrivacyParameterError)):
+        event(*bad)
+
+
+@pytest.mark.parametrize("bad", ["1", 1.0, None, (1.0, 0.0)])
+def test_a_charge_must_be_an_event(tmp_path, bad):
+    with pytest.raises(InputError, match="DpEvent"):
+        PrivacyLedger(tmp_path / "l.db").charge("s", bad)
+
+
+@pytest.mark.parametrize(
+    "limit", [{"epsilon": "1"}, {"epsilon": 1.0, "delta": "x"}, {"epsilon": 10**400}]
+)
+def test_bad_limits_are_privacy_parameter_errors(tmp_path, limit):
+    with pytest.raises(PrivacyParameterError):
+        PrivacyLedger(tmp_path / "l.db").set_limit("s", **limit)
 
 
 def test_a_charge_id_counts_once(tmp_path):
     ledger = PrivacyLedger(tmp_path / "l.db")
-    ledger.charge("s", 0.5, charge_id="x")
+    ledger.charge("s", event(0.5), charge_id="x")
     with pytest.raises(InputError, match="already recorded"):
-        ledger.charge("s", 0.5, charge_id="x")
+        ledger.charge("s", event(0.5), charge_id="x")
     assert ledger.spent("s") == (0.5, 0.0)
+
+
+def test_a_scope_keeps_the_unit_of_its_first_charge(tmp_path, default_pack):
+    ledger = PrivacyLedger(tmp_path / "l.db")
+    ledger.guard(edgedp.BRR(default_pack, epsilon=0.5), "alice").privatize("one two")
+    assert ledger.unit("alice") == "word:hamming"
+    with pytest.raises(BudgetError, match=r"accounts in word:hamming.*nothing was released"):
+        ledger.charge("alice", event(0.1, unit="document"))
+    assert ledger.spent("alice") == (1.0, 0.0)
+    history = ledger.history("alice")
+    assert [(row["mechanism"], row["count"], row["epsilon"]) for row in history] == [
+        ("brr", 2, 0.5)
+    ]
+
+
+class TestLedgerFiles:
+    """Ledger files are private to their owner, and every SQLite failure is a one-line error."""
+
+    def test_files_are_created_0600_whatever_the_umask(self, tmp_path):
+        old = os.umask(0)
+        try:
+            ledger = PrivacyLedger(tmp_path / "l.db")
+            ledger.charge("s", event(0.1))
+            connection = sqlite3.connect(tmp_path / "l.db")  # keep -wal and -shm alive
+            connection.execute("SELECT 1").fetchall()
+            modes = {path.name: path.stat().st_mode & 0o777 for path in tmp_path.glob("l.db*")}
+            connection.close()
+        finally:
+            os.umask(old)
+        assert modes and set(modes.values()) == {0o600}, modes
+
+    def test_reading_a_missing_ledger_creates_nothing(self, tmp_path):
+        with pytest.raises(LedgerError, match="no privacy ledger"):
+            PrivacyLedger(tmp_path / "typo.db", create=False)
+        assert list(tmp_path.iterdir()) == []
+
+    def test_a_read_only_ledger_refuses_charges_cleanly(self, tmp_path):
+        if os.geteuid() == 0:
+            # root ignores file modes: make SQLite itself refuse writes instead
+            ledger = PrivacyLedger(tmp_path / "l.db")
+            original = ledger._connect
+
+            def read_only():
+                connection = original()
+                connection.execute("PRAGMA query_only = ON")
+                return connection
+
+            ledger._connect = read_only
+        else:
+            PrivacyLedger(tmp_path / "l.db")
+            os.chmod(tmp_path / "l.db", 0o400)
+            ledger = PrivacyLedger(tmp_path / "l.db")
+        with pytest.raises(LedgerError, match="nothing was released"):
+            ledger.charge("s", event(0.1))
+
+    def test_a_lock_held_past_the_timeout_is_a_ledger_error(self, tmp_path):
+        PrivacyLedger(tmp_path / "l.db")
+        holder = sqlite3.connect(tmp_path / "l.db", isolation_level=None)
+        holder.execute("BEGIN IMMEDIATE")
+        try:
+            with pytest.raises(LedgerError, match="locked"):
+                PrivacyLedger(tmp_path / "l.db", timeout=0.2).charge("s", event(0.1))
+        finally:
+            holder.execute("ROLLBACK")
+            holder.close()
+        assert PrivacyLedger(tmp_path / "l.db").spent("s") == (0.0, 0.0)
+
+    def test_a_full_disk_is_a_ledger_error_and_records_nothing(self, tmp_path):
+        ledger = PrivacyLedger(tmp_path / "l.db")
+        original = ledger._connect
+
+        def full():
+            connection = original()
+            pages = connection.execute("PRAGMA page_count").fetchone()[0]
+            connection.execute(f"PRAGMA max_page_count = {pages}")
+            return connection
+
+        ledger._connect = full
+
+        def fill() -> None:
+            for _ in range(10_000):  # until the last page is full
+                ledger.charge("s", event(1e-9))
+
+        with pytest.raises(LedgerError, match="full"):
+            fill()
+        ledger._connect = original
+        recorded = len(ledger.history("s"))
+        assert 0 < recorded < 10_000  # the failing charge left nothing behind
+        assert ledger.spent("s")[0] == pytest.approx(recorded * 1e-9)
+
+    def test_a_version_1_ledger_is_migrated_to_events(self, tmp_path):
+        path = tmp_path / "old.db"
+        old = sqlite3.connect(path)
+        old.executescript(
+            "CREATE TABLE charges (id TEXT PRIMARY KEY, scope TEXT NOT NULL, epsilon REAL NOT "
+            "NULL, delta REAL NOT NULL, mechanism TEXT NOT NULL, created REAL NOT NULL);"
+            "CREATE TABLE limits (scope TEXT PRIMARY KEY, epsilon REAL NOT NULL, delta REAL NOT "
+            "NULL);"
+            "INSERT INTO charges VALUES ('a', 'u', 1.5, 0, 'brr', 1.0);"
+            "INSERT INTO charges VALUES ('b', 'u', 0.5, 0, 'brr', 2.0);"
+            "INSERT INTO limits VALUES ('u', 3.0, 0);"
+        )
+        old.commit()
+        old.close()
+        ledger = PrivacyLedger(path)
+        assert ledger.spent("u") == (2.0, 0.0) and ledger.limit("u") == (3.0, 0.0)
+        assert ledger.unit("u") == "word:hamming"
+        assert [row["id"] for row in ledger.history("u")] == ["a", "b"]
 
 
 def test_guard_charges_before_releasing_and_refuses_over_budget(tmp_path, default_pack):
@@ -119,7 +248,7 @@ def test_every_connection_runs_in_wal_mode_with_full_sync(tmp_path, monkeypatch)
     monkeypatch.setattr(sqlite3, "connect", tracing_connect)
     monkeypatch.setattr(ledger, "_connect", checked_connect)
     ledger.set_limit("s", 1.0)
-    ledger.charge("s", 0.5)
+    ledger.charge("s", event(0.5))
     ledger.spent("s")
     assert settings == [("wal", 2)] * 3  # synchronous 2 is FULL
     assert len(statements) == 3
@@ -135,13 +264,15 @@ WORKER = """
 import os, sys, uuid
 from edgedp.ledger import PrivacyLedger
 from edgedp.errors import BudgetError
+from edgedp.guarantee import DpEvent, Guarantee
+event = DpEvent("test", Guarantee("a test unit", "test neighbours", "document", 0.001), 1)
 ledger = PrivacyLedger(sys.argv[1])
 log = open(sys.argv[2], "a")
 log.write("ready\\n"); log.flush()
 while True:
     charge = uuid.uuid4().hex
     try:
-        ledger.charge(sys.argv[3], 0.001, charge_id=charge)
+        ledger.charge(sys.argv[3], event, charge_id=charge)
     except BudgetError:
         log.write("full\\n"); log.flush(); os.fsync(log.fileno()); break
     log.write(charge + "\\n"); log.flush(); os.fsync(log.fileno())
@@ -191,7 +322,7 @@ def test_sigkill_during_concurrent_charges_loses_and_duplicates_nothing(tmp_path
         for process in processes:
             process.wait(timeout=60)
         committed |= acknowledged(logs)
-    rows = sqlite3.connect(database).execute("SELECT id FROM charges").fetchall()
+    rows = sqlite3.connect(database).execute("SELECT id FROM events").fetchall()
     recorded = [row[0] for row in rows]
     report = os.environ.get("EDGEDP_LEDGER_REPORT")  # the trust report's statistics
     if report:
@@ -237,7 +368,9 @@ def test_sentence_mechanisms_are_charged_per_document_and_sentence(tmp_path):
     deep.embed_batch(["One sentence. Two sentences.", "Another document."])
     assert ledger.spent("docs") == (4.0, 0.0)  # epsilon per document
     adept = edgedp.ADePT(edgedp.load_pack("adept-bbc"), epsilon=50.0, noise="gaussian", delta=1e-6)
-    assert adept.privacy_cost(["First. Second.\nThird."]) == pytest.approx((150.0, 3e-6))
+    cost = adept.privacy_cost(["First. Second.\nThird."])
+    assert (cost.count, cost.epsilon, cost.delta) == pytest.approx((3, 150.0, 3e-6))
+    assert cost.guarantee.accounting_unit == "sentence:dp"
     with pytest.warns(edgedp.NotPrivateWarning):
         not_private = edgedp.NonPrivateMean(sentences)
     with pytest.raises(InputError, match="NOT private"):

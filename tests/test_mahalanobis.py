@@ -7,11 +7,11 @@ import pytest
 from scipy import stats
 
 import edgedp
-from edgedp.words.mahalanobis import regularized_covariance, symmetric_square_root
+from edgedp.words.euclidean import regularized_covariance, symmetric_square_root
 
 
 def noise_of(mechanism, count: int) -> np.ndarray:
-    return mechanism._noise(count, mechanism.metric_matrix.shape[0])
+    return mechanism.space.noise(count, mechanism.metric_matrix.shape[0])
 
 
 @pytest.mark.parametrize("lam", [0.0, 0.2, 0.9])
@@ -30,7 +30,7 @@ def test_renormalized_noise_would_be_caught(euclid_pack, seeded):
     # norm no longer follows Gamma(d, 1/epsilon): the test above must be able to see that.
     mechanism = edgedp.Mahalanobis(euclid_pack, epsilon=4.0, lam=0.9, rng=seeded(3))
     noise = noise_of(mechanism, 20_000)
-    isotropic = noise @ np.linalg.inv(mechanism._root)
+    isotropic = noise @ np.linalg.inv(mechanism.space.root)
     broken = (
         noise
         / np.linalg.norm(noise, axis=1, keepdims=True)

@@ -15,7 +15,7 @@ from helpers import write_vector_file
 import edgedp
 from edgedp.errors import AssetError, InputError
 from edgedp.evaluation.calibration import equivalent_epsilon, metric_statistics, privacy_ratio
-from edgedp.words.mahalanobis import regularized_covariance, symmetric_square_root
+from edgedp.words.euclidean import regularized_covariance, symmetric_square_root
 
 
 @pytest.fixture(scope="module")

@@ -14,7 +14,7 @@ TEXT = "Jane Zorbulak was admitted on Monday. The doctor said she is doing well.
 def test_word_level_privatizes_then_embeds(sentence_pack, default_pack, seeded):
     brr = edgedp.BRR(default_pack, epsilon=0.5, rng=seeded(0))
     mechanism = edgedp.WordLevelEmbedding(sentence_pack, brr)
-    privatized = mechanism.privatize(TEXT)
+    privatized = mechanism.privatized_sentences(TEXT)
     assert privatized and "zorbulak" not in " ".join(privatized).lower()
     encoded = sentence_pack.encoder.encode(privatized).mean(axis=0)
     np.testing.assert_allclose(

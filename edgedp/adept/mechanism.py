@@ -26,10 +26,18 @@ from edgedp.adept.autoencoder import SentenceAutoencoder
 from edgedp.adept.pack import AutoencoderPack
 from edgedp.documents.splitting import split_sentences
 from edgedp.errors import InputError, PrivacyParameterError
+from edgedp.guarantee import Guarantee
+from edgedp.mechanism import Mechanism
 from edgedp.noise import analytic_gaussian_sigma, l2_ball_laplace_scale
-from edgedp.randomness import RandomSource, resolve_rng
+from edgedp.randomness import RandomSource
 from edgedp.text import MAX_TEXT_CHARS, check_text
-from edgedp.validation import check_choice, check_delta, check_epsilon, check_positive_int
+from edgedp.validation import (
+    check_choice,
+    check_delta,
+    check_epsilon,
+    check_iterable,
+    check_positive_int,
+)
 
 NOISES = ("laplace", "gaussian")
 DEFAULT_PACK = "adept-bbc"
@@ -77,7 +85,7 @@ def project_to_sphere(latents: np.ndarray, radius: float) -> np.ndarray:
     return np.where(norms > 0.0, rows * (radius / np.where(norms > 0.0, norms, 1.0)), 0.0)
 
 
-class ADePT:
+class ADePT(Mechanism[AutoencoderPack]):
     """Sentence rewriting with local differential privacy for each sentence.
 
     **Guarantee.** Each sentence is protected against *any other sentence*: for every two sentences
@@ -110,10 +118,13 @@ class ADePT:
     per sentence; ``delta`` in (0, 1), required with Gaussian noise and refused with Laplace noise;
     ``noise`` ``"laplace"`` or ``"gaussian"``; ``rng`` ``None`` for OS entropy (private) or an int
     seed (tests only, warns); ``beam_width`` >= 1 (1: greedy); ``no_repeat_ngram`` (3; 0 turns the
-    repetition blocking of :mod:`edgedp.adept.decoding` off); ``max_tokens`` (the pack's limit by default).
+    repetition blocking of :mod:`edgedp.adept.decoding` off); ``max_tokens`` (the pack's limit by
+    default).
     """
 
     name = "adept"
+    pack_type = AutoencoderPack
+    pack_hint = f"an autoencoder pack: edgedp.load_pack({DEFAULT_PACK!r}, kind='autoencoder')"
 
     def __init__(
         self,
@@ -127,12 +138,7 @@ class ADePT:
         no_repeat_ngram: int = 3,
         max_tokens: int | None = None,
     ) -> None:
-        if not isinstance(pack, AutoencoderPack):
-            raise InputError(
-                f"ADePT needs an autoencoder pack (edgedp.load_pack({DEFAULT_PACK!r})), got "
-                f"{type(pack).__name__}"
-            )
-        self.pack = pack
+        super().__init__(pack, rng=rng)
         self.epsilon = check_epsilon(epsilon)
         self.noise = check_choice(noise, "noise", NOISES)
         if self.noise == "laplace":
@@ -154,13 +160,33 @@ class ADePT:
         )
         if self.max_tokens > pack.max_output_tokens:
             raise InputError(f"max_tokens must be <= {pack.max_output_tokens} for this pack")
-        self.rng = resolve_rng(rng)
         self.autoencoder = SentenceAutoencoder(pack)
 
-    @property
-    def is_private(self) -> bool:
-        """False when the mechanism draws from a seeded (reproducible) source."""
-        return self.rng.is_private
+    def parameters(self) -> dict[str, object]:
+        return {
+            "epsilon": self.epsilon,
+            "delta": self.delta,
+            "noise": self.noise,
+            "beam_width": self.beam_width,
+            "no_repeat_ngram": self.no_repeat_ngram,
+            "max_tokens": self.max_tokens,
+        }
+
+    def guarantee(self) -> Guarantee:
+        """Per sentence epsilon-DP (Laplace) or (epsilon, delta)-DP (Gaussian) against any sentence."""
+        return Guarantee(
+            protects="each sentence (its content and its length)",
+            relation="any two sentences",
+            unit="sentence",
+            epsilon=self.epsilon,
+            delta=self.delta or 0.0,
+        )
+
+    def units(self, inputs: Sequence[str]) -> int:
+        """The sentences that rewriting ``inputs`` releases (each line split into sentences)."""
+        return sum(
+            len(split_sentences(line)) for text in inputs for line in check_text(text).split("\n")
+        )
 
     @property
     def expected_noise_norm(self) -> float:
@@ -169,13 +195,6 @@ class ADePT:
         if self.noise == "laplace":
             return self.noise_scale * math.sqrt(2.0 * d)
         return self.noise_scale * math.sqrt(d)
-
-    def __repr__(self) -> str:
-        delta = "" if self.delta is None else f", delta={self.delta!r}"
-        return (
-            f"ADePT(pack={self.pack.name!r}, epsilon={self.epsilon!r}{delta}, "
-            f"noise={self.noise!r}, scale={self.noise_scale:.6g}, rng={self.rng!r})"
-        )
 
     # -- the release ----------------------------------------------------------------------------
 
@@ -240,19 +259,11 @@ class ADePT:
         """Privatize a text sentence by sentence; its lines are kept, blank lines stay blank."""
         return self.privatize_batch([text])[0]
 
-    def privacy_cost(self, texts: Sequence[str]) -> tuple[float, float]:
-        """(epsilon, delta) per sentence rewritten, summed (basic composition; see edgedp.ledger)."""
-        sentences = sum(
-            len(split_sentences(line)) for text in texts for line in check_text(text).split("\n")
-        )
-        return self.epsilon * sentences, (self.delta or 0.0) * sentences
-
     def privatize_batch(self, texts: Iterable[str]) -> list[str]:
         """Privatize many texts in one batched pass (same guarantee per sentence as ``privatize``)."""
-        if isinstance(texts, str | bytes):
-            raise InputError("privatize_batch takes an iterable of texts, not a single text")
         layouts = [
-            [split_sentences(line) for line in check_text(text).split("\n")] for text in texts
+            [split_sentences(line) for line in check_text(text).split("\n")]
+            for text in check_iterable(texts, "privatize_batch", "text")
         ]
         flat = [sentence for lines in layouts for line in lines for sentence in line]
         rewritten = iter(self.privatize_sentences(flat))

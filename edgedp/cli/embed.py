@@ -146,7 +146,7 @@ def _records(
     if charge is not None:
         charge(batch)
     base: dict[str, Any] = {"mechanism": mechanism.name, "private": mechanism.is_private}
-    if mechanism.private:
+    if mechanism.differentially_private:
         base["epsilon"] = getattr(mechanism, "epsilon", None)
     if isinstance(mechanism, DeepCandidate):
         base["projections"] = mechanism.projections
@@ -180,7 +180,7 @@ def run(args: argparse.Namespace) -> None:
         raise InputError("--output must end in .jsonl or .npy")
     mechanism = _mechanism(args, pack)
     warn_if_seeded(args.seed)
-    if not mechanism.private:
+    if not mechanism.differentially_private:
         print(
             "edgedp: warning: --mechanism mean releases the exact mean: NOT PRIVATE",
             file=sys.stderr,

@@ -25,7 +25,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> None:
-    ledger = PrivacyLedger(args.ledger)
+    # Reading never creates a ledger: a mistyped path is an error, not an empty ledger.
+    ledger = PrivacyLedger(args.ledger, create=args.ledger_command == "limit")
     if args.ledger_command == "limit":
         ledger.set_limit(args.scope, args.epsilon, args.delta)
     epsilon, delta = ledger.spent(args.scope)
@@ -35,6 +36,7 @@ def run(args: argparse.Namespace) -> None:
                 "scope": args.scope,
                 "spent": {"epsilon": epsilon, "delta": delta},
                 "limit": ledger.limit(args.scope),
+                "unit": ledger.unit(args.scope),
                 "charges": len(ledger.history(args.scope)),
             },
             indent=2,

@@ -228,7 +228,6 @@ def ledger_charger(
     ledger = PrivacyLedger(args.ledger)
 
     def charge(batch: list[Any]) -> None:
-        epsilon, delta = mechanism.privacy_cost(batch)
-        ledger.charge(args.scope, epsilon, delta, mechanism=mechanism.name)
+        ledger.charge(args.scope, mechanism.privacy_cost(batch))
 
     return charge

@@ -23,7 +23,8 @@ from edgedp.documents.mechanism import (
 from edgedp.documents.pack import SentencePack
 from edgedp.documents.splitting import split_sentences
 from edgedp.errors import InputError, NotPrivateWarning
-from edgedp.validation import check_choice
+from edgedp.guarantee import Guarantee
+from edgedp.validation import check_choice, check_iterable
 from edgedp.words.mechanism import WordMechanism
 
 
@@ -47,19 +48,19 @@ class NonPrivateMean(SentenceMechanism):
     """
 
     name = "mean"
-    private = False
+    differentially_private = False
 
     def __init__(self, pack: SentencePack, *, space: str = "sentence") -> None:
         super().__init__(pack, rng=None)
-        self.space = check_choice(space, "space", SPACES)  # type: ignore[misc]
+        self.space = check_choice(space, "space", SPACES)
         warnings.warn(
             "NonPrivateMean releases the exact mean embedding: NOT differentially private",
             NotPrivateWarning,
             stacklevel=2,
         )
 
-    def __repr__(self) -> str:
-        return f"NonPrivateMean(pack={self.pack.name!r}, space={self.space!r}) [NOT PRIVATE]"
+    def parameters(self) -> dict[str, object]:
+        return {"space": self.space}
 
     def _release(self, embeddings: list[np.ndarray]) -> np.ndarray:
         return mean_rows(embeddings, self.pack.dims)
@@ -98,25 +99,28 @@ class WordLevelEmbedding(SentenceMechanism):
     def __repr__(self) -> str:
         return f"WordLevelEmbedding(pack={self.pack.name!r}, {self.word_mechanism!r})"
 
-    def privacy_cost(self, documents: Sequence[Document]) -> tuple[float, float]:
-        """The word mechanism's cost of every word of the documents (see edgedp.ledger)."""
-        texts = [
-            document if isinstance(document, str) else " ".join(document_sentences(document))
-            for document in documents
-        ]
-        return self.word_mechanism.privacy_cost(texts)
+    def guarantee(self) -> Guarantee:
+        """The word mechanism's guarantee: word-level metric DP, per word."""
+        return self.word_mechanism.guarantee()
 
-    def privatize(self, document: Document) -> list[str]:
+    def units(self, inputs: Sequence[Document]) -> int:
+        """Every word slot of the documents (the word mechanism's units)."""
+        return self.word_mechanism.units(
+            [
+                document if isinstance(document, str) else " ".join(document_sentences(document))
+                for document in inputs
+            ]
+        )
+
+    def privatized_sentences(self, document: Document) -> list[str]:
         """The privatized sentences of one document (the word mechanism's release)."""
-        return self.privatize_batch([document])[0]
+        return self.privatized_sentences_batch([document])[0]
 
-    def privatize_batch(self, documents: Iterable[Document]) -> list[list[str]]:
+    def privatized_sentences_batch(self, documents: Iterable[Document]) -> list[list[str]]:
         """Privatized sentences of many documents (one vectorized word-mechanism pass)."""
-        if isinstance(documents, str | bytes):
-            raise InputError("a batch is an iterable of documents, not a single document")
         texts = [
             [document] if isinstance(document, str) else document_sentences(document)
-            for document in documents
+            for document in check_iterable(documents, "privatized_sentences_batch", "document")
         ]
         privatized = iter(
             self.word_mechanism.privatize_batch([t for group in texts for t in group])
@@ -131,7 +135,7 @@ class WordLevelEmbedding(SentenceMechanism):
 
     def embed_batch(self, documents: Iterable[Document]) -> np.ndarray:
         """Mean sentence embeddings of the privatized documents (float32, (n, d))."""
-        privatized = self.privatize_batch(documents)
+        privatized = self.privatized_sentences_batch(documents)
         # Post-processing of the word mechanism's output: batching is fine here.
         embeddings = sentence_embeddings(self.pack, privatized, self.space, independent=False)
         return self.release_embeddings(embeddings)

@@ -7,12 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from edgedp.documents.mechanism import (
-    Document,
-    SentenceMechanism,
-    document_sentences,
-    sentence_embeddings,
-)
+from edgedp.documents.mechanism import Document, SentenceMechanism, sentence_embeddings
 from edgedp.documents.pack import SentencePack
 from edgedp.noise import exponential_mechanism_coefficient
 from edgedp.randomness import RandomSource
@@ -105,11 +100,8 @@ class DeepCandidate(SentenceMechanism):
             self.epsilon, sensitivity=DEPTH_SENSITIVITY
         )
 
-    def __repr__(self) -> str:
-        return (
-            f"DeepCandidate(pack={self.pack.name!r}, epsilon={self.epsilon!r}, "
-            f"projections={self.projections}, rng={self.rng!r})"
-        )
+    def parameters(self) -> dict[str, object]:
+        return {"epsilon": self.epsilon, "projections": self.projections}
 
     def depths(self, embeddings: np.ndarray) -> np.ndarray:
         """The utility of every candidate: its approximate Tukey depth among recoded sentences."""
@@ -142,14 +134,3 @@ class DeepCandidate(SentenceMechanism):
             CandidateRelease(int(index), np.array(self.pack.candidates[index]), len(sentences))
             for index, sentences in zip(indices, split, strict=True)
         ]
-
-    def non_private_mean(self, document: Document) -> np.ndarray:
-        """NOT PRIVATE: the mean recoded sentence embedding that DeepCandidate approximates.
-
-        For comparison and evaluation only; it has no privacy guarantee at all.
-        """
-        sentences = [document_sentences(document)]
-        (embeddings,) = sentence_embeddings(self.pack, sentences, self.space, independent=False)
-        if embeddings.shape[0] == 0:
-            return np.zeros(self.pack.dims, dtype=np.float32)
-        return embeddings.mean(axis=0, dtype=np.float64).astype(np.float32)

@@ -16,18 +16,18 @@ embedding per document. For the DP mechanisms every sentence is encoded on its o
 from __future__ import annotations
 
 import itertools
-from abc import ABC, abstractmethod
+from abc import abstractmethod
 from collections.abc import Iterable, Sequence
-from typing import ClassVar
 
 import numpy as np
 
 from edgedp.documents.pack import SentencePack
 from edgedp.documents.splitting import split_sentences
 from edgedp.errors import InputError
-from edgedp.randomness import RandomSource, resolve_rng
+from edgedp.guarantee import Guarantee
+from edgedp.mechanism import Mechanism
 from edgedp.text import check_text
-from edgedp.validation import check_choice
+from edgedp.validation import check_choice, check_iterable
 
 SPACES = ("sentence", "recoded")
 Document = str | Sequence[str]
@@ -66,37 +66,31 @@ def sentence_embeddings(
     return [embedded[start:end] for start, end in itertools.pairwise(bounds)]
 
 
-class SentenceMechanism(ABC):
+class SentenceMechanism(Mechanism[SentencePack]):
     """Base class of the mechanisms that embed a whole document (see the module docstring)."""
 
-    #: Name used by the CLI's ``--mechanism`` switch.
-    name: ClassVar[str]
+    pack_type = SentencePack
+    pack_hint = "a sentences pack: edgedp.load_pack('sentences-bbc', kind='sentences')"
     #: The embedding space the mechanism reads: ``"sentence"`` (G) or ``"recoded"`` (H o G).
-    space: ClassVar[str]
-    #: False for the comparison-only mechanisms that are NOT differentially private.
-    private: ClassVar[bool] = True
+    space: str
     #: The privacy parameter (set by every private subclass).
     epsilon: float
 
-    def __init__(self, pack: SentencePack, *, rng: RandomSource | int | None = None) -> None:
-        if not isinstance(pack, SentencePack):
-            raise InputError(
-                f"{type(self).__name__} needs a sentences pack from edgedp.load_pack("
-                f"'sentences-bbc') or a built one, got {type(pack).__name__}"
-            )
-        self.pack = pack
-        self.rng = resolve_rng(rng)
+    def guarantee(self) -> Guarantee:
+        """epsilon-SentDP per document: any one sentence replaced by any other."""
+        if not self.differentially_private:
+            raise InputError(f"{type(self).__name__} is NOT private: it has no guarantee")
+        return Guarantee(
+            protects="any one sentence of a document (the number of sentences is not protected)",
+            relation="two documents with the same number of sentences that differ in one "
+            "sentence, replaced by any other sentence",
+            unit="document",
+            epsilon=self.epsilon,
+        )
 
-    def privacy_cost(self, documents: Sequence[Document]) -> tuple[float, float]:
-        """(epsilon per document, 0): each released document spends epsilon (see edgedp.ledger)."""
-        if not self.private:
-            raise InputError(f"{type(self).__name__} is NOT private and cannot be budgeted")
-        return self.epsilon * len(documents), 0.0
-
-    @property
-    def is_private(self) -> bool:
-        """False when the output is not DP: a non-private mechanism, or a seeded source."""
-        return self.private and self.rng.is_private
+    def units(self, inputs: Sequence[Document]) -> int:
+        """One unit per document released."""
+        return len(inputs)
 
     @abstractmethod
     def _release(self, embeddings: list[np.ndarray]) -> np.ndarray:
@@ -116,9 +110,8 @@ class SentenceMechanism(ABC):
 
     @staticmethod
     def _split(documents: Iterable[Document]) -> list[list[str]]:
-        if isinstance(documents, str | bytes):
-            raise InputError("a batch is an iterable of documents, not a single document")
-        return [document_sentences(document) for document in documents]
+        batch = check_iterable(documents, "embed_batch", "document")
+        return [document_sentences(document) for document in batch]
 
     def release_embeddings(self, embeddings: Iterable[np.ndarray]) -> np.ndarray:
         """Outputs (float32, (n, d)) for documents given as sentence embeddings in :attr:`space`."""
@@ -134,5 +127,7 @@ class SentenceMechanism(ABC):
     def embed_batch(self, documents: Iterable[Document]) -> np.ndarray:
         """Output embeddings (float32, shape (n, d)), one row per document, same guarantee each."""
         split = self._split(documents)
-        embeddings = sentence_embeddings(self.pack, split, self.space, independent=self.private)
+        embeddings = sentence_embeddings(
+            self.pack, split, self.space, independent=self.differentially_private
+        )
         return self.release_embeddings(embeddings)

@@ -56,8 +56,8 @@ class Truncation(SentenceMechanism):
         self.low, self.high = box[0], box[1]
         self.l1_width = sum_at_least((self.high - self.low).tolist())
 
-    def __repr__(self) -> str:
-        return f"Truncation(pack={self.pack.name!r}, epsilon={self.epsilon!r}, rng={self.rng!r})"
+    def parameters(self) -> dict[str, object]:
+        return {"epsilon": self.epsilon}
 
     def noise_scale(self, sentences: int) -> float:
         """The Laplace scale for a document of ``sentences`` sentences: width sum / (k epsilon)."""

@@ -23,7 +23,7 @@ import numpy as np
 from edgedp.errors import AssetError, InputError
 from edgedp.randomness import RandomSource
 from edgedp.validation import check_choice, check_epsilon, check_unit_interval
-from edgedp.words.mahalanobis import regularized_covariance, symmetric_square_root
+from edgedp.words.euclidean import regularized_covariance, symmetric_square_root
 from edgedp.words.pack import WordPack
 
 #: The metric of each word mechanism's guarantee (Vickrey: per its ``space``).

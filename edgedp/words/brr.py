@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from edgedp.errors import InputError
 from edgedp.noise import rr_flip_threshold, rr_realised_epsilon
-from edgedp.words.hamming import randomized_response
 from edgedp.words.mechanism import WordMechanism
+from edgedp.words.spaces import HammingSpace
 
 
 class BRR(WordMechanism):
@@ -34,6 +33,10 @@ class BRR(WordMechanism):
     """
 
     name = "brr"
+    space: HammingSpace
+
+    def _build_space(self) -> HammingSpace:
+        return HammingSpace(self.pack, self.epsilon, self.rng)
 
     @property
     def flip_probability(self) -> float:
@@ -47,17 +50,4 @@ class BRR(WordMechanism):
 
     def perturb(self, codes: np.ndarray) -> np.ndarray:
         """Randomized response on packed codes (uint8, shape (n, bits / 8)): the DP release itself."""
-        if (
-            isinstance(codes, np.ndarray)
-            and codes.ndim == 2
-            and codes.shape[1] * 8 != self.pack.bits
-        ):
-            raise InputError(
-                f"codes must have {self.pack.bits} bits per row, got {codes.shape[1] * 8}"
-            )
-        return randomized_response(codes, self.epsilon, self.rng)
-
-    def _release(self, word_ids: np.ndarray) -> np.ndarray:
-        noisy = self.perturb(np.asarray(self.pack.codes[word_ids]))
-        _, nearest = self.pack.index.search(noisy, 1)
-        return nearest[:, 0].astype(np.int64)
+        return self.space.perturb_codes(codes)

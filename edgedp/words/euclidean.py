@@ -1,4 +1,4 @@
-"""Euclidean space: multivariate Laplace noise and nearest-word search over a pack's float vectors.
+"""Euclidean geometry of word vectors: multivariate Laplace noise, the Mahalanobis metric, search.
 
 Noise with density proportional to exp(-epsilon * ||z||_2) in d dimensions is a uniform direction
 times a radius distributed Gamma(shape=d, scale=1/epsilon) (Fernandes et al. 2019; the "Madlib"
@@ -21,6 +21,23 @@ def multivariate_laplace(count: int, dims: int, epsilon: float, rng: RandomSourc
     scale = multivariate_laplace_radius_scale(epsilon)
     radius = rng.gamma_integer_shape(dims, count) * scale
     return rng.unit_vectors(count, dims) * radius[:, None]
+
+
+def regularized_covariance(covariance: np.ndarray, lam: float) -> np.ndarray:
+    """Sigma_lambda = lambda * Sigma / (tr(Sigma) / d) + (1 - lambda) * I (the Mahalanobis metric).
+
+    Sigma is rescaled to unit average variance so that lambda trades shape for isotropy without
+    changing the overall scale (MLDP divides by the variance of all entries, which is nearly the
+    same). lambda = 0 gives Madlib's isotropic noise.
+    """
+    dims = covariance.shape[0]
+    return lam * covariance / (np.trace(covariance) / dims) + (1.0 - lam) * np.eye(dims)
+
+
+def symmetric_square_root(matrix: np.ndarray) -> np.ndarray:
+    """The symmetric positive square root of a symmetric positive-definite matrix (eigh)."""
+    values, vectors = np.linalg.eigh(matrix)
+    return (vectors * np.sqrt(np.clip(values, 0.0, None))) @ vectors.T
 
 
 class EuclideanIndex:

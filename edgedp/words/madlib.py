@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import numpy as np
-
-from edgedp.words.euclidean import multivariate_laplace
 from edgedp.words.mechanism import WordMechanism
+from edgedp.words.spaces import EuclideanSpace
 
 
 class Madlib(WordMechanism):
@@ -26,16 +24,7 @@ class Madlib(WordMechanism):
     """
 
     name = "madlib"
+    space: EuclideanSpace
 
-    def _noise(self, count: int, dims: int) -> np.ndarray:
-        return multivariate_laplace(count, dims, self.epsilon, self.rng)
-
-    def _noisy_vectors(self, word_ids: np.ndarray) -> np.ndarray:
-        vectors = self.pack.require_vectors(type(self).__name__)
-        points = np.asarray(vectors[word_ids], dtype=np.float64)
-        return points + self._noise(*points.shape)
-
-    def _release(self, word_ids: np.ndarray) -> np.ndarray:
-        index = self.pack.euclidean_index(type(self).__name__)
-        _, nearest = index.search(self._noisy_vectors(word_ids), 1)
-        return nearest[:, 0].astype(np.int64)
+    def _build_space(self) -> EuclideanSpace:
+        return EuclideanSpace(self.pack, self.epsilon, self.rng, user=type(self).__name__)

@@ -8,23 +8,7 @@ from edgedp.randomness import RandomSource
 from edgedp.validation import check_unit_interval
 from edgedp.words.madlib import Madlib
 from edgedp.words.pack import WordPack
-
-
-def regularized_covariance(covariance: np.ndarray, lam: float) -> np.ndarray:
-    """Sigma_lambda = lambda * Sigma / (tr(Sigma) / d) + (1 - lambda) * I.
-
-    Sigma is rescaled to unit average variance so that lambda trades shape for isotropy without
-    changing the overall scale (MLDP divides by the variance of all entries, which is nearly the
-    same). lambda = 0 gives Madlib's isotropic noise.
-    """
-    dims = covariance.shape[0]
-    return lam * covariance / (np.trace(covariance) / dims) + (1.0 - lam) * np.eye(dims)
-
-
-def symmetric_square_root(matrix: np.ndarray) -> np.ndarray:
-    """The symmetric positive square root of a symmetric positive-definite matrix (eigh)."""
-    values, vectors = np.linalg.eigh(matrix)
-    return (vectors * np.sqrt(np.clip(values, 0.0, None))) @ vectors.T
+from edgedp.words.spaces import MahalanobisSpace
 
 
 class Mahalanobis(Madlib):
@@ -37,10 +21,12 @@ class Mahalanobis(Madlib):
 
     **Guarantee.** epsilon * d_M metric DP for d_M(w, w') = ||phi(w) - phi(w')||_M: the noise density
     satisfies the triangle inequality argument of Madlib in the Mahalanobis norm. The matrix root is
-    computed once per mechanism (at construction), never per call. ``lam`` in [0, 1]: 0 is Madlib.
+    computed once per mechanism (at construction, :class:`edgedp.words.spaces.MahalanobisSpace`),
+    never per call. ``lam`` in [0, 1]: 0 is Madlib.
     """
 
     name = "mahalanobis"
+    space: MahalanobisSpace
 
     def __init__(
         self,
@@ -52,14 +38,18 @@ class Mahalanobis(Madlib):
         oov: str = "sample",
         casing: str = "lower",
     ) -> None:
-        super().__init__(pack, epsilon=epsilon, rng=rng, oov=oov, casing=casing)
         self.lam = check_unit_interval(lam, "lam")
-        pack.require_vectors(type(self).__name__)  # a pack with vectors always has the covariance
-        self.metric_matrix = regularized_covariance(np.asarray(pack.covariance), self.lam)
-        self._root = symmetric_square_root(self.metric_matrix)
+        super().__init__(pack, epsilon=epsilon, rng=rng, oov=oov, casing=casing)
+
+    def _build_space(self) -> MahalanobisSpace:
+        return MahalanobisSpace(
+            self.pack, self.epsilon, self.rng, user=type(self).__name__, lam=self.lam
+        )
+
+    @property
+    def metric_matrix(self) -> np.ndarray:
+        """Sigma_lambda, the matrix of the Mahalanobis metric d_M(x, y)^2 = (x-y)^T Sigma^-1 (x-y)."""
+        return self.space.metric_matrix
 
     def parameters(self) -> dict[str, object]:
         return {**super().parameters(), "lam": self.lam}
-
-    def _noise(self, count: int, dims: int) -> np.ndarray:
-        return super()._noise(count, dims) @ self._root  # rows y^T S = (S y)^T, S symmetric

@@ -35,17 +35,18 @@ mechanism's metric. The layout (token count, separators) is released as is.
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
 from collections.abc import Iterable, Sequence
-from typing import ClassVar
 
 import numpy as np
 
 from edgedp.errors import InputError
-from edgedp.randomness import RandomSource, resolve_rng
+from edgedp.guarantee import Guarantee
+from edgedp.mechanism import Mechanism
+from edgedp.randomness import RandomSource
 from edgedp.text import CASINGS, Segmented, SentenceState, assemble, check_text, segment
-from edgedp.validation import check_choice, check_epsilon
+from edgedp.validation import check_choice, check_epsilon, check_iterable
 from edgedp.words.pack import WordPack
+from edgedp.words.spaces import Space
 
 OOV_POLICIES = ("sample", "mask", "drop")
 OOV_MASK = "[OOV]"
@@ -53,11 +54,15 @@ _DROPPED = -1
 _MASKED = -2
 
 
-class WordMechanism(ABC):
-    """Base class of the word-level metric-DP mechanisms (see the module docstring)."""
+class WordMechanism(Mechanism[WordPack]):
+    """Base class of the word-level metric-DP mechanisms (see the module docstring).
 
-    #: Name used by the CLI's ``--mechanism`` switch.
-    name: ClassVar[str]
+    A subclass names its space (:meth:`_build_space`, called once at construction) and, if it does
+    more than release the nearest word to the perturbed point, overrides :meth:`_release`.
+    """
+
+    pack_type = WordPack
+    pack_hint = "a words pack: edgedp.load_pack()"
 
     def __init__(
         self,
@@ -68,37 +73,45 @@ class WordMechanism(ABC):
         oov: str = "sample",
         casing: str = "lower",
     ) -> None:
-        if not isinstance(pack, WordPack):
-            raise InputError(
-                f"{type(self).__name__} needs a words pack from edgedp.load_pack(), "
-                f"got {type(pack).__name__}"
-            )
-        self.pack = pack
+        super().__init__(pack, rng=rng)
         self.epsilon = check_epsilon(epsilon)
         self.oov = check_choice(oov, "oov", OOV_POLICIES)
         self.casing = check_choice(casing, "casing", CASINGS)
-        self.rng = resolve_rng(rng)
+        self.space = self._build_space()
+
+    def _build_space(self) -> Space:
+        """The space this mechanism perturbs in (built once, at construction)."""
+        raise NotImplementedError
 
     def parameters(self) -> dict[str, object]:
         """The keyword arguments that rebuild this mechanism on its pack (without ``rng``)."""
         return {"epsilon": self.epsilon, "oov": self.oov, "casing": self.casing}
 
-    @property
-    def is_private(self) -> bool:
-        """False when the mechanism draws from a seeded (reproducible) source."""
-        return self.rng.is_private
-
-    def __repr__(self) -> str:
-        return (
-            f"{type(self).__name__}(pack={self.pack.name!r}, epsilon={self.epsilon!r}, "
-            f"oov={self.oov!r}, rng={self.rng!r})"
+    def guarantee(self) -> Guarantee:
+        """epsilon * d metric DP per word, d the metric of the mechanism's space."""
+        return Guarantee(
+            protects="each vocabulary word of a text (an out-of-vocabulary token is replaced "
+            "independently of its content)",
+            relation="two texts with the same layout; the bound adds up over word slots, "
+            "epsilon * sum_i d(w_i, w'_i)",
+            unit="word",
+            epsilon=self.epsilon,
+            metric=self.space.metric,
+            metric_unit=self.space.metric_unit,
         )
+
+    def units(self, inputs: Sequence[str]) -> int:
+        """The number of word slots of ``inputs`` (every slot is charged, OOV slots included)."""
+        return sum(len(segment(check_text(text)).words) for text in inputs)
 
     # -- the one mechanism-specific step --------------------------------------------------------
 
-    @abstractmethod
     def _release(self, word_ids: np.ndarray) -> np.ndarray:
-        """Privatize valid vocabulary ids (int64, 1-D) into vocabulary ids of the same shape."""
+        """Privatize valid vocabulary ids (int64, 1-D) into vocabulary ids of the same shape.
+
+        By default the nearest word to each perturbed point (BRR, Madlib, Mahalanobis).
+        """
+        return self.space.neighbours(word_ids, 1)[1][:, 0]
 
     def privatize_ids(self, word_ids: Iterable[int] | np.ndarray) -> np.ndarray:
         """Privatize vocabulary ids; each output id is sampled by the mechanism."""
@@ -127,9 +140,8 @@ class WordMechanism(ABC):
         carried over (and updated): streaming uses it so that ``casing="sentence"`` does not
         capitalize at the piece boundaries. Privacy is unaffected (casing is post-processing).
         """
-        if isinstance(texts, str | bytes):
-            raise InputError("privatize_batch takes an iterable of texts, not a single text")
-        segmented = [segment(check_text(text)) for text in texts]
+        batch = check_iterable(texts, "privatize_batch", "text")
+        segmented = [segment(check_text(text)) for text in batch]
         keys = [word for item in segmented for word in item.words]
         ids = self.pack.vocabulary.ids(keys)
         released = np.empty_like(ids)
@@ -137,11 +149,6 @@ class WordMechanism(ABC):
         released[known] = self.privatize_ids(ids[known])
         released[~known] = self._replace_unknown(int((~known).sum()))
         return self._assemble_all(segmented, released, continued)
-
-    def privacy_cost(self, texts: Sequence[str]) -> tuple[float, float]:
-        """(epsilon, 0) charged for privatizing ``texts``: epsilon per word slot (see edgedp.ledger)."""
-        slots = sum(len(segment(check_text(text)).words) for text in texts)
-        return self.epsilon * slots, 0.0
 
     def _replace_unknown(self, count: int) -> np.ndarray:
         if self.oov == "sample":

@@ -38,10 +38,9 @@ import numpy as np
 from edgedp.errors import InputError, PrivacyParameterError
 from edgedp.randomness import RandomSource
 from edgedp.validation import check_choice, check_unit_interval
-from edgedp.words.euclidean import multivariate_laplace
-from edgedp.words.hamming import randomized_response
 from edgedp.words.mechanism import WordMechanism
 from edgedp.words.pack import WordPack
+from edgedp.words.spaces import EuclideanSpace, HammingSpace, Space
 
 SPACES = ("euclidean", "hamming")
 
@@ -88,33 +87,21 @@ class _NeighbourSelection(WordMechanism):
         oov: str,
         casing: str,
     ) -> None:
-        super().__init__(pack, epsilon=epsilon, rng=rng, oov=oov, casing=casing)
-        self.space = check_choice(space, "space", SPACES)
+        self.space_name = check_choice(space, "space", SPACES)
         if candidates > len(pack.vocabulary):
             raise InputError(
                 f"{candidates} candidates but the vocabulary has {len(pack.vocabulary)}"
             )
-        if self.space == "euclidean":
-            pack.require_vectors(type(self).__name__)
         self.candidates = candidates
+        super().__init__(pack, epsilon=epsilon, rng=rng, oov=oov, casing=casing)
 
-    def _neighbours(self, word_ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Distances and ids of the nearest ``candidates`` words to each perturbed input."""
-        if self.space == "hamming":
-            noisy = randomized_response(
-                np.asarray(self.pack.codes[word_ids]), self.epsilon, self.rng
-            )
-            distances, ids = self.pack.index.search(noisy, self.candidates)
-            return distances.astype(np.float64), ids
-        vectors = self.pack.require_vectors(type(self).__name__)
-        points = np.asarray(vectors[word_ids], dtype=np.float64)
-        noisy = points + multivariate_laplace(
-            len(word_ids), points.shape[1], self.epsilon, self.rng
-        )
-        distances, ids = self.pack.euclidean_index(type(self).__name__).search(
-            noisy, self.candidates
-        )
-        return distances, ids
+    def _build_space(self) -> Space:
+        if self.space_name == "hamming":
+            return HammingSpace(self.pack, self.epsilon, self.rng)
+        return EuclideanSpace(self.pack, self.epsilon, self.rng, user=type(self).__name__)
+
+    def parameters(self) -> dict[str, object]:
+        return {**super().parameters(), "space": self.space_name}
 
 
 class Vickrey(_NeighbourSelection):
@@ -144,10 +131,10 @@ class Vickrey(_NeighbourSelection):
         self.t = check_unit_interval(t, "t")
 
     def parameters(self) -> dict[str, object]:
-        return {**super().parameters(), "t": self.t, "space": self.space}
+        return {**super().parameters(), "t": self.t}
 
     def _release(self, word_ids: np.ndarray) -> np.ndarray:
-        distances, ids = self._neighbours(word_ids)
+        distances, ids = self.space.neighbours(word_ids, self.candidates)
         return choose_first_or_second(ids, distances, self.t, self.rng)
 
 
@@ -184,10 +171,10 @@ class GeneralizedVickrey(_NeighbourSelection):
         )
 
     def parameters(self) -> dict[str, object]:
-        return {**super().parameters(), "weights": self.weights.tolist(), "space": self.space}
+        return {**super().parameters(), "weights": self.weights.tolist()}
 
     def _release(self, word_ids: np.ndarray) -> np.ndarray:
-        distances, ids = self._neighbours(word_ids)
+        distances, ids = self.space.neighbours(word_ids, self.candidates)
         return choose_by_weights(ids, distances, self.weights, self.rng)
 
 

@@ -1,0 +1,128 @@
+"""The spaces word mechanisms perturb in: each owns its noise and its nearest-word search.
+
+A *space* turns vocabulary ids into a perturbed point (the differentially private release) and
+finds the vocabulary words nearest to a point (post-processing). Every word mechanism composes from
+one: BRR is "nearest word in Hamming space", Madlib "nearest word in Euclidean space", Vickrey "one
+of the two nearest", and a new word mechanism only decides what to do with the neighbours.
+
+* :class:`HammingSpace`: randomized response on the pack's binary codes, epsilon per bit
+  (epsilon * d_Hamming metric DP), search in :class:`edgedp.words.hamming.HammingIndex`.
+* :class:`EuclideanSpace`: multivariate Laplace noise, density proportional to
+  exp(-epsilon ||z||_2) (epsilon * d_2 metric DP), exact search over the float vectors.
+* :class:`MahalanobisSpace`: elliptical noise z = Sigma_lambda^(1/2) y, y as in the Euclidean space
+  (epsilon * d_M metric DP), the same search.
+
+Whatever follows the perturbation looks only at the perturbed point and public data, so it is
+post-processing and the space's guarantee holds for the released word.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import ClassVar
+
+import numpy as np
+
+from edgedp.errors import InputError
+from edgedp.randomness import RandomSource
+from edgedp.validation import check_unit_interval
+from edgedp.words.euclidean import (
+    multivariate_laplace,
+    regularized_covariance,
+    symmetric_square_root,
+)
+from edgedp.words.hamming import randomized_response
+from edgedp.words.pack import WordPack
+
+
+class Space(ABC):
+    """Noise and nearest-word search at privacy ``epsilon`` over a word pack."""
+
+    #: The metric of the guarantee (``"hamming"``, ``"euclidean"``, ``"mahalanobis"``).
+    metric: ClassVar[str]
+    #: What epsilon is per (``"bit"`` in Hamming space), or None.
+    metric_unit: ClassVar[str | None] = None
+
+    def __init__(self, pack: WordPack, epsilon: float, rng: RandomSource) -> None:
+        self.pack, self.epsilon, self.rng = pack, epsilon, rng
+
+    @abstractmethod
+    def perturb(self, word_ids: np.ndarray) -> np.ndarray:
+        """The DP release: one perturbed point per vocabulary id."""
+
+    @abstractmethod
+    def nearest(self, points: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """Distances (float64) and ids (int64) of the ``k`` nearest words to each point."""
+
+    def neighbours(self, word_ids: np.ndarray, k: int = 1) -> tuple[np.ndarray, np.ndarray]:
+        """Distances and ids of the ``k`` nearest words to each perturbed input word."""
+        return self.nearest(self.perturb(word_ids), k)
+
+
+class HammingSpace(Space):
+    """Randomized response on binary codes (epsilon per bit) and Hamming search."""
+
+    metric = "hamming"
+    metric_unit = "bit"
+
+    def perturb_codes(self, codes: np.ndarray) -> np.ndarray:
+        """Randomized response on packed codes (uint8, shape (n, bits / 8))."""
+        if (
+            isinstance(codes, np.ndarray)
+            and codes.ndim == 2
+            and codes.shape[1] * 8 != self.pack.bits
+        ):
+            raise InputError(
+                f"codes must have {self.pack.bits} bits per row, got {codes.shape[1] * 8}"
+            )
+        return randomized_response(codes, self.epsilon, self.rng)
+
+    def perturb(self, word_ids: np.ndarray) -> np.ndarray:
+        return self.perturb_codes(np.asarray(self.pack.codes[word_ids]))
+
+    def nearest(self, points: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+        distances, ids = self.pack.index.search(points, k)
+        return distances.astype(np.float64), ids.astype(np.int64)
+
+
+class EuclideanSpace(Space):
+    """Multivariate Laplace noise on the float vectors and exact Euclidean search."""
+
+    metric = "euclidean"
+
+    def __init__(self, pack: WordPack, epsilon: float, rng: RandomSource, *, user: str) -> None:
+        super().__init__(pack, epsilon, rng)
+        self.vectors = pack.require_vectors(user)
+        self._user = user
+
+    def noise(self, count: int, dims: int) -> np.ndarray:
+        """``count`` noise vectors of this space."""
+        return multivariate_laplace(count, dims, self.epsilon, self.rng)
+
+    def perturb(self, word_ids: np.ndarray) -> np.ndarray:
+        points = np.asarray(self.vectors[word_ids], dtype=np.float64)
+        return points + self.noise(*points.shape)
+
+    def nearest(self, points: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+        distances, ids = self.pack.euclidean_index(self._user).search(points, k)
+        return distances, ids.astype(np.int64)
+
+
+class MahalanobisSpace(EuclideanSpace):
+    """Elliptical noise shaped by the vectors' regularized covariance, and Euclidean search.
+
+    The matrix root Sigma_lambda^(1/2) is computed once, here, never per call.
+    """
+
+    metric = "mahalanobis"
+
+    def __init__(
+        self, pack: WordPack, epsilon: float, rng: RandomSource, *, user: str, lam: float
+    ) -> None:
+        super().__init__(pack, epsilon, rng, user=user)
+        self.lam = check_unit_interval(lam, "lam")
+        self.metric_matrix = regularized_covariance(np.asarray(pack.covariance), self.lam)
+        self.root = symmetric_square_root(self.metric_matrix)
+
+    def noise(self, count: int, dims: int) -> np.ndarray:
+        return super().noise(count, dims) @ self.root  # rows y^T S = (S y)^T, S symmetric
