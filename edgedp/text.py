@@ -20,8 +20,10 @@ from __future__ import annotations
 
 import string
 import unicodedata
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import cache
+from typing import TypeVar
 
 from tokenizers import pre_tokenizers
 
@@ -36,6 +38,8 @@ PASS_THROUGH_PUNCTUATION: frozenset[str] = frozenset(string.punctuation) | froze
 PASS_THROUGH_WHITESPACE: frozenset[str] = frozenset(" \t\n\r\f\v")
 #: Largest text accepted in one call (characters); stream longer input (see the CLI).
 MAX_TEXT_CHARS = 10_000_000
+
+T = TypeVar("T")
 
 CASINGS = ("lower", "sentence")
 _SENTENCE_END = frozenset(".!?")
@@ -190,3 +194,23 @@ def assemble(
             capitalize_next = sentence_ended = False
     state.capitalize_next, state.sentence_ended = capitalize_next, sentence_ended
     return "".join(out)
+
+
+def batches(
+    items: Iterable[T], *, limit: int, size: Callable[[T], int] = lambda _: 1
+) -> Iterator[list[T]]:
+    """Consecutive runs of ``items``, each closed as soon as its total ``size`` reaches ``limit``.
+
+    The one batcher of the streaming paths (words, ADePT lines, documents): memory stays bounded by
+    ``limit`` plus one item, and the order of the items is kept. The last batch may be smaller.
+    """
+    batch: list[T] = []
+    total = 0
+    for item in items:
+        batch.append(item)
+        total += size(item)
+        if total >= limit:
+            yield batch
+            batch, total = [], 0
+    if batch:
+        yield batch

@@ -8,8 +8,6 @@ import sys
 import zipfile
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -28,13 +26,23 @@ def test_readme_opens_with_the_two_commands_and_ci_runs_the_second():
 
 
 def test_lint_and_format():
-    ruff = Path(sys.executable).with_name("ruff")
-    if not ruff.exists():
-        pytest.skip("ruff is installed with the [test] extra")
+    ruff = Path(sys.executable).with_name("ruff")  # installed by the [test] extra
     paths = ["edgedp", "export", "tests", "bench"]
     for args in (["check", *paths], ["format", "--check", *paths]):
         result = subprocess.run([str(ruff), *args], cwd=ROOT, capture_output=True, text=True)
         assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_the_runtime_type_checks_strictly():
+    """``mypy --strict edgedp``: the types users see (``py.typed`` ships) are checked."""
+    result = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "edgedp"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout[-5000:]
 
 
 def test_wheel_ships_the_bundled_packs(tmp_path):

@@ -30,7 +30,7 @@ from edgedp.guarantee import Guarantee
 from edgedp.mechanism import Mechanism
 from edgedp.noise import analytic_gaussian_sigma, l2_ball_laplace_scale
 from edgedp.randomness import RandomSource
-from edgedp.text import MAX_TEXT_CHARS, check_text
+from edgedp.text import MAX_TEXT_CHARS, batches, check_text
 from edgedp.validation import (
     check_choice,
     check_delta,
@@ -278,6 +278,20 @@ class ADePT(Mechanism[AutoencoderPack]):
         return [check_text(sentence) for sentence in sentences]
 
 
+def _lines(pieces: Iterable[str]) -> Iterator[tuple[str, bool]]:
+    """(line, ended by a newline) for the concatenation of ``pieces``; overlong lines refused."""
+    carry = ""
+    for piece in pieces:
+        lines = (carry + piece).split("\n")
+        carry = lines.pop()
+        if len(carry) > MAX_TEXT_CHARS:
+            raise InputError(f"a line is longer than {MAX_TEXT_CHARS:,} characters")
+        for line in lines:
+            yield line, True
+    if carry:
+        yield carry, False
+
+
 def privatize_lines(
     mechanism: ADePT,
     pieces: Iterable[str],
@@ -289,27 +303,11 @@ def privatize_lines(
     than :data:`edgedp.text.MAX_TEXT_CHARS` is refused (InputError) rather than buffered.
     ``before_release(lines)`` runs before each batch is rewritten (a ledger charge).
     """
-
-    def release(lines: list[str]) -> list[str]:
+    for batch in batches(_lines(pieces), limit=LINE_BATCH_CHARS, size=lambda item: len(item[0])):
+        lines = [line for line, _ in batch]
         if before_release is not None:
             before_release(lines)
-        return mechanism.privatize_batch(lines)
-
-    pending: list[str] = []
-    pending_chars = 0
-    carry = ""
-    for piece in pieces:
-        lines = (carry + piece).split("\n")
-        carry = lines.pop()
-        if len(carry) > MAX_TEXT_CHARS:
-            raise InputError(f"a line is longer than {MAX_TEXT_CHARS:,} characters")
-        for line in lines:
-            pending.append(line)
-            pending_chars += len(line)
-            if pending_chars >= LINE_BATCH_CHARS:
-                yield "".join(f"{out}\n" for out in release(pending))
-                pending, pending_chars = [], 0
-    if pending:
-        yield "".join(f"{out}\n" for out in release(pending))
-    if carry:
-        yield release([carry])[0]
+        rewritten = mechanism.privatize_batch(lines)
+        yield "".join(
+            out + ("\n" if ended else "") for out, (_, ended) in zip(rewritten, batch, strict=True)
+        )

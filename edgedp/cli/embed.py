@@ -39,6 +39,7 @@ from edgedp.documents.truncation import Truncation
 from edgedp.errors import AssetError, InputError, NotPrivateWarning
 from edgedp.native import set_num_threads
 from edgedp.packs import load_pack
+from edgedp.text import batches
 
 NAME = "embed"
 HELP = "embed documents with sentence-level DP (DeepCandidate) or a baseline"
@@ -127,17 +128,6 @@ def _mechanism(args: argparse.Namespace, pack: SentencePack) -> SentenceMechanis
         return Truncation(pack, epsilon=epsilon, rng=args.seed)
 
 
-def _batches(items: Iterator[Document]) -> Iterator[list[Document]]:
-    batch: list[Document] = []
-    for item in items:
-        batch.append(item)
-        if len(batch) == BATCH_DOCUMENTS:
-            yield batch
-            batch = []
-    if batch:
-        yield batch
-
-
 def _records(
     mechanism: SentenceMechanism,
     batch: list[Document],
@@ -190,7 +180,7 @@ def run(args: argparse.Namespace) -> None:
     if args.output is not None and args.output.suffix == ".npy":
         rows = [
             record["embedding"]
-            for batch in _batches(stream)
+            for batch in batches(stream, limit=BATCH_DOCUMENTS)
             for record in _records(mechanism, batch, charge)
         ]
         array = np.array(rows, dtype=np.float32).reshape(len(rows), pack.dims)
@@ -203,7 +193,7 @@ def run(args: argparse.Namespace) -> None:
     )
     number = 0
     try:
-        for batch in _batches(stream):
+        for batch in batches(stream, limit=BATCH_DOCUMENTS):
             for record in _records(mechanism, batch, charge):
                 out.write(_json_line(number, record))
                 number += 1

@@ -13,7 +13,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 
-from edgedp.text import PASS_THROUGH_PUNCTUATION, SPLITTING_WHITESPACE, SentenceState
+from edgedp.text import (
+    PASS_THROUGH_PUNCTUATION,
+    SPLITTING_WHITESPACE,
+    SentenceState,
+    batches,
+)
 from edgedp.words.mechanism import WordMechanism
 
 #: No vocabulary word is this long, even before NFKC normalization (packs hold words <= 100 chars).
@@ -44,6 +49,28 @@ def _first_cut(text: str) -> int | None:
     return None
 
 
+def _cut_pieces(pieces: Iterable[str]) -> Iterator[str]:
+    """The text of ``pieces`` re-cut at safe points; an overlong token becomes OVERLONG_TOKEN."""
+    carry = ""
+    skipping = False
+    for piece in pieces:
+        if skipping:
+            cut = _first_cut(piece)
+            if cut is None:
+                continue
+            piece, skipping = piece[cut:], False
+        text = carry + piece
+        cut = _last_cut(text)
+        if cut:
+            yield text[:cut]
+        carry = text[cut:]
+        if len(carry) > MAX_TOKEN_CHARS:
+            yield OVERLONG_TOKEN
+            carry, skipping = "", True
+    if carry:
+        yield carry
+
+
 def privatize_stream(
     mechanism: WordMechanism,
     pieces: Iterable[str],
@@ -56,47 +83,8 @@ def privatize_stream(
     ``before_release(batch)`` runs before each batch is privatized (a ledger charge); if it raises,
     that batch and everything after it is not released.
     """
-    release = _releaser(mechanism, before_release)
-    ready: list[str] = []
-    ready_chars = 0
-    carry = ""
-    skipping = False
-    for piece in pieces:
-        if skipping:
-            cut = _first_cut(piece)
-            if cut is None:
-                continue
-            piece, skipping = piece[cut:], False
-        text = carry + piece
-        cut = _last_cut(text)
-        if cut:
-            ready.append(text[:cut])
-            ready_chars += cut
-        carry = text[cut:]
-        if len(carry) > MAX_TOKEN_CHARS:
-            yield from release(ready)
-            ready, ready_chars = [], 0
-            yield from release([OVERLONG_TOKEN])
-            carry, skipping = "", True
-        elif ready_chars >= batch_chars:
-            yield from release(ready)
-            ready, ready_chars = [], 0
-    if carry:
-        ready.append(carry)
-    if ready:
-        yield from release(ready)
-
-
-def _releaser(
-    mechanism: WordMechanism, before_release: Callable[[list[str]], None] | None
-) -> Callable[[list[str]], list[str]]:
     casing = SentenceState()
-
-    def release(batch: list[str]) -> list[str]:
-        if not batch:
-            return []
+    for batch in batches(_cut_pieces(pieces), limit=batch_chars, size=len):
         if before_release is not None:
             before_release(batch)
-        return mechanism.privatize_batch(batch, continued=casing)
-
-    return release
+        yield from mechanism.privatize_batch(batch, continued=casing)
