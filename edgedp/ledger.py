@@ -208,55 +208,65 @@ class PrivacyLedger:
 
         Returns the event id (a fresh UUID unless given; reusing an id is refused).
         """
-        scope = _check_scope(scope)
-        if not isinstance(event, DpEvent):
-            raise InputError(
-                f"a charge is a DpEvent (mechanism.privacy_cost(inputs)), got {type(event).__name__}"
-            )
         if charge_id is not None and (not isinstance(charge_id, str) or not charge_id):
             raise InputError("a charge id must be a non-empty string")
-        charge_id = charge_id or uuid.uuid4().hex
-        guarantee = event.guarantee
+        return self._record([(scope, event, charge_id or uuid.uuid4().hex)])[0]
+
+    def charge_batch(self, charges: Sequence[tuple[str, DpEvent]]) -> list[str]:
+        """Record many ``(scope, event)`` charges in one transaction, all or none.
+
+        Each scope is checked over the whole batch (unit and limit), as if its events were charged
+        one after the other; one synchronous commit serves the batch (corpus jobs charge one event
+        per record). Returns the fresh event ids, in order.
+        """
+        return self._record([(scope, event, uuid.uuid4().hex) for scope, event in charges])
+
+    def _record(self, charges: Sequence[tuple[str, DpEvent, str]]) -> list[str]:
+        checked = []
+        for scope, event, charge_id in charges:
+            if not isinstance(event, DpEvent):
+                raise InputError(
+                    "a charge is a DpEvent (mechanism.privacy_cost(inputs)), got "
+                    f"{type(event).__name__}"
+                )
+            checked.append((_check_scope(scope), event, charge_id))
+        if not checked:
+            return []
         with self._transaction("record a charge") as connection:
-            unit = _unit(connection, scope)
-            if unit is not None and unit != guarantee.accounting_unit:
-                raise BudgetError(
-                    f"scope {scope!r} accounts in {unit}; this release is in "
-                    f"{guarantee.accounting_unit} ({event.mechanism}): use another scope; nothing "
-                    "was released"
-                )
-            limit = _limit(connection, scope)
-            total_epsilon, total_delta = _spent(connection, scope)
-            if limit is not None and (
-                total_epsilon + event.epsilon > limit[0] or total_delta + event.delta > limit[1]
-            ):
-                raise BudgetError(
-                    f"scope {scope!r} has spent epsilon {total_epsilon:.6g} (delta "
-                    f"{total_delta:.3g}) of its limit {limit[0]:.6g} ({limit[1]:.3g}); this "
-                    f"release needs {event.epsilon:.6g} ({event.delta:.3g}): nothing was released"
-                )
-            if unit is None:
-                connection.execute(
-                    "INSERT INTO scopes VALUES (?, ?)", (scope, guarantee.accounting_unit)
-                )
+            needed: dict[str, tuple[str, float, float]] = {}
+            for scope, event, _ in checked:
+                unit = event.guarantee.accounting_unit
+                recorded = needed.get(scope, (unit, 0.0, 0.0))
+                if recorded[0] != unit:
+                    raise BudgetError(
+                        f"scope {scope!r} is charged in {recorded[0]} and {unit} in one batch; "
+                        "nothing was released"
+                    )
+                needed[scope] = (unit, recorded[1] + event.epsilon, recorded[2] + event.delta)
+            for scope, (unit, epsilon, delta) in needed.items():
+                _check_budget(connection, scope, unit, epsilon, delta)
+            now = time.time()
             try:
-                connection.execute(
+                connection.executemany(
                     "INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (
-                        charge_id,
-                        scope,
-                        event.mechanism,
-                        guarantee.accounting_unit,
-                        guarantee.relation,
-                        guarantee.epsilon,
-                        guarantee.delta,
-                        event.count,
-                        time.time(),
-                    ),
+                    [
+                        (
+                            charge_id,
+                            scope,
+                            event.mechanism,
+                            event.guarantee.accounting_unit,
+                            event.guarantee.relation,
+                            event.guarantee.epsilon,
+                            event.guarantee.delta,
+                            event.count,
+                            now,
+                        )
+                        for scope, event, charge_id in checked
+                    ],
                 )
             except sqlite3.IntegrityError:
-                raise InputError(f"charge id {charge_id!r} was already recorded") from None
-        return charge_id
+                raise InputError("a charge id was already recorded") from None
+        return [charge_id for _, _, charge_id in checked]
 
     def history(self, scope: str) -> list[dict[str, Any]]:
         """Every event of ``scope``, oldest first (epsilon and delta per unit, and the count)."""
@@ -310,6 +320,29 @@ def _migrate(connection: sqlite3.Connection) -> None:
             connection.execute("INSERT OR IGNORE INTO scopes VALUES (?, ?)", (scope, unit))
         connection.execute("DROP TABLE charges")
     connection.execute(f"PRAGMA user_version = {LEDGER_VERSION}")
+
+
+def _check_budget(
+    connection: sqlite3.Connection, scope: str, unit: str, epsilon: float, delta: float
+) -> None:
+    """Refuse (BudgetError) a charge of (epsilon, delta) in ``unit`` that ``scope`` cannot take;
+    a scope without events takes ``unit``."""
+    recorded = _unit(connection, scope)
+    if recorded is not None and recorded != unit:
+        raise BudgetError(
+            f"scope {scope!r} accounts in {recorded}; this release is in {unit}: use another "
+            "scope; nothing was released"
+        )
+    limit = _limit(connection, scope)
+    total_epsilon, total_delta = _spent(connection, scope)
+    if limit is not None and (total_epsilon + epsilon > limit[0] or total_delta + delta > limit[1]):
+        raise BudgetError(
+            f"scope {scope!r} has spent epsilon {total_epsilon:.6g} (delta {total_delta:.3g}) of "
+            f"its limit {limit[0]:.6g} ({limit[1]:.3g}); this release needs {epsilon:.6g} "
+            f"({delta:.3g}): nothing was released"
+        )
+    if recorded is None:
+        connection.execute("INSERT INTO scopes VALUES (?, ?)", (scope, unit))
 
 
 def _limit(connection: sqlite3.Connection, scope: str) -> tuple[float, float] | None:

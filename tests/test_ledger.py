@@ -68,6 +68,23 @@ def test_a_charge_id_counts_once(tmp_path):
     assert ledger.spent("s") == (0.5, 0.0)
 
 
+def test_a_batch_of_charges_is_recorded_whole_or_not_at_all(tmp_path):
+    ledger = PrivacyLedger(tmp_path / "ledger.db")
+    ledger.set_limit("ann", 2.0)
+    ids = ledger.charge_batch([("ann", event(0.5)), ("bob", event(3.0)), ("ann", event(0.5))])
+    assert len(set(ids)) == 3
+    assert ledger.spent("ann") == (1.0, 0.0) and ledger.spent("bob") == (3.0, 0.0)
+    with pytest.raises(BudgetError):  # ann: 1.0 + 0.6 + 0.6 > 2.0, checked over the batch
+        ledger.charge_batch([("bob", event(1.0)), ("ann", event(0.6)), ("ann", event(0.6))])
+    with pytest.raises(BudgetError, match="in one batch"):
+        ledger.charge_batch([("cat", event(0.1)), ("cat", event(0.1, unit="word"))])
+    assert ledger.spent("ann") == (1.0, 0.0) and ledger.spent("bob") == (3.0, 0.0)
+    assert ledger.unit("cat") is None
+    with pytest.raises(InputError, match="DpEvent"):
+        ledger.charge_batch([("ann", 0.1)])  # type: ignore[list-item]
+    assert ledger.charge_batch([]) == []
+
+
 def test_a_scope_keeps_the_unit_of_its_first_charge(tmp_path, default_pack):
     ledger = PrivacyLedger(tmp_path / "l.db")
     ledger.guard(edgedp.BRR(default_pack, epsilon=0.5), "alice").privatize("one two")
