@@ -33,7 +33,7 @@ from edgedp.adept.pack import (
 )
 from edgedp.documents.splitting import split_sentences
 from edgedp.errors import InputError
-from edgedp_export.adept import AdeptConfig
+from edgedp_export.autoencoder_config import AdeptConfig
 from edgedp_export.autoencoder_onnx import check_parity, export_onnx
 from edgedp_export.autoencoder_training import (
     Example,
