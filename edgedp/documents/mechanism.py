@@ -122,7 +122,8 @@ class SentenceMechanism(Mechanism[SentencePack]):
 
     def embed(self, document: Document) -> np.ndarray:
         """The output embedding (float32, shape (d,)) of one document."""
-        return self.embed_batch([document])[0]
+        row: np.ndarray = self.embed_batch([document])[0]
+        return row
 
     def embed_batch(self, documents: Iterable[Document]) -> np.ndarray:
         """Output embeddings (float32, shape (n, d)), one row per document, same guarantee each."""

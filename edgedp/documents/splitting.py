@@ -25,7 +25,7 @@ def split_sentences(text: str, *, language: str = "en") -> list[str]:
         raise DependencyError(
             'sentence splitting needs sentencex: pip install "edgedp[sentences]"'
         ) from None
-    sentences = []
+    sentences: list[str] = []
     for line in text.splitlines():
         if line.strip():
             sentences.extend(

@@ -79,11 +79,11 @@ class CandidateDepth:
 
     @property
     def candidates(self) -> int:
-        return self._sorted.shape[1]
+        return int(self._sorted.shape[1])
 
     @property
     def projections(self) -> int:
-        return self._sorted.shape[0]
+        return int(self._sorted.shape[0])
 
     def first(self, count: int) -> CandidateDepth:
         """The same candidates with only the first ``count`` projections (shares memory)."""
@@ -115,8 +115,9 @@ class CandidateDepth:
         edges[:, 0], edges[:, -1] = 0, m
         edges[:, 1:-1] = np.sort(above, axis=1)
         below = np.arange(k + 1)
-        values = np.minimum(below, k - below).astype(dtype)
-        return np.repeat(np.tile(values, p), np.diff(edges, axis=1).ravel())
+        values: np.ndarray = np.minimum(below, k - below).astype(dtype)
+        table: np.ndarray = np.repeat(np.tile(values, p), np.diff(edges, axis=1).ravel())
+        return table
 
     def _table_with_ties(
         self, projected: np.ndarray, above: np.ndarray, k: int, dtype: type
@@ -127,7 +128,8 @@ class CandidateDepth:
             start[j] = self._sorted[j].searchsorted(projected[j], side="left")
         strictly_below = self._counts_at_or_below(above)  # #{l : s_l < f}
         at_or_below = self._counts_at_or_below(start)  # #{l : s_l <= f}
-        return np.minimum(k - strictly_below, at_or_below).astype(dtype).ravel()
+        table: np.ndarray = np.minimum(k - strictly_below, at_or_below).astype(dtype).ravel()
+        return table
 
     def depths(self, points: np.ndarray) -> np.ndarray:
         """The approximate depth (int64, shape (m,)) of every candidate w.r.t. ``points`` (k, d)."""
@@ -148,7 +150,8 @@ class CandidateDepth:
             if ties
             else self._table_without_ties(above, k, dtype)
         )
-        return table[self._flat_rank].min(axis=0).astype(np.int64)
+        depths: np.ndarray = table[self._flat_rank].min(axis=0).astype(np.int64)
+        return depths
 
 
 def approximate_tukey_depth(

@@ -114,7 +114,10 @@ class AuditResult:
         return self.epsilon_lower_bound <= self.claimed_epsilon
 
 
-def _candidate_events(pilot_a: np.ndarray, pilot_b: np.ndarray, discrete: bool):
+Event = tuple[str, Callable[[np.ndarray], np.ndarray], int, int]
+
+
+def _candidate_events(pilot_a: np.ndarray, pilot_b: np.ndarray, discrete: bool) -> list[Event]:
     """Candidate events with their pilot hit counts: (description, membership, hits_a, hits_b)."""
     if discrete:
         return _discrete_events(pilot_a, pilot_b)
@@ -124,21 +127,33 @@ def _candidate_events(pilot_a: np.ndarray, pilot_b: np.ndarray, discrete: bool):
     )
     at_or_below_a = np.searchsorted(sorted_a, thresholds, side="right")
     at_or_below_b = np.searchsorted(sorted_b, thresholds, side="right")
-    events = []
+    events: list[Event] = []
     for t, below_a, below_b in zip(thresholds, at_or_below_a, at_or_below_b, strict=True):
         events.append(
             (
                 f"statistic > {t:.6g}",
-                lambda x, t=t: x > t,
+                _above(float(t)),
                 len(pilot_a) - int(below_a),
                 len(pilot_b) - int(below_b),
             )
         )
-        events.append((f"statistic <= {t:.6g}", lambda x, t=t: x <= t, int(below_a), int(below_b)))
+        events.append((f"statistic <= {t:.6g}", _at_most(float(t)), int(below_a), int(below_b)))
     return events
 
 
-def _discrete_events(pilot_a: np.ndarray, pilot_b: np.ndarray):
+def _above(threshold: float) -> Callable[[np.ndarray], np.ndarray]:
+    return lambda outputs: np.asarray(outputs > threshold)
+
+
+def _at_most(threshold: float) -> Callable[[np.ndarray], np.ndarray]:
+    return lambda outputs: np.asarray(outputs <= threshold)
+
+
+def _member_of(members: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
+    return lambda outputs: np.isin(outputs, members)
+
+
+def _discrete_events(pilot_a: np.ndarray, pilot_b: np.ndarray) -> list[Event]:
     """The sets of the j output values with the largest (or smallest) ratio hits_a / hits_b.
 
     The values are ranked on the first half of the pilot and each set (j = 1 is a single value) is
@@ -154,7 +169,7 @@ def _discrete_events(pilot_a: np.ndarray, pilot_b: np.ndarray):
 
     log_ratio = np.log((counts(index_a[:half_a]) + 0.5) / (counts(index_b[:half_b]) + 0.5))
     held_out_a, held_out_b = counts(index_a[half_a:]), counts(index_b[half_b:])
-    events = []
+    events: list[Event] = []
     for order in (np.argsort(-log_ratio, kind="stable"), np.argsort(log_ratio, kind="stable")):
         prefix_a, prefix_b = np.cumsum(held_out_a[order]), np.cumsum(held_out_b[order])
         for size in range(1, max(len(values), 2)):  # all values at once is the certain event
@@ -164,7 +179,7 @@ def _discrete_events(pilot_a: np.ndarray, pilot_b: np.ndarray):
                     f"output == {shown}"
                     if size == 1
                     else f"output in {{{shown}{', ...' if size > 3 else ''}}} ({size} values)",
-                    lambda x, members=order[:size]: np.isin(x, values[members]),
+                    _member_of(values[order[:size]]),
                     int(prefix_a[size - 1]),
                     int(prefix_b[size - 1]),
                 )

@@ -61,7 +61,7 @@ class Channel:
         return cls(np.asarray(words, dtype=np.int64), rows, outputs, matrix[rows, outputs])
 
     @classmethod
-    def from_samples(cls, words: Sequence[int], outputs: np.ndarray) -> Channel:
+    def from_samples(cls, words: Sequence[int] | np.ndarray, outputs: np.ndarray) -> Channel:
         """A Monte Carlo channel from ``outputs`` of shape (len(words), samples)."""
         outputs = np.asarray(outputs, dtype=np.int64)
         count, samples = outputs.shape
@@ -93,7 +93,8 @@ def _prior(prior: np.ndarray | None, count: int) -> np.ndarray:
     prior = np.asarray(prior, dtype=np.float64)
     if prior.shape != (count,) or (prior < 0).any() or prior.sum() <= 0:
         raise InputError("prior must hold one non-negative weight per input word")
-    return prior / prior.sum()
+    normalized: np.ndarray = prior / prior.sum()
+    return normalized
 
 
 def _squared_probabilities(channel: Channel) -> np.ndarray:
@@ -105,9 +106,11 @@ def _squared_probabilities(channel: Channel) -> np.ndarray:
     """
     samples = channel.samples_per_word
     if samples is None or samples < 2:
-        return channel.probability**2
+        exact: np.ndarray = channel.probability**2
+        return exact
     counts = np.rint(channel.probability * samples)
-    return counts * (counts - 1) / (samples * (samples - 1))
+    unbiased: np.ndarray = counts * (counts - 1) / (samples * (samples - 1))
+    return unbiased
 
 
 def inference_errors(channel: Channel, prior: np.ndarray | None = None) -> tuple[float, float]:
@@ -208,8 +211,8 @@ def _bootstrap(
     sampled: Channel,
     outputs: np.ndarray,
     estimates: dict[str, float],
-    prior,
-    distance,
+    prior: np.ndarray | None,
+    distance: UtilityDistance | None,
     rng: RandomSource,
 ) -> dict[str, tuple[float, float]]:
     """Pivotal bootstrap intervals from resampling each word's Monte Carlo outputs with replacement.
@@ -226,7 +229,11 @@ def _bootstrap(
     exact_error, exact_map_error = inference_errors(replace(sampled, samples_per_word=None), prior)
     # theta_0; the utility loss is linear in the channel, so its estimate is unbiased already
     centres = {**estimates, "inference_error": exact_error, "map_inference_error": exact_map_error}
-    replicates = {"inference_error": [], "map_inference_error": [], "utility_loss": []}
+    replicates: dict[str, list[float]] = {
+        "inference_error": [],
+        "map_inference_error": [],
+        "utility_loss": [],
+    }
     for _ in range(BOOTSTRAP_REPLICATES):
         picks = rng.integers(samples, count * samples).reshape(count, samples)
         channel = Channel.from_samples(words, np.take_along_axis(outputs, picks, axis=1))

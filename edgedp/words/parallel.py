@@ -12,6 +12,7 @@ import multiprocessing
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -23,13 +24,13 @@ from edgedp.words.pack import WordPack
 
 _PACKS: dict[str, WordPack] = {}  # per worker process: each pack is loaded (and verified) once
 
-Task = tuple[type[WordMechanism], str, dict[str, object], np.random.SeedSequence | None, list[str]]
+Task = tuple[type[WordMechanism], str, dict[str, Any], np.random.SeedSequence | None, list[str]]
 
 
 def _privatize_chunk(task: Task) -> list[str]:
     mechanism_class, pack_path, parameters, seed, texts = task
     if pack_path not in _PACKS:
-        _PACKS[pack_path] = load_pack(Path(pack_path))
+        _PACKS[pack_path] = load_pack(Path(pack_path), kind="words")
     rng = None if seed is None else RandomSource._derived(seed)
     return mechanism_class(_PACKS[pack_path], **parameters, rng=rng).privatize_batch(texts)
 

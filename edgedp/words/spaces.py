@@ -101,7 +101,8 @@ class EuclideanSpace(Space):
 
     def perturb(self, word_ids: np.ndarray) -> np.ndarray:
         points = np.asarray(self.vectors[word_ids], dtype=np.float64)
-        return points + self.noise(*points.shape)
+        noisy: np.ndarray = points + self.noise(*points.shape)
+        return noisy
 
     def nearest(self, points: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
         distances, ids = self.pack.euclidean_index(self._user).search(points, k)
@@ -125,4 +126,5 @@ class MahalanobisSpace(EuclideanSpace):
         self.root = symmetric_square_root(self.metric_matrix)
 
     def noise(self, count: int, dims: int) -> np.ndarray:
-        return super().noise(count, dims) @ self.root  # rows y^T S = (S y)^T, S symmetric
+        shaped: np.ndarray = super().noise(count, dims) @ self.root  # rows y^T S = (S y)^T
+        return shaped
