@@ -116,13 +116,14 @@ def test_an_oversized_manifest_is_refused(pack_dir):
 @pytest.mark.parametrize(
     ("edit", "message"),
     [
-        (lambda m: m.update(files=[]), "'files' must be dict"),
-        (lambda m: m["files"]["vocab.txt"].update(bytes=-1), "negative size"),
+        (lambda m: m.update(files=[]), "manifest.files must be an object"),
+        (lambda m: m["files"]["vocab.txt"].update(bytes=-1), r"bytes must be an integer in \[0"),
         (lambda m: m["files"].update({"manifest.json": m["files"]["vocab.txt"]}), "unsafe"),
         (lambda m: m["files"].update({".hidden/../x": m["files"]["vocab.txt"]}), "unsafe"),
         (lambda m: m.update(format_version="1"), "must be int"),
         (lambda m: m["codes"].update(bit_order="little"), "bit order"),
-        (lambda m: m["codes"].update(bits=0), "multiple of 8"),
+        (lambda m: m["codes"].update(bits=0), r"codes\.bits must be an integer in \[8"),
+        (lambda m: m["codes"].update(bits=12), "multiple of 8"),
     ],
 )
 def test_hostile_manifest_fields(pack_dir, edit, message):
