@@ -127,7 +127,8 @@ class HammingIndex:
 def _open_index(
     path: Path | None, data: bytes | None, index_type: str, count: int, bits: int
 ) -> faiss.IndexBinary:
-    """The index from ``data`` (verified bytes) or, outside a pack, from ``path``; checked."""
+    """The index from ``data`` (verified bytes; ``path`` only names it) or, outside a pack, read
+    from ``path``; its contents checked."""
     name = "index" if path is None else path.name
     try:
         if data is not None:

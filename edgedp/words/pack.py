@@ -187,6 +187,7 @@ def _open_hamming_index(manifest: Manifest, codes: np.ndarray) -> HammingIndex:
         return HammingIndex(
             codes,
             index_type=index_type,
+            index_file=manifest.file(manifest.field("index", "file", str)),
             index_data=manifest.contents(manifest.field("index", "file", str)),
             search_parameter=manifest.field("index", "search_parameter", int),
         )
