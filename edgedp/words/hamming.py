@@ -11,7 +11,7 @@ more flips (more privacy).
 
 Three index types, recorded in the pack manifest and honoured at load:
 
-* ``flat`` (exact): ``faiss.knn_hamming`` scans the memory-mapped codes directly (no copy).
+* ``flat`` (exact): ``faiss.knn_hamming`` scans the pack's codes (its verified bytes, no copy).
 * ``hnsw``, ``ivf`` (approximate): a FAISS binary index, deserialized from the bytes the pack
   verified at load (never re-read from its file), with the search parameter (``efSearch`` or
   ``nprobe``) recorded in the manifest. Exact search stays available (``exact=True``). Its contents
