@@ -6,8 +6,9 @@ this measures every call's wall time, with and without a background CPU load: ``
 busy-loop processes that this module starts and stops itself, each bounded by a deadline so that
 none outlives the run even if the benchmark dies. The baseline of each row is the same mechanism at
 one thread under the same load, measured in the same run (``p50_ratio_to_1_thread``: > 1 means
-slower than one thread). The default thread policy (edgedp.native: small searches and sessions on
-one thread, passive OpenMP waits) must keep that ratio at about 1.
+slower than one thread). ``threads="default"`` is a program that never calls ``set_num_threads``:
+the default thread policy (edgedp.native: small searches and sessions on one thread, passive OpenMP
+waits) must keep its ratio at about 1; 2 is a program that asked for two threads.
 
 Run alone: ``python -m bench load-latency [--quick]``; ``python -m bench latency`` includes it.
 """
@@ -77,7 +78,22 @@ def call_latencies(
     return np.array(times)
 
 
-def _brr(thread_count: int) -> Callable[[], object]:
+@contextlib.contextmanager
+def thread_setting(setting: int | str) -> Iterator[None]:
+    """A fixed thread count (``threads``), or ``"default"``: what a program that never calls
+    ``set_num_threads`` gets (FAISS's OpenMP default of every core, sessions as edgedp makes them)."""
+    if setting != "default":
+        with threads(int(setting)):
+            yield
+        return
+    import faiss
+
+    native._threads = None
+    faiss.omp_set_num_threads(os.cpu_count() or 1)
+    yield
+
+
+def _brr(thread_count: int | str) -> Callable[[], object]:
     pack = edgedp.load_pack()
     brr = edgedp.BRR(pack, epsilon=1.0)
     ids = edgedp.RandomSource.os_entropy().integers(len(pack.vocabulary), 1000)
@@ -90,7 +106,7 @@ def _brr(thread_count: int) -> Callable[[], object]:
     return one_word
 
 
-def _deepcandidate(thread_count: int) -> Callable[[], object]:
+def _deepcandidate(thread_count: int | str) -> Callable[[], object]:
     pack = edgedp.load_pack("sentences-bbc")  # a fresh pack: sessions take the thread count now
     mechanism = edgedp.DeepCandidate(pack, epsilon=5.0)
     return lambda: mechanism.embed(DOCUMENT)
@@ -108,10 +124,10 @@ def rows(report: Report, *, quick: bool) -> None:
     )
     for load in (0, LOAD_PROCESSES):
         with background_load(load):
-            measured: dict[tuple[str, int], np.ndarray] = {}
+            measured: dict[tuple[str, int | str], np.ndarray] = {}
             for label, make in MECHANISMS.items():
-                for count in (1, 2):
-                    with threads(count):
+                for count in ("default", 1, 2):
+                    with thread_setting(count):
                         call = make(count)
                         budget = 3.0 if quick else ROW_BUDGET_S
                         measured[label, count] = call_latencies(call, calls[label], budget)

@@ -94,6 +94,13 @@ class TestEncodings:
         assert main(["privatize", "--epsilon", "50", "--encoding", codec]) == 0
         assert capsys.readouterr().out == "the cat\n"
 
+    @pytest.mark.parametrize("codec", ["utf-8", "utf-16-le", "utf-16-be"])
+    def test_a_byte_order_mark_is_not_part_of_the_first_word(self, codec, capsys, monkeypatch):
+        data = "\ufeffthe cat\n".encode(codec)
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+        assert main(["privatize", "--epsilon", "50", "--encoding", codec]) == 0
+        assert capsys.readouterr().out == "the cat\n"
+
     @pytest.mark.parametrize(
         "data",
         [

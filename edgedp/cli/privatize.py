@@ -93,12 +93,13 @@ def text_decoder(encoding: str) -> codecs.IncrementalDecoder:
 def read_pieces(stream: BinaryIO, encoding: str) -> Iterator[str]:
     """Decode ``stream`` incrementally and strictly, in bounded pieces.
 
-    A byte order mark is honoured by ``utf-16``/``utf-32`` and removed by ``utf-8-sig``; input that
+    A byte order mark is honoured by ``utf-16``/``utf-32`` and dropped by every other codec; input that
     ends inside a character (an odd byte count in UTF-16) or that a codec rejects is an
     :class:`InputError` naming the byte offset where known.
     """
     decoder = text_decoder(encoding)
     offset = 0
+    first = True
     while True:
         block = stream.read(_READ_BYTES)
         try:
@@ -114,6 +115,8 @@ def read_pieces(stream: BinaryIO, encoding: str) -> Iterator[str]:
                 "--encoding"
             ) from None
         offset += len(block)
+        if first and text:  # a byte order mark the codec kept (utf-8, utf-16-le ...) is not text
+            text, first = text.removeprefix("\ufeff"), False
         if text:
             yield text
         if not block:
