@@ -55,7 +55,16 @@ MAX_MANIFEST_DEPTH = 16
 #: Longest integer literal a manifest may hold (int() refuses > 4300 digits with ValueError).
 MAX_INTEGER_DIGITS = 30
 _NPY_HEADER_BYTES = 1 << 16
-_OPEN_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+_OPEN_FLAGS = (
+    os.O_RDONLY
+    | getattr(os, "O_NOFOLLOW", 0)
+    | getattr(os, "O_NONBLOCK", 0)
+    | getattr(os, "O_CLOEXEC", 0)
+    | getattr(os, "O_BINARY", 0)
+)
+#: Where files cannot be opened relative to a directory descriptor (Windows), by path after an
+#: lstat check; the bytes are still read once and hashed from memory.
+_DIR_FD = os.open in os.supports_dir_fd
 REBUILD_HINT = "rebuild it with edgedp-export or reinstall edgedp for a bundled pack"
 
 
@@ -261,6 +270,8 @@ class _DirectoryHandle:
         self.fd = -1
 
     def __enter__(self) -> _DirectoryHandle:
+        if not _DIR_FD:
+            return self
         flags = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
         try:
             self.fd = os.open(self.directory, flags)
@@ -269,12 +280,17 @@ class _DirectoryHandle:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        os.close(self.fd)
+        if self.fd >= 0:
+            os.close(self.fd)
 
     def open(self, name: str) -> tuple[int, os.stat_result]:
         """A descriptor of a regular file of the pack, with its ``fstat``."""
         try:
-            fd = os.open(name, _OPEN_FLAGS, dir_fd=self.fd)
+            if _DIR_FD:
+                fd = os.open(name, _OPEN_FLAGS, dir_fd=self.fd)
+            else:
+                _regular_file(self.directory, name)
+                fd = os.open(self.directory / name, _OPEN_FLAGS)
         except FileNotFoundError:
             raise AssetError(
                 f"pack {self.directory}: file {name} is missing; {REBUILD_HINT}"
