@@ -22,7 +22,12 @@ SUITES = {
     "peers": "bench.peer_comparison",
 }
 #: Studies of one mechanism or of the trust features, run by name only.
-EXTRA_SUITES = {"adept": "bench.adept", "trust": "bench.trust"}
+EXTRA_SUITES = {
+    "adept": "bench.adept",
+    "trust": "bench.trust",
+    "load-latency": "bench.load_latency",
+    "pack-loading": "bench.pack_loading",
+}
 
 
 def main() -> None:

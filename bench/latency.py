@@ -11,6 +11,8 @@ Tables (each speed figure with a ratio to a baseline measured in the same run):
   is written; baseline: a Python process that only imports numpy;
 * DeepCandidate (:mod:`bench.deepcandidate_costs`): mechanism step, encoder throughput, and the
   cost of one real document, encoder and mechanism apart;
+* per-call p50/p99 latency of BRR and DeepCandidate at 1 and 2 threads, idle and under a background
+  CPU load the bench starts and stops (:mod:`bench.load_latency`);
 * growth with vocabulary size (10k, 100k, 336k words: every single-token GloVe 6B word; the issue's
   400k counts the 63,801 multi-token entries such as ``'s`` that no tokenizer emits as a word) and
   with document length (words per document; sentences per document for DeepCandidate), with plots.
@@ -23,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 import edgedp
-from bench import deepcandidate_costs
+from bench import deepcandidate_costs, load_latency
 from bench.datasets import bbc_documents
 from bench.harness import (
     Report,
@@ -221,6 +223,7 @@ def run(report: Report, *, quick: bool) -> None:
     growth = deepcandidate_costs.growth_rows(report, sentences, quick)
     vocabulary_growth(report, quick)
     length_growth(report, pack, "\n".join(documents), quick)
+    load_latency.rows(report, quick=quick)
     _plot(report, growth)
     best = max(
         r["words_per_s"] for r in report.rows if r.get("mechanism") == "BRR" and "batch" in r

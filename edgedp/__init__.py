@@ -25,6 +25,8 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+import edgedp.native_environment  # noqa: F401 - before anything loads FAISS or onnxruntime
+
 __version__ = "0.1.0"
 
 #: Public name -> the module that defines it (imported on first access).

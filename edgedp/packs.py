@@ -2,7 +2,8 @@
 
 ``load_pack()`` with no argument loads the bundled default word pack; ``load_pack("name")`` loads a
 bundled pack by name; ``load_pack("some/dir")`` loads a pack directory. Loading validates the manifest,
-checks every file's size and SHA-256, memory-maps the arrays and returns an immutable pack object.
+reads every file once into private memory, checks its size and SHA-256 there and returns an immutable
+pack object whose arrays and models are parsed from those verified bytes (see :mod:`edgedp.manifest`).
 
 Bundled packs ship inside the wheel as ``edgedp/assets/<name>``; in a source checkout they are read
 from the repository's top-level ``assets/``. ``EDGEDP_PACKS`` (a ``os.pathsep``-separated list of

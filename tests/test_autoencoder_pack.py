@@ -67,7 +67,7 @@ def test_synthetic_pack_loads_with_its_geometry(tmp_path):
     [
         (lambda m: m["vocabulary"].update(size=3), "tokens, the manifest says"),
         (lambda m: m["vocabulary"].update(labels=["x"]), "must start with"),
-        (lambda m: m["vocabulary"].update(labels=[""]), "non-empty strings"),
+        (lambda m: m["vocabulary"].update(labels=[""]), "non-empty string"),
         (lambda m: m["model"].update(cell="transformer"), "not supported"),
         (lambda m: m["model"].update(clip_norm=-1.0), "clip_norm"),
         (lambda m: m["model"].update(latent_dims=0), "latent_dims"),

@@ -70,14 +70,14 @@ def test_mean_pooling_ignores_padding_and_normalizes():
 
 
 def test_tokenizer_must_behave_like_sentence_transformers(sentence_pack, tmp_path):
-    config = json.loads(sentence_pack.encoder.tokenizer_path.read_text(encoding="utf-8"))
+    config = json.loads(sentence_pack.manifest.text("tokenizer.json"))
     config["truncation"]["max_length"] = 128
     config["padding"]["strategy"] = {"Fixed": 128}
     bad = tmp_path / "tokenizer.json"
     bad.write_text(json.dumps(config), encoding="utf-8")
     with pytest.raises(AssetError, match="truncate at 256"):
         SentenceEncoder(
-            sentence_pack.encoder.model_path, bad, dims=384, max_seq_length=256, threads=1
+            sentence_pack.path / "encoder.onnx", bad, dims=384, max_seq_length=256, threads=1
         )
 
 

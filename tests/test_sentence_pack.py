@@ -67,9 +67,9 @@ def _edit_manifest(pack: Path, edit: Callable[[dict], object]) -> None:
         (lambda d: d["encoder"].update(pooling="cls"), "mean pooling"),
         (
             lambda d: d["projections"].update(recommended=[{"epsilon": 1, "projections": 0}]),
-            "invalid",
+            r"recommended\[0\]\.projections must be an integer",
         ),
-        (lambda d: d["projections"].update(recommended=[]), "no recommended"),
+        (lambda d: d["projections"].update(recommended=[]), "must be a list of 1 to"),
         (lambda d: d["reference"].pop("min_cosine"), "min_cosine"),
         (lambda d: d.update(kind="sentence"), "unknown pack kind"),
     ],

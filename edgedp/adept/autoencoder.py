@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -33,9 +32,11 @@ _DETOKENIZE_FIXES = (
 )
 
 
-def _open(path: Path, io: GraphIO) -> Any:
-    """One thread unless set: a decoder step is too little work to share (bench/adept.py)."""
-    return open_session(path, io=io, threads=get_num_threads() or 1)
+def _open(model: bytes, name: str, io: GraphIO) -> Any:
+    """One thread unless set: a decoder step is too little work to share (bench/adept.py).
+
+    The session is made from the bytes the pack verified at load, never from the file again."""
+    return open_session(model, io=io, threads=get_num_threads() or 1, name=name)
 
 
 class SentenceAutoencoder:
@@ -48,8 +49,10 @@ class SentenceAutoencoder:
                 f"{type(pack).__name__}"
             )
         self.pack = pack
-        self._encoder = Lazy(lambda: _open(pack.encoder_file, ENCODER_IO))
-        self._decoder_step = Lazy(lambda: _open(pack.decoder_step_file, DECODER_STEP_IO))
+        self._encoder = Lazy(lambda: _open(pack.encoder_model, pack.encoder_file.name, ENCODER_IO))
+        self._decoder_step = Lazy(
+            lambda: _open(pack.decoder_step_model, pack.decoder_step_file.name, DECODER_STEP_IO)
+        )
         self._banned = np.zeros(len(pack.vocabulary), dtype=bool)
         self._banned[[PAD_ID, UNK_ID, BOS_ID, *pack.label_ids]] = True
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -87,6 +87,9 @@ class AutoencoderPack:
     max_output_tokens: int
     encoder_file: Path
     decoder_step_file: Path
+    #: The verified bytes of the two models (sessions are made from these, never from the paths).
+    encoder_model: bytes = field(repr=False)
+    decoder_step_model: bytes = field(repr=False)
 
     @property
     def kind(self) -> str:
@@ -126,12 +129,7 @@ def _positive_int(manifest: Manifest, key: str) -> int:
 
 def _read_vocabulary(manifest: Manifest, labels: tuple[str, ...]) -> tuple[str, ...]:
     path = manifest.file(manifest.field("vocabulary", "file", str))
-    try:
-        tokens = path.read_text(encoding="utf-8").split("\n")
-    except UnicodeDecodeError:
-        raise AssetError(
-            f"pack {manifest.directory}: {path.name} is not UTF-8; {REBUILD_HINT}"
-        ) from None
+    tokens = manifest.text(path.name).split("\n")
     if tokens and tokens[-1] == "":
         tokens.pop()
     size = manifest.field("vocabulary", "size", int)
@@ -182,4 +180,6 @@ def load_autoencoder_pack(manifest: Manifest) -> AutoencoderPack:
         max_output_tokens=_positive_int(manifest, "max_output_tokens"),
         encoder_file=manifest.file(manifest.field("model", "encoder", str)),
         decoder_step_file=manifest.file(manifest.field("model", "decoder_step", str)),
+        encoder_model=manifest.contents(manifest.field("model", "encoder", str)),
+        decoder_step_model=manifest.contents(manifest.field("model", "decoder_step", str)),
     )

@@ -19,7 +19,7 @@ from typing import NoReturn
 
 from edgedp.errors import EdgedpError
 
-EXIT_ERROR, EXIT_USAGE, EXIT_INTERNAL = 1, 2, 70
+EXIT_ERROR, EXIT_USAGE, EXIT_INTERNAL, EXIT_INTERRUPTED = 1, 2, 70, 130
 COMMAND_MODULES = (
     "edgedp.cli.privatize",
     "edgedp.cli.packs",
@@ -58,10 +58,14 @@ def _build_parser() -> tuple[argparse.ArgumentParser, dict[str, ModuleType]]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``edgedp`` console script; returns the exit status."""
-    parser, commands = _build_parser()
-    args = parser.parse_args(argv)
+    """Run the ``edgedp`` command line; returns the exit status.
+
+    The console script is :func:`edgedp.console.main`, which also covers a Ctrl-C that arrives
+    while this package is being imported.
+    """
     try:
+        parser, commands = _build_parser()  # imports every command module: a Ctrl-C may land here
+        args = parser.parse_args(argv)
         commands[args.command].run(args)
     except EdgedpError as error:
         print(f"edgedp: error: {error}", file=sys.stderr)
@@ -70,7 +74,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # silence the flush at exit
         return 0
     except KeyboardInterrupt:
-        return 130
+        return EXIT_INTERRUPTED
     except Exception as error:  # one line, not a traceback (EDGEDP_DEBUG=1 shows it)
         if os.environ.get("EDGEDP_DEBUG"):
             raise

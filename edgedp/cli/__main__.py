@@ -2,6 +2,6 @@
 
 import sys
 
-from edgedp.cli import main
+from edgedp.console import main
 
 sys.exit(main())

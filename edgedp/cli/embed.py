@@ -39,7 +39,7 @@ from edgedp.documents.truncation import Truncation
 from edgedp.errors import AssetError, InputError, NotPrivateWarning
 from edgedp.native import set_num_threads
 from edgedp.packs import load_pack
-from edgedp.text import batches
+from edgedp.text import MAX_TEXT_CHARS, batches
 
 NAME = "embed"
 HELP = "embed documents with sentence-level DP (DeepCandidate) or a baseline"
@@ -77,9 +77,41 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("files", nargs="*", help="input files (default: stdin)")
 
 
-def _read_text(path: str | None, encoding: str) -> str:
+def _too_long(where: str) -> InputError:
+    return InputError(
+        f"{where}: a document is longer than the limit of {MAX_TEXT_CHARS:,} characters; split "
+        "it (e.g. --input lines or jsonl)"
+    )
+
+
+def read_document(path: str | None, encoding: str) -> str:
+    """The whole input as one document, refused as soon as it passes :data:`MAX_TEXT_CHARS`
+    (read in bounded pieces: an oversized input never sits in memory whole)."""
+    pieces: list[str] = []
+    total = 0
     with open_input(path) as source:
-        return "".join(read_pieces(source, encoding))
+        for piece in read_pieces(source, encoding):
+            total += len(piece)
+            if total > MAX_TEXT_CHARS:
+                raise _too_long(path or "stdin")
+            pieces.append(piece)
+    return "".join(pieces)
+
+
+def read_lines(path: str | None, encoding: str) -> Iterator[str]:
+    """The input's lines (as ``str.splitlines`` cuts them), streamed; a line over
+    :data:`MAX_TEXT_CHARS` is refused as soon as it passes the limit."""
+    pending = ""  # the last line seen, maybe incomplete (or a "\r" whose "\n" comes next)
+    with open_input(path) as source:
+        for piece in read_pieces(source, encoding):
+            lines = (pending + piece).splitlines(keepends=True)
+            pending = lines.pop() if lines else ""
+            if len(pending) > MAX_TEXT_CHARS:
+                raise _too_long(path or "stdin")
+            for line in lines:
+                yield line.splitlines()[0]
+    if pending:
+        yield pending.splitlines()[0]
 
 
 def _jsonl_document(line: str, where: str) -> Document:
@@ -96,13 +128,12 @@ def _jsonl_document(line: str, where: str) -> Document:
 
 
 def documents(files: list[str], input_format: str, encoding: str) -> Iterator[Document]:
-    """The documents of the inputs, in order."""
+    """The documents of the inputs, in order, read in bounded pieces."""
     for path in files or [None]:
         if input_format == "text":
-            yield _read_text(path, encoding)
+            yield read_document(path, encoding)
             continue
-        lines = _read_text(path, encoding).splitlines()
-        for number, line in enumerate(lines, start=1):
+        for number, line in enumerate(read_lines(path, encoding), start=1):
             if input_format == "lines":
                 yield line
             elif line.strip():

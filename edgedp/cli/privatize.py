@@ -72,13 +72,34 @@ def _number(text: str) -> object:
         return text
 
 
-def read_pieces(stream: BinaryIO, encoding: str) -> Iterator[str]:
-    """Decode ``stream`` incrementally and strictly, in bounded pieces."""
+def text_decoder(encoding: str) -> codecs.IncrementalDecoder:
+    """A strict incremental decoder for ``encoding``, which must decode bytes to text.
+
+    Python's codec registry also holds bytes-to-bytes codecs (``base64``, ``hex``, ``zlib``) and
+    text-to-text ones (``rot13``); they are refused here, by the registry's own flag.
+    """
     try:
-        decoder = codecs.getincrementaldecoder(encoding)(errors="strict")
-    except LookupError:
+        info = codecs.lookup(encoding)
+    except (LookupError, TypeError, ValueError):
         raise InputError(f"unknown encoding {encoding!r}") from None
+    if not getattr(info, "_is_text_encoding", True):
+        raise InputError(
+            f"{encoding!r} is not a text encoding (it does not decode bytes to text); use e.g. "
+            "utf-8, utf-16 or latin-1"
+        )
+    return info.incrementaldecoder(errors="strict")
+
+
+def read_pieces(stream: BinaryIO, encoding: str) -> Iterator[str]:
+    """Decode ``stream`` incrementally and strictly, in bounded pieces.
+
+    A byte order mark is honoured by ``utf-16``/``utf-32`` and dropped by every other codec; input that
+    ends inside a character (an odd byte count in UTF-16) or that a codec rejects is an
+    :class:`InputError` naming the byte offset where known.
+    """
+    decoder = text_decoder(encoding)
     offset = 0
+    first = True
     while True:
         block = stream.read(_READ_BYTES)
         try:
@@ -88,7 +109,14 @@ def read_pieces(stream: BinaryIO, encoding: str) -> Iterator[str]:
                 f"input is not valid {encoding} at byte {offset + error.start}; convert it "
                 "(e.g. iconv) or pass --encoding"
             ) from None
+        except UnicodeError as error:  # e.g. "UTF-16 stream does not start with BOM"
+            raise InputError(
+                f"input is not valid {encoding} ({error}); convert it (e.g. iconv) or pass "
+                "--encoding"
+            ) from None
         offset += len(block)
+        if first and text:  # a byte order mark the codec kept (utf-8, utf-16-le ...) is not text
+            text, first = text.removeprefix("\ufeff"), False
         if text:
             yield text
         if not block:

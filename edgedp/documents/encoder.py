@@ -44,15 +44,16 @@ def mean_pool_normalize(token_embeddings: np.ndarray, attention_mask: np.ndarray
 class SentenceEncoder:
     """all-MiniLM-L6-v2 sentence embeddings (384-d, unit length) from an ONNX transformer.
 
-    ``model`` is the ONNX file (inputs ``input_ids``, ``attention_mask``, ``token_type_ids``; output
+    ``model`` is the ONNX model (inputs ``input_ids``, ``attention_mask``, ``token_type_ids``; output
     token embeddings), ``tokenizer`` the ``tokenizer.json`` with truncation and pad-to-longest
-    padding configured (a sentence pack ships it so; anything else is rejected).
+    padding configured (a sentence pack ships it so; anything else is rejected). Each is a path or
+    the file's bytes; a loaded pack passes the bytes it verified, so that nothing is read again.
     """
 
     def __init__(
         self,
-        model: Path,
-        tokenizer: Path,
+        model: Path | bytes,
+        tokenizer: Path | bytes,
         *,
         dims: int,
         max_seq_length: int,
@@ -61,10 +62,14 @@ class SentenceEncoder:
     ) -> None:
         from tokenizers import Tokenizer
 
+        shown = "tokenizer.json" if isinstance(tokenizer, bytes) else str(tokenizer)
         try:
-            self._tokenizer = Tokenizer.from_file(str(tokenizer))
+            if isinstance(tokenizer, bytes):
+                self._tokenizer = Tokenizer.from_str(tokenizer.decode("utf-8"))
+            else:
+                self._tokenizer = Tokenizer.from_file(str(tokenizer))
         except Exception as error:  # tokenizers raises a plain Exception
-            raise AssetError(f"{tokenizer} is not a readable tokenizer.json ({error})") from None
+            raise AssetError(f"{shown} is not a readable tokenizer.json ({error})") from None
         truncation, padding = self._tokenizer.truncation, self._tokenizer.padding
         if (
             not truncation
@@ -73,14 +78,15 @@ class SentenceEncoder:
             or padding["length"] is not None
         ):
             raise AssetError(
-                f"{tokenizer} must truncate at {max_seq_length} tokens and pad to the longest "
+                f"{shown} must truncate at {max_seq_length} tokens and pad to the longest "
                 f"sentence (found truncation={truncation}, padding={padding}); rebuild the pack"
             )
-        self.model_path, self.tokenizer_path = model, tokenizer
+        self.model_path = None if isinstance(model, bytes) else model
+        self.tokenizer_path = None if isinstance(tokenizer, bytes) else tokenizer
         self.dims = dims
         self.max_seq_length = max_seq_length
         self.batch_size = check_positive_int(batch_size, "batch_size")
-        self._session = lazy_session(model, ENCODER_IO, threads)
+        self._session = lazy_session(model, ENCODER_IO, threads, name="encoder.onnx")
 
     def encode(self, sentences: Sequence[str], *, independent: bool = False) -> np.ndarray:
         """Unit-length float32 embeddings, shape (len(sentences), dims), in input order.
@@ -116,9 +122,9 @@ class SentenceEncoder:
 class Recoder:
     """The pack's recoder H (an MLP R^d -> R^d, SentDP Sec. 4.3) run with onnxruntime."""
 
-    def __init__(self, model: Path, *, dims: int, threads: int | None = None) -> None:
+    def __init__(self, model: Path | bytes, *, dims: int, threads: int | None = None) -> None:
         self.dims = dims
-        self._session = lazy_session(model, RECODER_IO, threads)
+        self._session = lazy_session(model, RECODER_IO, threads, name="recoder.onnx")
 
     def recode(self, embeddings: np.ndarray, *, independent: bool = False) -> np.ndarray:
         """H applied to each row of a (n, dims) array; float32 (n, dims).

@@ -34,13 +34,7 @@ from edgedp.manifest import REBUILD_HINT, Manifest
 
 
 def _read_lines(manifest: Manifest, name: str, count: int) -> tuple[str, ...]:
-    path = manifest.file(name)
-    try:
-        lines = path.read_text(encoding="utf-8").split("\n")
-    except UnicodeDecodeError:
-        raise AssetError(
-            f"pack {manifest.directory}: {name} is not UTF-8; {REBUILD_HINT}"
-        ) from None
+    lines = manifest.text(name).split("\n")
     if lines and lines[-1] == "":
         lines.pop()
     if len(lines) != count:
@@ -53,7 +47,8 @@ def _read_lines(manifest: Manifest, name: str, count: int) -> tuple[str, ...]:
 
 @dataclass(frozen=True, slots=True, eq=False)
 class SentencePack:
-    """A loaded ``sentences`` pack; arrays are read-only memory maps. Build one with ``load_pack``.
+    """A loaded ``sentences`` pack; arrays are read-only views of the verified bytes (private
+    memory) and the models are held as verified bytes. Build one with ``load_pack``.
 
     The onnxruntime sessions of :attr:`encoder` and :attr:`recoder` are created on first use;
     :attr:`candidate_depth` holds the candidates projected on every stored projection, sorted once
@@ -173,12 +168,12 @@ def load_sentence_pack(manifest: Manifest) -> SentencePack:
         path=manifest.directory,
         manifest=manifest,
         encoder=SentenceEncoder(
-            manifest.file(manifest.field("encoder", "file", str)),
-            manifest.file(manifest.field("encoder", "tokenizer", str)),
+            manifest.contents(manifest.field("encoder", "file", str)),
+            manifest.contents(manifest.field("encoder", "tokenizer", str)),
             dims=dims,
             max_seq_length=max_seq_length,
         ),
-        recoder=Recoder(manifest.file(manifest.field("recoder", "file", str)), dims=dims),
+        recoder=Recoder(manifest.contents(manifest.field("recoder", "file", str)), dims=dims),
         candidates=candidates,
         candidate_sources=_read_lines(
             manifest, manifest.field("candidates", "sources", str), count

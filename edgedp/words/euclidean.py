@@ -12,6 +12,7 @@ import faiss
 import numpy as np
 
 from edgedp.errors import InputError
+from edgedp.native import search_threads
 from edgedp.noise import multivariate_laplace_radius_scale
 from edgedp.randomness import RandomSource
 
@@ -62,5 +63,6 @@ class EuclideanIndex:
             raise InputError(f"k must be in [1, {len(self)}], got {k}")
         if not np.isfinite(queries).all():
             raise InputError("queries must be finite")
-        squared, ids = self._index.search(queries, k)
+        with search_threads(queries.shape[0]):
+            squared, ids = self._index.search(queries, k)
         return np.sqrt(np.maximum(squared, 0.0, dtype=np.float64)), ids

@@ -11,10 +11,14 @@ more flips (more privacy).
 
 Three index types, recorded in the pack manifest and honoured at load:
 
-* ``flat`` (exact): ``faiss.knn_hamming`` scans the memory-mapped codes directly (no copy).
-* ``hnsw``, ``ivf`` (approximate): a FAISS binary index file, opened with ``IO_FLAG_MMAP_IFC`` so
-  its code storage is mapped rather than copied, with the search parameter (``efSearch`` or
-  ``nprobe``) recorded in the manifest. Exact search stays available (``exact=True``).
+* ``flat`` (exact): ``faiss.knn_hamming`` scans the pack's codes (its verified bytes, no copy).
+* ``hnsw``, ``ivf`` (approximate): a FAISS binary index, deserialized from the bytes the pack
+  verified at load (never re-read from its file), with the search parameter (``efSearch`` or
+  ``nprobe``) recorded in the manifest. Exact search stays available (``exact=True``). Its contents
+  are checked at load: every id it can return names a word of the pack, and an HNSW graph's
+  offsets, levels and neighbours are in range (FAISS trusts them and would read out of bounds).
+
+Small searches run on one thread (:func:`edgedp.native.search_threads`).
 
 Whatever the index, the answer is a deterministic function of the (already privatized) query, so the
 search is post-processing and cannot weaken the privacy guarantee; an approximate index changes
@@ -29,6 +33,7 @@ import faiss
 import numpy as np
 
 from edgedp.errors import AssetError, InputError
+from edgedp.native import search_threads
 from edgedp.noise import rr_flip_threshold
 from edgedp.randomness import RandomSource
 
@@ -61,6 +66,7 @@ class HammingIndex:
         index_type: str = "flat",
         index_file: Path | None = None,
         search_parameter: int | None = None,
+        index_data: bytes | None = None,
     ) -> None:
         if codes.dtype != np.uint8 or codes.ndim != 2 or codes.shape[0] == 0:
             raise InputError(
@@ -74,7 +80,9 @@ class HammingIndex:
         self.search_parameter = search_parameter
         self._approximate = None
         if index_type != "flat":
-            self._approximate = _open_index(index_file, index_type, codes.shape[0], self.bits)
+            self._approximate = _open_index(
+                index_file, index_data, index_type, codes.shape[0], self.bits
+            )
             if search_parameter is None or search_parameter < 1:
                 raise AssetError(f"{index_type} index needs a positive search parameter")
             if index_type == "hnsw":
@@ -104,29 +112,82 @@ class HammingIndex:
             raise InputError(f"k must be in [1, {len(self)}], got {k}")
         if queries.shape[0] == 0:
             return np.empty((0, k), dtype=np.int32), np.empty((0, k), dtype=np.int64)
-        if exact or self._approximate is None:
-            return faiss.knn_hamming(queries, self.codes, k)
-        distances, ids = self._approximate.search(queries, k)
-        missing = (ids < 0).any(axis=1)
-        if missing.any():  # an approximate search came back short: answer those rows exactly
-            distances[missing], ids[missing] = faiss.knn_hamming(queries[missing], self.codes, k)
+        with search_threads(queries.shape[0]):
+            if exact or self._approximate is None:
+                return faiss.knn_hamming(queries, self.codes, k)
+            distances, ids = self._approximate.search(queries, k)
+            missing = (ids < 0).any(axis=1)
+            if missing.any():  # an approximate search came back short: answer those rows exactly
+                distances[missing], ids[missing] = faiss.knn_hamming(
+                    queries[missing], self.codes, k
+                )
         return distances, ids
 
 
-def _open_index(path: Path | None, index_type: str, count: int, bits: int) -> faiss.IndexBinary:
-    if path is None:
-        raise AssetError(f"a {index_type} index needs its index file")
+def _open_index(
+    path: Path | None, data: bytes | None, index_type: str, count: int, bits: int
+) -> faiss.IndexBinary:
+    """The index from ``data`` (verified bytes; ``path`` only names it) or, outside a pack, read
+    from ``path``; its contents checked."""
+    name = "index" if path is None else path.name
     try:
-        index = faiss.read_index_binary(str(path), faiss.IO_FLAG_MMAP_IFC)
+        if data is not None:
+            index = faiss.deserialize_index_binary(np.frombuffer(data, dtype=np.uint8))
+        elif path is not None:
+            index = faiss.read_index_binary(str(path))
+        else:
+            raise AssetError(f"a {index_type} index needs its index file")
     except RuntimeError as error:
-        raise AssetError(f"{path.name} is not a readable FAISS binary index ({error})") from None
+        raise AssetError(f"{name} is not a readable FAISS binary index ({error})") from None
     if not isinstance(index, _FAISS_CLASSES[index_type]):
-        raise AssetError(
-            f"{path.name} holds a {type(index).__name__}, the manifest says {index_type}"
-        )
+        raise AssetError(f"{name} holds a {type(index).__name__}, the manifest says {index_type}")
     if index.ntotal != count or index.d != bits:
         raise AssetError(
-            f"{path.name} indexes {index.ntotal} codes of {index.d} bits, the pack has {count} of "
-            f"{bits}"
+            f"{name} indexes {index.ntotal} codes of {index.d} bits, the pack has {count} of {bits}"
         )
+    problem = _hnsw_problem(index) if index_type == "hnsw" else _ivf_problem(index)
+    if problem is not None:
+        raise AssetError(f"{name}: {problem}")
     return index
+
+
+def _hnsw_problem(index: faiss.IndexBinaryHNSW) -> str | None:
+    """Why an HNSW graph could make FAISS read out of bounds or return a non-word, or None."""
+    hnsw, count = index.hnsw, index.ntotal
+    storage = index.storage
+    if storage is None or storage.ntotal != count or storage.d != index.d:
+        return "its code storage does not hold the indexed codes"
+    levels = faiss.vector_to_array(hnsw.levels)
+    offsets = faiss.vector_to_array(hnsw.offsets).astype(np.int64)
+    neighbours = faiss.vector_to_array(hnsw.neighbors)
+    cum = faiss.vector_to_array(hnsw.cum_nneighbor_per_level).astype(np.int64)
+    if len(levels) != count or len(offsets) != count + 1 or len(cum) < 2:
+        return "the HNSW graph does not have one node per code"
+    if levels.min(initial=1) < 1 or levels.max(initial=1) > len(cum) - 1:
+        return "an HNSW node has a level outside the graph's levels"
+    if offsets[0] != 0 or np.any(offsets[1:] - offsets[:-1] != cum[levels]):
+        return "the HNSW neighbour offsets do not match the node levels"
+    if offsets[-1] != len(neighbours):
+        return "the HNSW neighbour table has the wrong length"
+    if len(neighbours) and (neighbours.min() < -1 or neighbours.max() >= count):
+        return "an HNSW node links to an id outside the vocabulary"
+    if not (-1 <= hnsw.entry_point < count) or hnsw.max_level != levels.max(initial=1) - 1:
+        return "the HNSW entry point or top level is out of range"
+    return None
+
+
+def _ivf_problem(index: faiss.IndexBinaryIVF) -> str | None:
+    """Why an IVF index could return an id that names no word, or None."""
+    lists = index.invlists
+    total = 0
+    for number in range(index.nlist):
+        size = lists.list_size(number)
+        if size == 0:
+            continue
+        ids = faiss.rev_swig_ptr(lists.get_ids(number), size).copy()
+        total += size
+        if ids.min() < 0 or ids.max() >= index.ntotal:
+            return "an inverted list holds an id outside the vocabulary"
+    if total != index.ntotal:
+        return f"its inverted lists hold {total} entries for {index.ntotal} codes"
+    return None

@@ -67,7 +67,8 @@ class Vocabulary:
 
 @dataclass(frozen=True, slots=True, eq=False)
 class WordPack:
-    """A loaded ``words`` pack. Arrays are read-only memory maps; build one with ``load_pack``."""
+    """A loaded ``words`` pack. Arrays are read-only views of the verified bytes (private memory,
+    see :mod:`edgedp.manifest`); build one with ``load_pack``."""
 
     name: str
     path: Path
@@ -127,12 +128,7 @@ class WordPack:
 
 def _read_vocabulary(manifest: Manifest, size: int) -> Vocabulary:
     path = manifest.file(manifest.field("vocabulary", "file", str))
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise AssetError(
-            f"pack {manifest.directory}: {path.name} is not UTF-8; {REBUILD_HINT}"
-        ) from None
+    text = manifest.text(path.name)
     words = text.split("\n")
     if words and words[-1] == "":
         words.pop()
@@ -192,6 +188,7 @@ def _open_hamming_index(manifest: Manifest, codes: np.ndarray) -> HammingIndex:
             codes,
             index_type=index_type,
             index_file=manifest.file(manifest.field("index", "file", str)),
+            index_data=manifest.contents(manifest.field("index", "file", str)),
             search_parameter=manifest.field("index", "search_parameter", int),
         )
     except AssetError as error:
