@@ -176,6 +176,21 @@ class Manifest:
                 f"pack {self.directory}: {name} is not UTF-8; {REBUILD_HINT}"
             ) from None
 
+    def lines(self, name: str, count: int, *, unit: str = "lines") -> tuple[str, ...]:
+        """A listed UTF-8 file of exactly ``count`` lines (one trailing newline allowed).
+
+        The one reader of the line files of every pack kind (vocabularies, sources, references).
+        """
+        lines = self.text(name).split("\n")
+        if lines and lines[-1] == "":
+            lines.pop()
+        if len(lines) != count:
+            raise AssetError(
+                f"pack {self.directory}: {name} has {len(lines)} {unit}, the manifest says "
+                f"{count}; {REBUILD_HINT}"
+            )
+        return tuple(lines)
+
     def array(self, name: str, dtype: np.dtype | type | str, shape: tuple[int, ...]) -> np.ndarray:
         """A listed ``.npy`` file as a read-only view of its verified bytes, checked against
         ``dtype`` (byte order included) and ``shape``; C order only, never pickled objects."""

@@ -27,7 +27,7 @@ from typing import Any
 from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers
 
 from edgedp.errors import AssetError
-from edgedp.manifest import REBUILD_HINT, Manifest
+from edgedp.manifest import Manifest
 
 #: The first tokens of every autoencoder vocabulary, with ids 0, 1, 2, 3.
 SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[BOS]", "[EOS]")
@@ -129,15 +129,8 @@ def _positive_int(manifest: Manifest, key: str) -> int:
 
 def _read_vocabulary(manifest: Manifest, labels: tuple[str, ...]) -> tuple[str, ...]:
     path = manifest.file(manifest.field("vocabulary", "file", str))
-    tokens = manifest.text(path.name).split("\n")
-    if tokens and tokens[-1] == "":
-        tokens.pop()
     size = manifest.field("vocabulary", "size", int)
-    if len(tokens) != size:
-        raise AssetError(
-            f"pack {manifest.directory}: {path.name} has {len(tokens)} tokens, the manifest says "
-            f"{size}; {REBUILD_HINT}"
-        )
+    tokens = manifest.lines(path.name, size, unit="tokens")
     expected_head = (*SPECIAL_TOKENS, *(label_token(label) for label in labels))
     if tuple(tokens[: len(expected_head)]) != expected_head:
         raise AssetError(

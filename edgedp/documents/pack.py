@@ -33,18 +33,6 @@ from edgedp.errors import AssetError
 from edgedp.manifest import REBUILD_HINT, Manifest
 
 
-def _read_lines(manifest: Manifest, name: str, count: int) -> tuple[str, ...]:
-    lines = manifest.text(name).split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    if len(lines) != count:
-        raise AssetError(
-            f"pack {manifest.directory}: {name} has {len(lines)} lines, the manifest says {count}; "
-            f"{REBUILD_HINT}"
-        )
-    return tuple(lines)
-
-
 @dataclass(frozen=True, slots=True, eq=False)
 class SentencePack:
     """A loaded ``sentences`` pack; arrays are read-only views of the verified bytes (private
@@ -175,14 +163,12 @@ def load_sentence_pack(manifest: Manifest) -> SentencePack:
         ),
         recoder=Recoder(manifest.contents(manifest.field("recoder", "file", str)), dims=dims),
         candidates=candidates,
-        candidate_sources=_read_lines(
-            manifest, manifest.field("candidates", "sources", str), count
-        ),
+        candidate_sources=manifest.lines(manifest.field("candidates", "sources", str), count),
         projections=projections,
         recommended_projections=_recommended(manifest, available),
         truncation_box=box,
-        reference_sentences=_read_lines(
-            manifest, manifest.field("reference", "sentences", str), references
+        reference_sentences=manifest.lines(
+            manifest.field("reference", "sentences", str), references
         ),
         reference_embeddings=manifest.array(
             manifest.field("reference", "embeddings", str), np.float32, (references, dims)
