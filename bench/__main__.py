@@ -1,6 +1,7 @@
 """``python -m bench <suite> [--quick] [--out DIR]``: run benchmark suites and write their reports.
 
-``all`` runs the six suites users compare mechanisms by; ``adept`` and ``trust`` are run by name.
+``all`` runs the six suites users compare mechanisms by; ``adept``, ``trust`` and ``samplers`` are
+run by name.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ SUITES = {
     "peers": "bench.peer_comparison",
 }
 #: Studies of one mechanism or of the trust features, run by name only.
-EXTRA_SUITES = {"adept": "bench.adept", "trust": "bench.trust"}
+EXTRA_SUITES = {"adept": "bench.adept", "trust": "bench.trust", "samplers": "bench.samplers"}
 
 
 def main() -> None:

@@ -267,7 +267,8 @@ class SnappedLaplace:
         noisy = steps + rng.discrete_laplace(self.scale, array.size).reshape(array.shape)
         if np.abs(noisy).max(initial=0.0) >= 2.0**53:
             raise PrivacyParameterError("value too large for the snapping grid")
-        return noisy * self.grid
+        released: np.ndarray = noisy * self.grid
+        return released
 
 
 def snapped_laplace(l1_sensitivity: float, dims: int, epsilon: float) -> SnappedLaplace:

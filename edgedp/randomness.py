@@ -246,7 +246,8 @@ class RandomSource:
     @staticmethod
     def _exponential_from_parts(k: np.ndarray, j: np.ndarray, mantissa: np.ndarray) -> np.ndarray:
         v = np.ldexp(1.0 + mantissa / _TWO_POW_52, -(np.minimum(j, _V_EXPONENT_CAP) + 1))
-        return k * _LN2 + -np.log1p(-0.5 * v)
+        value: np.ndarray = k * _LN2 + -np.log1p(-0.5 * v)
+        return value
 
     def exponential(self, size: int | tuple[int, ...]) -> np.ndarray:
         """Standard exponential samples (rate 1) with an unbounded tail and ~2**-49 relative error.
@@ -268,7 +269,7 @@ class RandomSource:
         probability however far below the maximum it is.
         """
         k, j, mantissa = self._exponential_parts(size)
-        out = -np.log(self._exponential_from_parts(k, j, mantissa))
+        out: np.ndarray = -np.log(self._exponential_from_parts(k, j, mantissa))
         deep = (k == 0) & (j >= _V_EXPONENT_CAP)
         if deep.any():
             # X = R = V/2 (1 + V/4 + ...) with V < 2**-1020: the correction is below 2**-1022.
@@ -330,7 +331,8 @@ class RandomSource:
         if not np.isfinite(row_max).all():
             raise InputError("every row of log_weights needs a finite maximum")
         keys = (scores - row_max) + self.gumbel(scores.shape)
-        return np.argmax(keys, axis=1)
+        chosen: np.ndarray = np.argmax(keys, axis=1)
+        return chosen
 
     # -- exact discrete samplers ----------------------------------------------------------------
 

@@ -131,10 +131,10 @@ def exponential_tail(threshold: float) -> float:
         total += Fraction(1, 2 ** (k + 1)) * _remainder_mass_above(k, threshold)
     # Every k above k0 + 2 is entirely above: sum_{k > k0 + 2} 2^-(k+1) = 2^-(k0 + 3).
     if exponential_from_pattern(k0 + 3, _CAP_J, 0) <= threshold:
-        raise AssertionError("exponential is not monotone in k")  # pragma: no cover
+        raise AssertionError("the sampler never exceeds the threshold for large k: bounded support")
     total += Fraction(1, 2 ** (k0 + 3))
     if low_k > 0 and exponential_from_pattern(low_k - 1, 0, 2**52 - 1) > threshold:
-        raise AssertionError("exponential is not monotone in k")  # pragma: no cover
+        raise AssertionError("the exponential is not monotone in k")
     return math.log(total.numerator) - math.log(total.denominator)
 
 
@@ -165,8 +165,11 @@ def _remainder_mass_above(k: int, threshold: float) -> Fraction:
     return mass
 
 
-class _ScriptedSource(RandomSource):
-    """A RandomSource that returns prescribed bytes (to evaluate a sampler at one bit pattern)."""
+class ScriptedSource(RandomSource):
+    """A RandomSource that returns prescribed bytes, to evaluate a sampler at one bit pattern.
+
+    NOT private and not random: for computing realised distributions (tests, bench/samplers.py).
+    """
 
     __slots__ = ("_script",)
 
@@ -195,12 +198,12 @@ def exponential_pattern(k: int, j: int, mantissa: int) -> bytes:
 
 def exponential_from_pattern(k: int, j: int, mantissa: int) -> float:
     """The real sampler's output on one bit pattern."""
-    return float(_ScriptedSource(exponential_pattern(k, j, mantissa)).exponential(1)[0])
+    return float(ScriptedSource(exponential_pattern(k, j, mantissa)).exponential(1)[0])
 
 
 def gumbel_from_pattern(k: int, j: int, mantissa: int) -> float:
     """The real Gumbel sampler's output on one bit pattern (same layout as the exponential)."""
-    return float(_ScriptedSource(exponential_pattern(k, j, mantissa)).gumbel(1)[0])
+    return float(ScriptedSource(exponential_pattern(k, j, mantissa)).gumbel(1)[0])
 
 
 def gumbel_upper_tail(threshold: float) -> float:
@@ -256,7 +259,10 @@ LEGACY_EXPONENTIAL_MAX = _legacy_exponential(0)
 
 def legacy_exponential_tail(threshold: float, *, strict: bool = True) -> Fraction:
     """Pr[old exponential > threshold] (or >= with strict=False), exact over its 2^53 values."""
-    above = (lambda v: v > threshold) if strict else (lambda v: v >= threshold)
+
+    def above(value: float) -> bool:
+        return value > threshold if strict else value >= threshold
+
     if not above(_legacy_exponential(0)):
         return Fraction(0)
     low, high = 0, 2**_LEGACY_UNIFORM_BITS  # above(value(low)), not above(value(high)) (or end)
@@ -362,7 +368,7 @@ def gumbel_choice_delta(epsilon: float) -> float:
     """
     epsilon = check_epsilon(epsilon)
     slack, log10_delta = gumbel_max_slack(9 * epsilon / 2, epsilon)
-    return math.expm1(slack) + 2.0 * 10.0**log10_delta
+    return float(math.expm1(slack) + 2.0 * 10.0**log10_delta)
 
 
 def _pair_delta(first: list[Fraction], second: list[Fraction], epsilon: float) -> float:

@@ -43,6 +43,7 @@ from edgedp.noise import (
     laplace_scale,
     multivariate_laplace_radius_scale,
     rr_flip_threshold,
+    snapped_laplace,
 )
 from edgedp.words.hamming import randomized_response
 
@@ -410,10 +411,11 @@ def test_deepcandidate_with_epsilon_instead_of_half_is_caught(
 )
 def test_truncation(sentence_pack, seeded, monkeypatch, broken):
     if broken:  # the sensitivity of one coordinate (the mean box width), not of the L1 norm
+        # (issue 14: the noise comes from the exact snapped Laplace conversion, broken here)
         monkeypatch.setattr(
             edgedp.documents.truncation,
-            "laplace_scale",
-            lambda sensitivity, epsilon: laplace_scale(sensitivity / sentence_pack.dims, epsilon),
+            "snapped_laplace",
+            lambda sensitivity, dims, epsilon: snapped_laplace(sensitivity / dims, dims, epsilon),
         )
     # A real pair's loss is spread over 384 coordinates, so the correct noise shows a positive bound
     # only at a large epsilon; the broken one is caught at any epsilon, even with few samples.
@@ -459,6 +461,8 @@ def test_adept_release_on_opposite_corners_of_the_l2_ball(seeded, monkeypatch, b
             "l2_ball_laplace_scale",
             lambda radius, dims, epsilon: laplace_scale(2 * radius, epsilon),
         )
+        # (issue 14: the released noise is the exact snapped Laplace for this L1 diameter)
+        monkeypatch.setattr(edgedp.adept.mechanism, "l2_ball_l1_diameter", lambda r, d: 2 * r)
     epsilon = 1.0
     adept = edgedp.ADePT(edgedp.load_pack("adept-bbc"), epsilon=epsilon, rng=seeded(10))
     dims, radius = adept.pack.latent_dims, adept.pack.clip_norm

@@ -30,7 +30,7 @@ _HIGH = Context(prec=60)
 
 
 def _scripted(script: bytes) -> RandomSource:
-    return realised._ScriptedSource(script)
+    return realised.ScriptedSource(script)
 
 
 # -- exponential and Laplace: unbounded, exact tails ------------------------------------------------

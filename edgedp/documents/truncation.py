@@ -90,17 +90,21 @@ class Truncation(SentenceMechanism):
 
     def _release(self, embeddings: list[np.ndarray]) -> np.ndarray:
         out = np.empty((len(embeddings), self.pack.dims), dtype=np.float32)
-        for row, array in enumerate(embeddings):
-            mean = self.clipped_mean(array)
-            if array.shape[0]:
-                snapping = self.snapping(array.shape[0])
-                # The float mean of k clipped values is off by at most ~(k + 1) ulps of the box's
-                # largest magnitude; the grid rounding argument needs that below half a step.
-                peak = float(np.max(np.abs([self.low, self.high])))
-                if (array.shape[0] + 2) * peak * 2.0**-52 > snapping.grid / 2:
-                    raise PrivacyParameterError(
-                        "epsilon too large for an exact grid at this document length"
-                    )
-                mean = snapping.release(mean, self.rng)
-            out[row] = mean
+        means = np.stack([self.clipped_mean(array) for array in embeddings]) if embeddings else out
+        lengths = np.array([array.shape[0] for array in embeddings], dtype=np.int64)
+        # One exact noise draw per group of documents of equal length (same grid and scale).
+        for sentences in np.unique(lengths):
+            rows = np.flatnonzero(lengths == sentences)
+            if sentences == 0:
+                out[rows] = means[rows]  # the box centre: depends on no sentence
+                continue
+            snapping = self.snapping(int(sentences))
+            # The float mean of k clipped values is off by at most ~(k + 1) ulps of the box's
+            # largest magnitude; the grid rounding argument needs that below half a step.
+            peak = float(np.max(np.abs([self.low, self.high])))
+            if (int(sentences) + 2) * peak * 2.0**-52 > snapping.grid / 2:
+                raise PrivacyParameterError(
+                    "epsilon too large for an exact grid at this document length"
+                )
+            out[rows] = snapping.release(means[rows], self.rng)
         return out
