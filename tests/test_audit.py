@@ -483,5 +483,8 @@ def test_adept_release_on_opposite_corners_of_the_l2_ball(seeded, monkeypatch, b
         statistic=lambda outputs: outputs.sum(axis=1),
     )
     assert result.passed is not broken
-    # not vacuous: the sum statistic sees the signal (measured 0.156; far too much noise gives ~0)
-    assert broken or result.epsilon_lower_bound > 0.08
+    # not vacuous: the sum statistic sees the signal (far too much noise gives ~0). The bound varies
+    # with the stream: 0.156 with the old float samplers at this seed, 0.068 with the exact ones;
+    # over seeds 0-2, 10-12, 20-22 float Laplace gave 0.073-0.226 and the snapped discrete Laplace
+    # 0.097-0.233 (same law up to the grid), so 0.05 is the margin that is not a seed lottery.
+    assert broken or result.epsilon_lower_bound > 0.05
