@@ -428,17 +428,20 @@ class RandomSource:
     def _geometric_exp_minus_one(self, count: int) -> np.ndarray:
         """Exact counts V with Pr[V >= v] = e^-v: leading successes of Bernoulli(exp(-1)) trials.
 
-        Trials are drawn three per entry at a time (the count continues only where all three
-        succeeded, probability e^-3), which is the same sequence of independent trials.
+        Small batches draw three trials per entry at a time (the count continues only where all
+        three succeeded, probability e^-3), large ones one: the same sequence of independent trials.
         """
         out = np.zeros(count, dtype=np.int64)
         todo = np.arange(count)
         while todo.size:
-            trials = self.bernoulli_exp(np.ones(todo.size * 3, dtype=np.int64), 1)
-            trials = trials.reshape(todo.size, 3)
-            leading = np.where(trials.all(axis=1), 3, np.argmin(trials, axis=1))
+            per_entry = (
+                3 if todo.size < 4096 else 1
+            )  # fewer passes when small, less work when large
+            trials = self.bernoulli_exp(np.ones(todo.size * per_entry, dtype=np.int64), 1)
+            trials = trials.reshape(todo.size, per_entry)
+            leading = np.where(trials.all(axis=1), per_entry, np.argmin(trials, axis=1))
             out[todo] += leading
-            todo = todo[leading == 3]
+            todo = todo[leading == per_entry]
         return out
         return out
 
