@@ -103,14 +103,27 @@ def laplace_threshold_delta(epsilon: float) -> float:
 def gaussian_threshold_delta(epsilon: float, sigma: float, sensitivity: float) -> float:
     """Realised delta on threshold events of float Gaussian noise (the current Box-Muller).
 
-    |N - N*| <= 2^-47 (|N*| + 1) (radius from the coupled exponential, angle with 53 bits), so on
+    N = r cos(theta) with r = sqrt(2 X): the coupled ideal N* = r* cos(theta*) differs by at most
+    2^-48 r (X within 2^-48 relative, so r within 2^-49; theta from a 53-bit uniform, within
+    2 pi 2^-53 < 2^-50 radian; cos, sqrt and the products round by 2^-53 each). Outside the event
+    {r > R}, R = 202 (probability e^-20402: times e^epsilon it is below the smallest double for
+    every epsilon <= 20000, refused above), the noise moves by at most 202 * 2^-48 sigma, so on
     threshold events the realised mechanism is dominated by the ideal one with the sensitivity
-    widened by 2 sigma 2^-47 (|t| + 1) for |t| <= 100, plus the ideal mass beyond 100 sigma. The
-    ideal delta is Balle and Wang's exact expression.
+    widened by 2 * 202 * 2^-48 sigma. The ideal delta is Balle and Wang's exact expression.
     """
     epsilon = check_epsilon(epsilon)
-    widened = sensitivity + 2.0 * sigma * 2.0**-47 * 101.0
-    return _gaussian_delta(epsilon, widened / sigma) + 2.0 * _normal_tail(100.0)
+    if epsilon > _GAUSSIAN_EPSILON_LIMIT:
+        raise PrivacyParameterError(
+            f"epsilon above {_GAUSSIAN_EPSILON_LIMIT:g} is not covered by the Gaussian coupling bound"
+        )
+    widened = sensitivity + 2.0 * _GAUSSIAN_RADIUS * 2.0**-48 * sigma
+    log_bad = math.log1p(math.exp(min(epsilon, 700.0))) + max(0.0, epsilon - 700.0)
+    log_bad -= _GAUSSIAN_RADIUS**2 / 2.0
+    return _gaussian_delta(epsilon, widened / sigma) + math.exp(log_bad)
+
+
+_GAUSSIAN_RADIUS = 202.0
+_GAUSSIAN_EPSILON_LIMIT = 20000.0
 
 
 def exponential_tail(threshold: float) -> float:
