@@ -1,6 +1,7 @@
 """``python -m bench <suite> [--quick] [--out DIR]``: run benchmark suites and write their reports.
 
-``all`` runs the six suites users compare mechanisms by; ``adept`` and ``trust`` are run by name.
+``all`` runs the six suites users compare mechanisms by; ``adept``, ``trust`` and ``samplers`` are
+run by name.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ EXTRA_SUITES = {
     "trust": "bench.trust",
     "load-latency": "bench.load_latency",
     "pack-loading": "bench.pack_loading",
+    "samplers": "bench.samplers",
 }
 
 

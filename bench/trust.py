@@ -1,5 +1,6 @@
-"""The trust report: audited privacy-loss lower bounds at large N, broken variants caught, fuzzing,
-hostile packs and ledger kill tests, gathered by running the corresponding test modules with more
+"""The trust report: the realised delta of every sampler at the listed epsilons (bench/samplers.py),
+audited privacy-loss lower bounds at large N, broken variants caught, fuzzing, hostile packs and
+ledger kill tests, gathered by running the corresponding test modules with more
 samples and more trials than the test suite uses.
 
 Every pytest run writes a JUnit XML file, so each count comes from the test outcomes themselves
@@ -20,6 +21,7 @@ import xml.etree.ElementTree as ElementTree
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bench import samplers
 from bench.harness import Report
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -199,6 +201,7 @@ def _atheris(report: Report, runs: int) -> None:
 
 
 def run(report: Report, *, quick: bool) -> None:
+    samplers.run(report, quick=quick)  # realised delta of every sampler (issue 14), and speed
     _audits(report, 100_000 if quick else 2_000_000)
     _ledger(report, 2 if quick else 10)
     _atheris(report, 5_000 if quick else 100_000)

@@ -110,7 +110,8 @@ def test_noise_scale_is_the_corrected_formula(pack):
         assert laplace.noise_scale == l2_ball_laplace_scale(c, d, epsilon)
         assert laplace.noise_scale == pytest.approx(2 * c * math.sqrt(d) / epsilon, rel=1e-15)
         gaussian = make(pack, epsilon=epsilon, noise="gaussian", delta=1e-6)
-        assert gaussian.noise_scale == analytic_gaussian_sigma(2 * c, epsilon, 1e-6)
+        # Calibrated for delta (1 - 2^-20): room for the float sampler (edgedp.realised, issue 14).
+        assert gaussian.noise_scale == analytic_gaussian_sigma(2 * c, epsilon, 1e-6 * (1 - 2**-20))
 
 
 @pytest.mark.slow

@@ -28,8 +28,15 @@ from edgedp.documents.splitting import split_sentences
 from edgedp.errors import InputError, PrivacyParameterError
 from edgedp.guarantee import Guarantee
 from edgedp.mechanism import Mechanism
-from edgedp.noise import analytic_gaussian_sigma, l2_ball_laplace_scale
+from edgedp.noise import (
+    SnappedLaplace,
+    analytic_gaussian_sigma,
+    l2_ball_l1_diameter,
+    l2_ball_laplace_scale,
+    snapped_laplace,
+)
 from edgedp.randomness import RandomSource
+from edgedp.realised import check_realised_delta, gaussian_threshold_delta
 from edgedp.text import MAX_TEXT_CHARS, batches, check_text
 from edgedp.validation import (
     check_choice,
@@ -40,6 +47,8 @@ from edgedp.validation import (
 )
 
 NOISES = ("laplace", "gaussian")
+#: Gaussian noise is calibrated for delta * (1 - 2^-20), leaving room for the float sampler.
+GAUSSIAN_DELTA_MARGIN = 1.0 - 2.0**-20
 DEFAULT_PACK = "adept-bbc"
 #: Clipping aims this far inside the ball so that float rounding can never leave it (see below).
 _CLIP_MARGIN = 1.0 - 2.0**-30
@@ -109,10 +118,18 @@ class ADePT(Mechanism[AutoencoderPack]):
     epsilon is per sentence and must be large for readable output: with the bundled pack (C = 1,
     d = 32) the Laplace noise has expected L2 norm ~ 2*sqrt(2)*d/epsilon = 90/epsilon times the
     latent's, so epsilon below ~50 gives sentences unrelated to the input (see bench/adept.py).
-    Floating-point noise is sampled from 53-bit uniforms; like every float implementation of the
-    Laplace and Gaussian mechanisms it does not defend against attacks on the low-order bits of the
-    released latent (Mironov 2012), which ADePT never releases as numbers unless you call
-    :meth:`noisy_latents`.
+    **On the machine (issue 14).** Laplace noise is exact: the clipped latent is snapped to a
+    power-of-two grid (>= 2**16 steps per noise scale) and exact discrete Laplace integers are added
+    (:func:`edgedp.noise.snapped_laplace`; the L1 sensitivity is widened by 2 steps per coordinate,
+    at most 2**-9 more noise), so the epsilon-DP statement holds for the released floats themselves,
+    low-order bits included (Mironov 2012), with delta = 0. Gaussian noise is float Box-Muller on
+    the unbounded exponential of :mod:`edgedp.randomness`: its tails are no longer cut at 8.57
+    sigma (the cut made ADePT at epsilon 300, delta 1e-6 realise delta ~0.7); sigma is calibrated
+    for delta * (1 - 2^-20) so that the realised delta on threshold events
+    (:func:`edgedp.realised.gaussian_threshold_delta`) stays within delta (checked at
+    construction). The raw float latents of
+    :meth:`noisy_latents` are not defended against low-order-bit attacks (use Laplace noise when
+    you release latents as numbers; the text output sees them only through decoding).
 
     Parameters: ``pack`` an autoencoder pack (``edgedp.load_pack("adept-bbc")``); ``epsilon`` > 0
     per sentence; ``delta`` in (0, 1), required with Gaussian noise and refused with Laplace noise;
@@ -148,11 +165,21 @@ class ADePT(Mechanism[AutoencoderPack]):
                 )
             self.delta = None
             self.noise_scale = l2_ball_laplace_scale(pack.clip_norm, pack.latent_dims, epsilon)
+            self.snapping: SnappedLaplace | None = snapped_laplace(
+                l2_ball_l1_diameter(pack.clip_norm, pack.latent_dims), pack.latent_dims, epsilon
+            )
         else:
             if delta is None:
                 raise PrivacyParameterError("Gaussian noise needs delta in (0, 1), e.g. 1e-6")
             self.delta = check_delta(delta)
-            self.noise_scale = analytic_gaussian_sigma(2.0 * pack.clip_norm, epsilon, self.delta)
+            # Calibrated for delta (1 - 2^-20): the float sampler's realised delta on threshold
+            # events (edgedp.realised.gaussian_threshold_delta) then stays within delta.
+            self.noise_scale = analytic_gaussian_sigma(
+                2.0 * pack.clip_norm, epsilon, self.delta * GAUSSIAN_DELTA_MARGIN
+            )
+            realised = gaussian_threshold_delta(epsilon, self.noise_scale, 2.0 * pack.clip_norm)
+            check_realised_delta(realised, self.delta)
+            self.snapping = None
         self.beam_width = check_positive_int(beam_width, "beam_width")
         self.no_repeat_ngram = check_positive_int(no_repeat_ngram, "no_repeat_ngram", minimum=0)
         self.max_tokens = check_positive_int(
@@ -207,11 +234,10 @@ class ADePT(Mechanism[AutoencoderPack]):
             self.autoencoder.encode(self.autoencoder.tokenize(sentences, labels), independent=True),
             self.pack.clip_norm,
         )
-        shape = clipped.shape
-        draws = (
-            self.rng.laplace(shape) if self.noise == "laplace" else self.rng.standard_normal(shape)
-        )
-        return clipped + self.noise_scale * draws
+        if self.snapping is not None:
+            # Exact: the clipped latents lie in the ball as computed (see clip_to_l2_ball).
+            return self.snapping.release(clipped, self.rng)
+        return clipped + self.noise_scale * self.rng.standard_normal(clipped.shape)
 
     def decode(self, latents: np.ndarray, *, labeled: bool = False) -> list[list[int]]:
         """Token ids decoded from released latents (rescaled to norm C, see

@@ -9,8 +9,10 @@ import numpy as np
 
 from edgedp.documents.mechanism import Document, SentenceMechanism, sentence_embeddings
 from edgedp.documents.pack import SentencePack
+from edgedp.errors import PrivacyParameterError
 from edgedp.noise import exponential_mechanism_coefficient
 from edgedp.randomness import RandomSource
+from edgedp.realised import gumbel_max_slack
 from edgedp.validation import check_epsilon, check_positive_int
 
 #: Sensitivity of the approximate Tukey depth under the replacement of one sentence.
@@ -53,6 +55,10 @@ class DeepCandidate(SentenceMechanism):
     probability of every output changes by at most a factor e^epsilon: the depth of each candidate
     changes by at most 1 (sensitivity 1, McSherry and Talwar). Documents differing in a sentences
     get a * epsilon (group privacy); every further release of the same document spends epsilon again.
+    On the machine (issue 14): the choice is Gumbel-max with full-tail Gumbel draws, so no candidate
+    has probability 0 (the old float cumulative sum realised delta 6.1e-7 at epsilon 30); the float
+    slack of Gumbel-max (~1e-12) is taken out of epsilon before sampling, and the remaining delta is
+    below 2^-1000 per candidate (:func:`edgedp.realised.gumbel_max_slack`).
 
     Each sentence is encoded and recoded by its own onnxruntime call, so that its embedding is a
     function of that sentence alone (batching would let float rounding couple the sentences, and
@@ -117,7 +123,19 @@ class DeepCandidate(SentenceMechanism):
         if not arrays:
             return np.empty(0, dtype=np.int64)
         scores = np.stack([self._depth.depths(array) for array in arrays]).astype(np.float64)
-        return self.rng.choice_from_log_weights(self.coefficient * scores).astype(np.int64)
+        # Gumbel-max over floats realises each probability within e^(+-slack/2) of the exact law
+        # (edgedp.realised.gumbel_max_slack): the coefficient is computed for epsilon - slack, so
+        # the realised loss stays <= epsilon (slack ~1e-12; delta below 2^-1000, edgedp.realised).
+        span = float(self.coefficient * (scores.max() - scores.min()))
+        slack, _ = gumbel_max_slack(span, self.epsilon)
+        if slack >= self.epsilon:
+            raise PrivacyParameterError(
+                f"epsilon {self.epsilon!r} is below the float slack {slack:.3g}"
+            )
+        coefficient = exponential_mechanism_coefficient(
+            self.epsilon - slack, sensitivity=DEPTH_SENSITIVITY
+        )
+        return self.rng.choice_from_log_weights(coefficient * scores).astype(np.int64)
 
     def _release(self, embeddings: list[np.ndarray]) -> np.ndarray:
         return np.asarray(self.pack.candidates[self.choose(embeddings)], dtype=np.float32)
