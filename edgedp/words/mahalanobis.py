@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
 
+from edgedp.identifiers import DEFAULT_PROTECT
 from edgedp.randomness import RandomSource
 from edgedp.validation import check_unit_interval
 from edgedp.words.madlib import Madlib
@@ -51,8 +54,9 @@ class Mahalanobis(Madlib):
         rng: RandomSource | int | None = None,
         oov: str = "sample",
         casing: str = "lower",
+        protect: Iterable[str] | None = DEFAULT_PROTECT,
     ) -> None:
-        super().__init__(pack, epsilon=epsilon, rng=rng, oov=oov, casing=casing)
+        super().__init__(pack, epsilon=epsilon, rng=rng, oov=oov, casing=casing, protect=protect)
         self.lam = check_unit_interval(lam, "lam")
         pack.require_vectors(type(self).__name__)  # a pack with vectors always has the covariance
         self.metric_matrix = regularized_covariance(np.asarray(pack.covariance), self.lam)

@@ -17,6 +17,13 @@ input word is ever copied to the output.
 * ``"mask"``: replaced by ``[OOV]``. Content hidden; the fact that the token was OOV is released.
 * ``"drop"``: removed (surrounding whitespace stays). Content hidden; the position is released.
 
+**Identifier guard** (``protect``, default :data:`edgedp.identifiers.DEFAULT_PROTECT`): e-mail
+addresses, URLs, handles, phone numbers, digit groups, dates and numbers (``"identifiers"``) and,
+optionally, public first names and surnames (``"names"``) are recognised before word splitting and
+released through the OOV policy above, never through the mechanism, even when they are made of
+vocabulary words; ``protect=()`` turns it off. See :mod:`edgedp.identifiers` for exactly what this
+adds (their content is protected with epsilon 0) and reveals (which slots were protected).
+
 What the metric-DP bound covers: any two *vocabulary* words (epsilon times their distance). Any two
 OOV tokens are perfectly indistinguishable (the output does not depend on them). An OOV token and
 a vocabulary word are not neighbours under any metric of the pack: with ``"sample"`` the output
@@ -42,6 +49,7 @@ from typing import ClassVar
 import numpy as np
 
 from edgedp.errors import InputError
+from edgedp.identifiers import DEFAULT_PROTECT, check_protect
 from edgedp.randomness import RandomSource, resolve_rng
 from edgedp.text import CASINGS, Segmented, SentenceState, assemble, check_text, segment
 from edgedp.validation import check_choice, check_epsilon
@@ -67,6 +75,7 @@ class WordMechanism(ABC):
         rng: RandomSource | int | None = None,
         oov: str = "sample",
         casing: str = "lower",
+        protect: Iterable[str] | None = DEFAULT_PROTECT,
     ) -> None:
         if not isinstance(pack, WordPack):
             raise InputError(
@@ -77,11 +86,17 @@ class WordMechanism(ABC):
         self.epsilon = check_epsilon(epsilon)
         self.oov = check_choice(oov, "oov", OOV_POLICIES)
         self.casing = check_choice(casing, "casing", CASINGS)
+        self.protect = check_protect(protect)
         self.rng = resolve_rng(rng)
 
     def parameters(self) -> dict[str, object]:
         """The keyword arguments that rebuild this mechanism on its pack (without ``rng``)."""
-        return {"epsilon": self.epsilon, "oov": self.oov, "casing": self.casing}
+        return {
+            "epsilon": self.epsilon,
+            "oov": self.oov,
+            "casing": self.casing,
+            "protect": sorted(self.protect),
+        }
 
     @property
     def is_private(self) -> bool:
@@ -129,9 +144,13 @@ class WordMechanism(ABC):
         """
         if isinstance(texts, str | bytes):
             raise InputError("privatize_batch takes an iterable of texts, not a single text")
-        segmented = [segment(check_text(text)) for text in texts]
+        segmented = [segment(check_text(text), self.protect) for text in texts]
         keys = [word for item in segmented for word in item.words]
         ids = self.pack.vocabulary.ids(keys)
+        offset = 0
+        for item in segmented:  # protected slots take the OOV path, whatever their key
+            ids[[offset + index for index in item.protected]] = -1
+            offset += len(item.words)
         released = np.empty_like(ids)
         known = ids >= 0
         released[known] = self.privatize_ids(ids[known])
@@ -140,7 +159,7 @@ class WordMechanism(ABC):
 
     def privacy_cost(self, texts: Sequence[str]) -> tuple[float, float]:
         """(epsilon, 0) charged for privatizing ``texts``: epsilon per word slot (see edgedp.ledger)."""
-        slots = sum(len(segment(check_text(text)).words) for text in texts)
+        slots = sum(len(segment(check_text(text), self.protect).words) for text in texts)
         return self.epsilon * slots, 0.0
 
     def _replace_unknown(self, count: int) -> np.ndarray:

@@ -31,11 +31,12 @@ choice looks only at the perturbed point, so privacy is unaffected either way.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 
 from edgedp.errors import InputError, PrivacyParameterError
+from edgedp.identifiers import DEFAULT_PROTECT
 from edgedp.randomness import RandomSource
 from edgedp.validation import check_choice, check_unit_interval
 from edgedp.words.euclidean import multivariate_laplace
@@ -87,8 +88,9 @@ class _NeighbourSelection(WordMechanism):
         rng: RandomSource | int | None,
         oov: str,
         casing: str,
+        protect: Iterable[str] | None,
     ) -> None:
-        super().__init__(pack, epsilon=epsilon, rng=rng, oov=oov, casing=casing)
+        super().__init__(pack, epsilon=epsilon, rng=rng, oov=oov, casing=casing, protect=protect)
         self.space = check_choice(space, "space", SPACES)
         if candidates > len(pack.vocabulary):
             raise InputError(
@@ -137,9 +139,17 @@ class Vickrey(_NeighbourSelection):
         rng: RandomSource | int | None = None,
         oov: str = "sample",
         casing: str = "lower",
+        protect: Iterable[str] | None = DEFAULT_PROTECT,
     ) -> None:
         super().__init__(
-            pack, epsilon=epsilon, space=space, candidates=2, rng=rng, oov=oov, casing=casing
+            pack,
+            epsilon=epsilon,
+            space=space,
+            candidates=2,
+            rng=rng,
+            oov=oov,
+            casing=casing,
+            protect=protect,
         )
         self.t = check_unit_interval(t, "t")
 
@@ -171,6 +181,7 @@ class GeneralizedVickrey(_NeighbourSelection):
         rng: RandomSource | int | None = None,
         oov: str = "sample",
         casing: str = "lower",
+        protect: Iterable[str] | None = DEFAULT_PROTECT,
     ) -> None:
         self.weights = _check_weights(weights)
         super().__init__(
@@ -181,6 +192,7 @@ class GeneralizedVickrey(_NeighbourSelection):
             rng=rng,
             oov=oov,
             casing=casing,
+            protect=protect,
         )
 
     def parameters(self) -> dict[str, object]:
