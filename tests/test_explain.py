@@ -235,3 +235,8 @@ def test_cli_privatize_warns_and_protects():
     assert done.stdout == text.encode()  # the broken default: the identifier is copied
     done = run("privatize", "--epsilon", "1", "--protect", "phones", stdin=text)
     assert done.returncode == 1 and b"--protect" in done.stderr
+
+
+def test_explain_is_a_method_of_every_word_mechanism(tiny_pack):
+    result = KaryRR(tiny_pack, epsilon=3.0).explain(words=20, samples=5)
+    assert result.mechanism == "KaryRR" and result.kept.words == 20

@@ -44,7 +44,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Sequence
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
@@ -54,6 +54,9 @@ from edgedp.randomness import RandomSource, resolve_rng
 from edgedp.text import CASINGS, Segmented, SentenceState, assemble, check_text, segment
 from edgedp.validation import check_choice, check_epsilon
 from edgedp.words.pack import WordPack
+
+if TYPE_CHECKING:
+    from edgedp.evaluation.explain import Explanation
 
 OOV_POLICIES = ("sample", "mask", "drop")
 OOV_MASK = "[OOV]"
@@ -180,3 +183,16 @@ class WordMechanism(ABC):
             out.append(assemble(item, spelled[start:end], self.casing, state))
             start = end
         return out
+
+    def explain(
+        self,
+        *,
+        text: str | None = None,
+        samples: int = 20,
+        words: int = 200,
+        rng: RandomSource | int | None = None,
+    ) -> Explanation:
+        """What this mechanism's releases mean in numbers: see :mod:`edgedp.evaluation.explain`."""
+        from edgedp.evaluation.explain import explain
+
+        return explain(self, text=text, samples=samples, words=words, rng=rng)
