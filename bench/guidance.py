@@ -39,8 +39,8 @@ EUCLIDEAN_EPSILONS = (2.0, 4.0, 6.0, 8.0, 10.0, 12.0, 15.0, 20.0, 30.0)
 QUICK_HAMMING, QUICK_EUCLIDEAN = (0.5, 0.7), (10.0,)
 KEEP_TARGETS = (0.25, 0.5, 0.75)
 WORDS, SAMPLES = 200, 20
-BBC_TRIALS, BBC_DOCUMENTS = 3, 200
-BBC_EPSILONS = (10.0, 20.0)
+BBC_TRIALS, BBC_DOCUMENTS = 2, 120
+BBC_EPSILONS = (10.0,)
 KEEP = "share of words kept unchanged (Zipf-weighted) and E_M (Zipf prior) by epsilon"
 TUNED = "epsilon tuned for a target share kept"
 WARNING = "privatize: cost of the keep-rate warning"
@@ -221,5 +221,5 @@ def _guarded_ids(pack: edgedp.WordPack, text: str, guard: frozenset[str]) -> np.
 
 def run(report: Report, *, quick: bool) -> None:
     warning_cost(report)
-    guard_cost(report, quick)
     keep_tables(report, quick)
+    guard_cost(report, quick)

@@ -13,8 +13,10 @@ Kinds (``protect=`` takes any subset; :data:`DEFAULT_PROTECT` is ``("identifiers
 
 * ``"identifiers"``: e-mail addresses, URLs (with a scheme, ``www.``, or a host under a common
   top-level domain), ``@handles``, phone numbers, card/IBAN-like groups of digits and capitals,
-  dates, and numbers: every token that starts with a digit (``42``, ``3.5``, ``1990s``, ``4pm``)
-  or holds two digits or more (``covid19``); a single digit after letters (``mp3``) is a word.
+  numeric dates (``12/03/2024``, ``2024-03-12``; in ``12 March 2024`` the numbers are protected and
+  the month name is an ordinary word), and numbers: every token that starts with a digit
+  (``42``, ``3.5``, ``1990s``, ``4pm``) or holds two digits or more (``covid19``); a single digit
+  after letters (``mp3``) is a word.
 * ``"names"``: word slots whose lower-cased form is on a public list of first names and surnames
   (:data:`NAMES_FILE`: the U.S. Census Bureau's 1990 name frequency lists, a U.S. government work
   in the public domain, as distributed in the MIT-licensed ``names`` package 0.3.0: all first
@@ -121,7 +123,8 @@ def identifier_spans(text: str) -> Iterator[tuple[int, int, str]]:
     """(start, end, kind) of every identifier span of ``text``, left to right, non-overlapping.
 
     Spans never contain a character other than a single ASCII space as whitespace, and a space
-    inside a span always follows a digit or a capital letter (digit groups, IBANs, ``(555) 123``):
+    inside a span always follows a digit, a capital letter or ``)`` (digit groups, IBANs,
+    ``(555) 123``):
     :mod:`edgedp.words.streaming` relies on it to cut a stream only where no span can straddle.
     """
     for match in _identifier_pattern().finditer(text):
