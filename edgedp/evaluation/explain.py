@@ -317,8 +317,8 @@ def zipf_prior(pack: WordPack, word_ids: np.ndarray) -> np.ndarray:
         raise InputError("the word set must be sorted, distinct word-like vocabulary ids")
     mass = np.concatenate([[0.0], np.cumsum(1.0 / (alphabetic + 1.0))])
     edges = np.concatenate([[0], (positions[1:] + positions[:-1]) // 2 + 1, [len(alphabetic)]])
-    weights = mass[edges[1:]] - mass[edges[:-1]]
-    return weights / weights.sum()
+    weights: np.ndarray = mass[edges[1:]] - mass[edges[:-1]]
+    return weights / float(weights.sum())
 
 
 def _weighted_keep(unchanged: np.ndarray, prior: np.ndarray, samples: int, words: int) -> Estimate:
@@ -354,7 +354,7 @@ def _error_interval(
     replicates = []
     for _ in range(BOOTSTRAP_REPLICATES):
         picks = rng.integers(samples, count * samples).reshape(count, samples)
-        channel = Channel.from_samples(words, np.take_along_axis(outputs, picks, axis=1))
+        channel = Channel.from_samples(words.tolist(), np.take_along_axis(outputs, picks, axis=1))
         replicates.append(inference_errors(channel, prior))
     spread = np.asarray(replicates).std(axis=0, ddof=1)
     return [
@@ -375,7 +375,7 @@ def measure(
     samples = check_positive_int(samples, "samples", minimum=2)
     source = resolve_rng(rng) if rng is not None else RandomSource()
     words = np.asarray(words, dtype=np.int64)
-    channel, outputs = sample_channel(mechanism, words, samples)
+    channel, outputs = sample_channel(mechanism, words.tolist(), samples)
     kept_per_word = (outputs == words[:, None]).mean(axis=1)
     prior = zipf_prior(mechanism.pack, words)
     count = len(words)

@@ -112,7 +112,8 @@ def _statistic(
     mechanism: WordMechanism, words: np.ndarray, samples: int, target: str, prior: str
 ) -> Estimate:
     stats = measure(mechanism, words, samples, rng=evaluation_source(1), inference=target != "keep")
-    return stats["kept"] if target == "keep" else stats[f"error_{prior}"]
+    estimate: Estimate = stats["kept"] if target == "keep" else stats[f"error_{prior}"]
+    return estimate
 
 
 def tune(
@@ -151,7 +152,8 @@ def tune(
     metric, _ = mechanism_metric(mechanism)
 
     def at(epsilon: float, **changes: Any) -> WordMechanism:
-        return rebuild(mechanism, evaluation_source(1), epsilon=epsilon, **changes)
+        built: WordMechanism = rebuild(mechanism, evaluation_source(1), epsilon=epsilon, **changes)
+        return built
 
     if target == "loss_bound":
         bound = check_epsilon(value, "loss_bound")
@@ -272,19 +274,21 @@ def _choose_t(
         codes = np.asarray(pack.codes)
 
         def distance(inputs: np.ndarray, outputs: np.ndarray) -> np.ndarray:
-            return np.bitwise_count(codes[inputs] ^ codes[outputs]).sum(axis=1).astype(float)
+            bits: np.ndarray = np.bitwise_count(codes[inputs] ^ codes[outputs]).sum(axis=1)
+            return bits.astype(np.float64)
 
     else:
         vectors = np.asarray(pack.require_vectors("utility loss"), dtype=np.float64)
 
         def distance(inputs: np.ndarray, outputs: np.ndarray) -> np.ndarray:
-            return np.linalg.norm(vectors[inputs] - vectors[outputs], axis=1)
+            norms: np.ndarray = np.linalg.norm(vectors[inputs] - vectors[outputs], axis=1)
+            return norms
 
     weights = zipf_prior(pack, word_ids) if prior == "zipf" else None
     # the utility loss of t = 0 at this epsilon, measured exactly as Alg. 2 measures
     probe = select_parameters(
         lambda eps, t: at(eps, t=t),
-        word_ids,
+        word_ids.tolist(),
         distance=distance,
         max_loss=float("inf"),
         prior=weights,
@@ -294,7 +298,7 @@ def _choose_t(
     )
     selection = select_parameters(
         lambda eps, t: at(eps, t=t),
-        word_ids,
+        word_ids.tolist(),
         distance=distance,
         max_loss=probe.utility_loss * 1.0001 + 1e-12,
         prior=weights,
