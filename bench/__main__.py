@@ -29,6 +29,7 @@ EXTRA_SUITES = {
     "load-latency": "bench.load_latency",
     "pack-loading": "bench.pack_loading",
     "samplers": "bench.samplers",
+    "guidance": "bench.guidance",
 }
 
 

@@ -28,6 +28,7 @@ from typing import TypeVar
 from tokenizers import pre_tokenizers
 
 from edgedp.errors import InputError
+from edgedp.identifiers import identifier_spans, public_names
 from edgedp.validation import check_choice
 
 #: Single characters released unchanged: ASCII punctuation and common typographic punctuation.
@@ -104,11 +105,14 @@ class Segmented:
     """A text cut into released separators and word slots.
 
     ``pieces`` holds the separators in order, with ``None`` at each word slot; ``words`` holds the
-    normalized lookup key of each slot, in order.
+    normalized lookup key of each slot, in order; ``protected`` the indices (into ``words``) of the
+    slots the identifier guard recognised (:mod:`edgedp.identifiers`): they must be released like
+    out-of-vocabulary tokens, never through a word mechanism.
     """
 
     pieces: tuple[str | None, ...]
     words: tuple[str, ...]
+    protected: frozenset[int] = frozenset()
 
 
 def is_pass_through(token: str) -> bool:
@@ -120,29 +124,54 @@ def _released_whitespace(gap: str) -> str:
     return "".join(char if char in PASS_THROUGH_WHITESPACE else " " for char in gap)
 
 
-def segment(text: str) -> Segmented:
+def _tokens(text: str, protect: frozenset[str]) -> Iterator[tuple[str, int, int, bool]]:
+    """(token, start, end, protected): pre-tokenizer tokens, with identifier spans kept whole.
+
+    The pre-tokenizer's splitting is local (whitespace, isolated punctuation), so tokenizing the
+    gaps between spans gives the same tokens as tokenizing the whole text.
+    """
+    spans = identifier_spans(text) if "identifiers" in protect else iter(())
+    position = 0
+    for span_start, span_end, _ in (*spans, (len(text), len(text), "")):
+        for token, (start, end) in _pre_tokenizer().pre_tokenize_str(text[position:span_start]):
+            yield token, position + start, position + end, False
+        if span_end > span_start:
+            yield text[span_start:span_end], span_start, span_end, True
+        position = span_end
+
+
+def segment(text: str, protect: frozenset[str] = frozenset()) -> Segmented:
     """Split ``text`` (already checked) into separators and word slots.
 
     Adjacent non-separator tokens (e.g. ``0`` and ``§``, which the pre-tokenizer splits) form one
     word slot, so two replacement words are never written side by side without a separator.
+    ``protect`` (kinds of :mod:`edgedp.identifiers`) marks slots as protected: an identifier span is
+    one slot, and a slot merged with a protected span is protected.
     """
     pieces: list[str | None] = []
     raw_words: list[str] = []
+    protected: set[int] = set()
     position = 0
-    for token, (start, end) in _pre_tokenizer().pre_tokenize_str(text):
+    for token, start, end, guarded in _tokens(text, protect):
         if start > position:
             pieces.append(_released_whitespace(text[position:start]))
-        if is_pass_through(token):
+        if not guarded and is_pass_through(token):
             pieces.append(token)
         elif pieces and pieces[-1] is None and start == position:
             raw_words[-1] += text[start:end]
         else:
             pieces.append(None)
             raw_words.append(text[start:end])
+        if guarded:
+            protected.add(len(raw_words) - 1)
         position = end
     if position < len(text):
         pieces.append(_released_whitespace(text[position:]))
-    return Segmented(tuple(pieces), tuple(normalize_word(word) for word in raw_words))
+    words = tuple(normalize_word(word) for word in raw_words)
+    if "names" in protect:
+        names = public_names()
+        protected.update(index for index, word in enumerate(words) if word in names)
+    return Segmented(tuple(pieces), words, frozenset(protected))
 
 
 @dataclass(slots=True)

@@ -26,6 +26,8 @@ COMMAND_MODULES = (
     "edgedp.cli.embed",
     "edgedp.cli.calibrate",
     "edgedp.cli.ledger",
+    "edgedp.cli.explain",
+    "edgedp.cli.tune",
 )
 
 

@@ -12,7 +12,9 @@ from typing import Any, BinaryIO
 
 from edgedp.adept.mechanism import DEFAULT_PACK as DEFAULT_ADEPT_PACK
 from edgedp.adept.mechanism import NOISES, privatize_lines
+from edgedp.cli.word_options import PROTECT_HELP, build_word_mechanism
 from edgedp.errors import InputError, NotPrivateWarning
+from edgedp.evaluation.tune import keep_warning
 from edgedp.ledger import Chargeable, PrivacyLedger
 from edgedp.mechanisms import SENTENCE_REWRITERS, WORD_MECHANISMS
 from edgedp.native import set_num_threads
@@ -50,6 +52,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="word mechanisms: out-of-vocabulary tokens (default: sample)",
     )
     parser.add_argument("--casing", choices=CASINGS, help="word mechanisms (default: lower)")
+    parser.add_argument("--protect", help="word mechanisms: " + PROTECT_HELP)
     parser.add_argument(
         "--seed", type=int, help="fixed seed: reproducible and NOT private (tests, benchmarks)"
     )
@@ -162,7 +165,7 @@ def _parse_delta(text: str) -> float:
 def _run_sentence_rewriter(args: argparse.Namespace) -> None:
     """ADePT: each line split into sentences, each sentence rewritten; one line out per line in."""
     _mechanism_options(args)  # rejects the word mechanisms' flags
-    for name in ("oov", "casing"):
+    for name in ("oov", "casing", "protect"):
         if getattr(args, name) is not None:
             raise InputError(f"--{name} applies to the word mechanisms, not {args.mechanism}")
     delta = None if args.delta is None else _parse_delta(args.delta)
@@ -205,6 +208,9 @@ def _mechanism_options(args: argparse.Namespace) -> dict[str, object]:
     return options
 
 
+mechanism_options = _mechanism_options  # shared with edgedp.cli.word_options
+
+
 def _parse_weights(text: str) -> list[float]:
     try:
         return [float(item) for item in text.split(",")]
@@ -220,23 +226,23 @@ def run(args: argparse.Namespace) -> None:
         return
     if args.noise is not None or args.delta is not None:
         raise InputError("--noise and --delta apply to --mechanism adept only")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", NotPrivateWarning)  # announced once, below
-        mechanism = WORD_MECHANISMS[args.mechanism](
-            load_pack(args.pack),
-            epsilon=parse_epsilon(args.epsilon),
-            rng=args.seed,
-            oov=args.oov or "sample",
-            casing=args.casing or "lower",
-            **_mechanism_options(args),
-        )
+    mechanism = build_word_mechanism(args, parse_epsilon(args.epsilon), rng=args.seed)
     warn_if_seeded(args.seed)
     charge = ledger_charger(args, mechanism)
-    write_privatized(
-        args.file,
-        args.encoding,
-        lambda pieces: privatize_stream(mechanism, pieces, before_release=charge),
-    )
+
+    def privatize(pieces: Iterator[str]) -> Iterator[str]:
+        released = privatize_stream(mechanism, pieces, before_release=charge)
+        for text in released:
+            # once the input reads, warn if epsilon keeps < 5 % or > 95 % of words: a small
+            # Monte Carlo on public words (~0.1 s), cached in memory per pack and parameters
+            warning = keep_warning(mechanism)
+            if warning is not None:
+                print(f"edgedp: warning: {warning}", file=sys.stderr)
+            yield text
+            yield from released
+            return
+
+    write_privatized(args.file, args.encoding, privatize)
 
 
 def add_ledger_arguments(parser: argparse.ArgumentParser) -> None:

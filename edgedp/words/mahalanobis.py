@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
 
+from edgedp.identifiers import DEFAULT_PROTECT
 from edgedp.randomness import RandomSource
 from edgedp.validation import check_unit_interval
 from edgedp.words.madlib import Madlib
@@ -37,9 +40,10 @@ class Mahalanobis(Madlib):
         rng: RandomSource | int | None = None,
         oov: str = "sample",
         casing: str = "lower",
+        protect: Iterable[str] | None = DEFAULT_PROTECT,
     ) -> None:
         self.lam = check_unit_interval(lam, "lam")
-        super().__init__(pack, epsilon=epsilon, rng=rng, oov=oov, casing=casing)
+        super().__init__(pack, epsilon=epsilon, rng=rng, oov=oov, casing=casing, protect=protect)
 
     def _build_space(self) -> MahalanobisSpace:
         return MahalanobisSpace(

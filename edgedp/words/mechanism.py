@@ -17,6 +17,13 @@ input word is ever copied to the output.
 * ``"mask"``: replaced by ``[OOV]``. Content hidden; the fact that the token was OOV is released.
 * ``"drop"``: removed (surrounding whitespace stays). Content hidden; the position is released.
 
+**Identifier guard** (``protect``, default :data:`edgedp.identifiers.DEFAULT_PROTECT`): e-mail
+addresses, URLs, handles, phone numbers, digit groups, dates and numbers (``"identifiers"``) and,
+optionally, public first names and surnames (``"names"``) are recognised before word splitting and
+released through the OOV policy above, never through the mechanism, even when they are made of
+vocabulary words; ``protect=()`` turns it off. See :mod:`edgedp.identifiers` for exactly what this
+adds (their content is protected with epsilon 0) and reveals (which slots were protected).
+
 What the metric-DP bound covers: any two *vocabulary* words (epsilon times their distance). Any two
 OOV tokens are perfectly indistinguishable (the output does not depend on them). An OOV token and
 a vocabulary word are not neighbours under any metric of the pack: with ``"sample"`` the output
@@ -36,17 +43,22 @@ mechanism's metric. The layout (token count, separators) is released as is.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from edgedp.errors import InputError
 from edgedp.guarantee import Guarantee
+from edgedp.identifiers import DEFAULT_PROTECT, check_protect
 from edgedp.mechanism import Mechanism
 from edgedp.randomness import RandomSource
 from edgedp.text import CASINGS, Segmented, SentenceState, assemble, check_text, segment
 from edgedp.validation import check_choice, check_epsilon, check_iterable
 from edgedp.words.pack import WordPack
 from edgedp.words.spaces import Space
+
+if TYPE_CHECKING:
+    from edgedp.evaluation.explain import Explanation
 
 OOV_POLICIES = ("sample", "mask", "drop")
 OOV_MASK = "[OOV]"
@@ -72,11 +84,13 @@ class WordMechanism(Mechanism[WordPack]):
         rng: RandomSource | int | None = None,
         oov: str = "sample",
         casing: str = "lower",
+        protect: Iterable[str] | None = DEFAULT_PROTECT,
     ) -> None:
         super().__init__(pack, rng=rng)
         self.epsilon = check_epsilon(epsilon)
         self.oov = check_choice(oov, "oov", OOV_POLICIES)
         self.casing = check_choice(casing, "casing", CASINGS)
+        self.protect = check_protect(protect)
         self.space = self._build_space()
 
     def _build_space(self) -> Space:
@@ -85,13 +99,18 @@ class WordMechanism(Mechanism[WordPack]):
 
     def parameters(self) -> dict[str, object]:
         """The keyword arguments that rebuild this mechanism on its pack (without ``rng``)."""
-        return {"epsilon": self.epsilon, "oov": self.oov, "casing": self.casing}
+        return {
+            "epsilon": self.epsilon,
+            "oov": self.oov,
+            "casing": self.casing,
+            "protect": sorted(self.protect),
+        }
 
     def guarantee(self) -> Guarantee:
         """epsilon * d metric DP per word, d the metric of the mechanism's space."""
         return Guarantee(
-            protects="each vocabulary word of a text (an out-of-vocabulary token is replaced "
-            "independently of its content)",
+            protects="each vocabulary word of a text (an out-of-vocabulary token or a protected "
+            "identifier span is replaced independently of its content)",
             relation="two texts with the same layout; the bound adds up over word slots, "
             "epsilon * sum_i d(w_i, w'_i)",
             unit="word",
@@ -102,7 +121,7 @@ class WordMechanism(Mechanism[WordPack]):
 
     def units(self, inputs: Sequence[str]) -> int:
         """The number of word slots of ``inputs`` (every slot is charged, OOV slots included)."""
-        return sum(len(segment(check_text(text)).words) for text in inputs)
+        return sum(len(segment(check_text(text), self.protect).words) for text in inputs)
 
     # -- the one mechanism-specific step --------------------------------------------------------
 
@@ -141,9 +160,13 @@ class WordMechanism(Mechanism[WordPack]):
         capitalize at the piece boundaries. Privacy is unaffected (casing is post-processing).
         """
         batch = check_iterable(texts, "privatize_batch", "text")
-        segmented = [segment(check_text(text)) for text in batch]
+        segmented = [segment(check_text(text), self.protect) for text in batch]
         keys = [word for item in segmented for word in item.words]
         ids = self.pack.vocabulary.ids(keys)
+        offset = 0
+        for item in segmented:  # protected slots take the OOV path, whatever their key
+            ids[[offset + index for index in item.protected]] = -1
+            offset += len(item.words)
         released = np.empty_like(ids)
         known = ids >= 0
         released[known] = self.privatize_ids(ids[known])
@@ -168,3 +191,16 @@ class WordMechanism(Mechanism[WordPack]):
             out.append(assemble(item, spelled[start:end], self.casing, state))
             start = end
         return out
+
+    def explain(
+        self,
+        *,
+        text: str | None = None,
+        samples: int = 20,
+        words: int = 200,
+        rng: RandomSource | int | None = None,
+    ) -> Explanation:
+        """What this mechanism's releases mean in numbers: see :mod:`edgedp.evaluation.explain`."""
+        from edgedp.evaluation.explain import explain
+
+        return explain(self, text=text, samples=samples, words=words, rng=rng)

@@ -7,6 +7,14 @@ once would. A token
 longer than :data:`MAX_TOKEN_CHARS` cannot be a vocabulary word: as soon as that is known it is
 privatized as one out-of-vocabulary slot (:data:`OVERLONG_TOKEN`, which no vocabulary holds) and the
 rest of it is skipped, so a 50 MB line without spaces needs no 50 MB buffer.
+
+With the identifier guard on (``mechanism.protect`` holds ``"identifiers"``), an e-mail address or
+URL holds punctuation (``jane.doe@example.com``) and a phone number or IBAN may hold single spaces
+(``+44 20 7946 0958``, ``GB29 NWBK 6016``): cutting there would release ``jane`` through the word
+mechanism. So the stream is then cut only right after whitespace, and never after a space that
+follows a digit, a capital letter or ``)``, the only places a span of
+:func:`edgedp.identifiers.identifier_spans` can hold whitespace: no span straddles a cut, and the
+spans of each piece are those of the whole text.
 """
 
 from __future__ import annotations
@@ -29,38 +37,47 @@ BATCH_CHARS = 1 << 16
 OVERLONG_TOKEN = "\x00"  # noqa: S105  (not a password)
 
 
-def _is_cut_point(char: str) -> bool:
+def _is_cut_point(text: str, position: int, guarded: bool) -> bool:
+    """May ``text`` be cut right after ``text[position]``? (``guarded``: identifier spans on.)"""
+    char = text[position]
     # Only characters the tokenizer always splits at: whitespace and pass-through punctuation.
-    return char in SPLITTING_WHITESPACE or char in PASS_THROUGH_PUNCTUATION
+    if not guarded:
+        return char in SPLITTING_WHITESPACE or char in PASS_THROUGH_PUNCTUATION
+    if char not in SPLITTING_WHITESPACE:
+        return False
+    if char != " " or position == 0:
+        return True
+    before = text[position - 1]
+    return not (before.isdigit() or before.isdecimal() or "A" <= before <= "Z" or before == ")")
 
 
-def _last_cut(text: str) -> int:
+def _last_cut(text: str, guarded: bool = False) -> int:
     """Index just after the last safe cut point of ``text`` (0 if there is none)."""
     for position in range(len(text) - 1, -1, -1):
-        if _is_cut_point(text[position]):
+        if _is_cut_point(text, position, guarded):
             return position + 1
     return 0
 
 
-def _first_cut(text: str) -> int | None:
-    for position, char in enumerate(text):
-        if _is_cut_point(char):
+def _first_cut(text: str, guarded: bool = False) -> int | None:
+    for position in range(len(text)):
+        if _is_cut_point(text, position, guarded):
             return position
     return None
 
 
-def _cut_pieces(pieces: Iterable[str]) -> Iterator[str]:
+def _cut_pieces(pieces: Iterable[str], guarded: bool) -> Iterator[str]:
     """The text of ``pieces`` re-cut at safe points; an overlong token becomes OVERLONG_TOKEN."""
     carry = ""
     skipping = False
     for piece in pieces:
         if skipping:
-            cut = _first_cut(piece)
+            cut = _first_cut(piece, guarded)
             if cut is None:
                 continue
             piece, skipping = piece[cut:], False
         text = carry + piece
-        cut = _last_cut(text)
+        cut = _last_cut(text, guarded)
         if cut:
             yield text[:cut]
         carry = text[cut:]
@@ -84,7 +101,8 @@ def privatize_stream(
     that batch and everything after it is not released.
     """
     casing = SentenceState()
-    for batch in batches(_cut_pieces(pieces), limit=batch_chars, size=len):
+    guarded = "identifiers" in mechanism.protect
+    for batch in batches(_cut_pieces(pieces, guarded), limit=batch_chars, size=len):
         if before_release is not None:
             before_release(batch)
         yield from mechanism.privatize_batch(batch, continued=casing)

@@ -31,11 +31,12 @@ choice looks only at the perturbed point, so privacy is unaffected either way.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 
 from edgedp.errors import InputError, PrivacyParameterError
+from edgedp.identifiers import DEFAULT_PROTECT
 from edgedp.randomness import RandomSource
 from edgedp.validation import check_choice, check_unit_interval
 from edgedp.words.mechanism import WordMechanism
@@ -86,6 +87,7 @@ class _NeighbourSelection(WordMechanism):
         rng: RandomSource | int | None,
         oov: str,
         casing: str,
+        protect: Iterable[str] | None,
     ) -> None:
         self.space_name = check_choice(space, "space", SPACES)
         if candidates > len(pack.vocabulary):
@@ -93,7 +95,7 @@ class _NeighbourSelection(WordMechanism):
                 f"{candidates} candidates but the vocabulary has {len(pack.vocabulary)}"
             )
         self.candidates = candidates
-        super().__init__(pack, epsilon=epsilon, rng=rng, oov=oov, casing=casing)
+        super().__init__(pack, epsilon=epsilon, rng=rng, oov=oov, casing=casing, protect=protect)
 
     def _build_space(self) -> Space:
         if self.space_name == "hamming":
@@ -124,9 +126,17 @@ class Vickrey(_NeighbourSelection):
         rng: RandomSource | int | None = None,
         oov: str = "sample",
         casing: str = "lower",
+        protect: Iterable[str] | None = DEFAULT_PROTECT,
     ) -> None:
         super().__init__(
-            pack, epsilon=epsilon, space=space, candidates=2, rng=rng, oov=oov, casing=casing
+            pack,
+            epsilon=epsilon,
+            space=space,
+            candidates=2,
+            rng=rng,
+            oov=oov,
+            casing=casing,
+            protect=protect,
         )
         self.t = check_unit_interval(t, "t")
 
@@ -158,6 +168,7 @@ class GeneralizedVickrey(_NeighbourSelection):
         rng: RandomSource | int | None = None,
         oov: str = "sample",
         casing: str = "lower",
+        protect: Iterable[str] | None = DEFAULT_PROTECT,
     ) -> None:
         self.weights = _check_weights(weights)
         super().__init__(
@@ -168,6 +179,7 @@ class GeneralizedVickrey(_NeighbourSelection):
             rng=rng,
             oov=oov,
             casing=casing,
+            protect=protect,
         )
 
     def parameters(self) -> dict[str, object]:

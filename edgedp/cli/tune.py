@@ -1,0 +1,70 @@
+"""``edgedp tune``: the epsilon that meets a target share kept, inference error or loss bound."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from edgedp.cli.privatize import parse_epsilon
+from edgedp.cli.word_options import add_word_mechanism_arguments, build_word_mechanism
+from edgedp.errors import InputError
+from edgedp.evaluation.explain import mechanism_metric
+from edgedp.evaluation.tune import AGGREGATES, PRIORS, TUNE_SAMPLES, TUNE_WORDS, tune
+from edgedp.validation import check_positive_int
+
+NAME = "tune"
+HELP = "find the epsilon that keeps a share of words, meets an inference error or a loss bound"
+#: Where the search starts when --start-epsilon is not given, by metric.
+START = {"hamming": 0.5, "euclidean": 10.0, "mahalanobis": 10.0}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.description = (
+        "Find epsilon for a word mechanism by what it does: --keep K (share of a text's words "
+        "released unchanged), --inference-error E (Bayesian adversary's E_M) by bisection in "
+        "log epsilon on a Monte Carlo over fixed public words, or --loss-bound B (epsilon * "
+        "average or maximum vocabulary distance = B, exact). Vickrey: --choose-t picks t by "
+        "Xu et al.'s Alg. 2."
+    )
+    add_word_mechanism_arguments(parser, epsilon=False)
+    target = parser.add_mutually_exclusive_group(required=True)
+    target.add_argument("--keep", type=float, help="target share of words kept, in (0, 1)")
+    target.add_argument("--inference-error", type=float, help="target E_M, in (0, 1)")
+    target.add_argument("--loss-bound", type=float, help="target per-word loss bound epsilon * d")
+    parser.add_argument("--aggregate", choices=AGGREGATES, default="avg", help="for --loss-bound")
+    parser.add_argument("--prior", choices=PRIORS, default="zipf", help="for --inference-error")
+    parser.add_argument("--start-epsilon", help="where the search starts")
+    parser.add_argument(
+        "--choose-t", action="store_true", help="vickrey: choose t by Alg. 2 at equal utility loss"
+    )
+    parser.add_argument("--words", type=int, default=TUNE_WORDS, help="public words measured")
+    parser.add_argument("--samples", type=int, default=TUNE_SAMPLES, help="releases per word")
+    parser.add_argument("--json", action="store_true", help="print JSON")
+
+
+def run(args: argparse.Namespace) -> None:
+    if args.choose_t and args.mechanism != "vickrey":
+        raise InputError("--choose-t applies to --mechanism vickrey")
+    if args.start_epsilon is not None:
+        start = parse_epsilon(args.start_epsilon)
+    else:
+        metric, _ = mechanism_metric(build_word_mechanism(args, 1.0))
+        start = START.get(metric or "", 1.0)
+    mechanism = build_word_mechanism(args, start)
+    result = tune(
+        mechanism,
+        keep=args.keep,
+        inference_error=args.inference_error,
+        loss_bound=args.loss_bound,
+        aggregate=args.aggregate,
+        prior=args.prior,
+        words=check_positive_int(args.words, "--words", minimum=2),
+        samples=check_positive_int(args.samples, "--samples", minimum=2),
+        choose_t=args.choose_t,
+    )
+    if args.json:
+        json.dump(result.as_dict(), sys.stdout, indent=2, default=str)
+        print()
+    else:
+        print(result.render())

@@ -1,0 +1,359 @@
+"""Choosing epsilon by what it does: :func:`tune` finds the epsilon of a word mechanism that meets a
+target share of kept words, a target inference error, or a per-word privacy-loss bound.
+
+* ``loss_bound=B``: exact. epsilon = B / P_d, with P_d the average (``aggregate="avg"``) or maximum
+  pairwise distance of the vocabulary under the mechanism's metric, so that epsilon * P_d = B.
+* ``keep=K`` (the Zipf-weighted, text-like share of words released unchanged) and
+  ``inference_error=E`` (the Bayesian adversary's E_M under the Zipf or uniform prior): Monte Carlo
+  on the fixed public word set of :mod:`edgedp.evaluation.explain`. The share kept grows with
+  epsilon and E_M falls, so the search is a bisection in log epsilon: starting from the
+  mechanism's epsilon, epsilon is doubled or halved until the target is bracketed (at most
+  :data:`MAX_EXPANSIONS` times), then the bracket [lo, hi] is halved geometrically.
+  **Stopping rule**: stop when hi / lo <= 1 + ``rel_tol``, or when the 95 % interval of the
+  estimate at the midpoint contains the target (the Monte Carlo cannot order the remaining
+  epsilons), or after :data:`MAX_BISECTIONS` halvings. The result is that midpoint, with the
+  estimate there, its interval, the final bracket and every evaluation.
+  Every evaluation draws the same public random numbers (a fixed evaluation seed: common random
+  numbers), which makes the estimate close to monotone in epsilon; the words are public, nothing
+  private is drawn or released.
+* Vickrey's t: with ``choose_t=True`` the mechanism must have a ``t``; after epsilon is tuned at
+  t = 0 (plain Madlib / BRR), Xu et al.'s Alg. 2
+  (:func:`edgedp.evaluation.empirical_privacy.select_parameters`) scans t at that epsilon for the
+  largest E_M whose utility loss (the metric distance between input and output word) is no worse
+  than t = 0's, and the estimate is reported at the chosen (epsilon, t).
+
+The functions are generic over :class:`~edgedp.words.mechanism.WordMechanism`: they rebuild the
+mechanism as ``type(mechanism)(pack, **mechanism.parameters())`` with another epsilon, so new
+mechanisms work without changes.
+
+:func:`keep_warning` is the cheap check behind ``edgedp privatize``'s warning: a small estimate of
+the share kept, cached in memory per (pack digest, mechanism class, parameters).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+from edgedp.errors import InputError, PrivacyParameterError
+from edgedp.evaluation.empirical_privacy import select_parameters
+from edgedp.evaluation.explain import (
+    Estimate,
+    evaluation_source,
+    loss_statistics,
+    measure,
+    mechanism_metric,
+    public_word_set,
+    rebuild,
+    zipf_prior,
+)
+from edgedp.validation import check_choice, check_epsilon, check_unit_interval
+from edgedp.words.mechanism import WordMechanism
+
+MAX_EXPANSIONS = 30
+MAX_BISECTIONS = 40
+#: The word set and releases of tune's Monte Carlo (smaller than explain's: many evaluations).
+TUNE_WORDS = 150
+TUNE_SAMPLES = 20
+#: The privatize warning: share kept outside [LOW_KEEP, HIGH_KEEP].
+LOW_KEEP, HIGH_KEEP = 0.05, 0.95
+#: (public words, releases each) of the warning's estimate: a cheap stage, then a decisive one.
+WARNING_STAGES = ((20, 2), (40, 5))
+PRIORS = ("zipf", "uniform")
+AGGREGATES = ("avg", "max")
+
+
+@dataclass(frozen=True)
+class Tuning:
+    """The outcome of :func:`tune`."""
+
+    mechanism: str
+    pack: str
+    target: str
+    target_value: float
+    epsilon: float
+    parameters: dict[str, Any]
+    estimate: Estimate | None  # the target's estimate at epsilon (None for loss_bound: exact)
+    kept: Estimate  # the share kept at the result, whatever the target
+    bracket: tuple[float, float] | None
+    stopped: str
+    evaluations: list[dict[str, float]] = field(default_factory=list)
+    t: float | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def render(self) -> str:
+        parts = [
+            f"{self.mechanism} on pack {self.pack!r}: epsilon = {self.epsilon:.4g}"
+            + (f", t = {self.t:g}" if self.t is not None else "")
+            + f" for {self.target} = {self.target_value:g}",
+        ]
+        if self.estimate is not None:
+            parts.append(
+                f"  estimate there: {self.estimate} (95 % interval; {self.estimate.words} public "
+                f"words x {self.estimate.samples} releases); {self.stopped}"
+            )
+            if self.bracket is not None:
+                parts.append(f"  final bracket: [{self.bracket[0]:.4g}, {self.bracket[1]:.4g}]")
+        else:
+            parts.append(f"  exact: {self.stopped}")
+        parts.append(f"  words kept unchanged there (text-like): {self.kept}")
+        parts.append(f"  {len(self.evaluations)} evaluations")
+        return "\n".join(parts)
+
+
+def _statistic(
+    mechanism: WordMechanism, words: np.ndarray, samples: int, target: str, prior: str
+) -> Estimate:
+    stats = measure(mechanism, words, samples, rng=evaluation_source(1), inference=target != "keep")
+    estimate: Estimate = stats["kept"] if target == "keep" else stats[f"error_{prior}"]
+    return estimate
+
+
+def tune(
+    mechanism: WordMechanism,
+    *,
+    keep: float | None = None,
+    inference_error: float | None = None,
+    loss_bound: float | None = None,
+    aggregate: str = "avg",
+    prior: str = "zipf",
+    words: int = TUNE_WORDS,
+    samples: int = TUNE_SAMPLES,
+    rel_tol: float = 0.02,
+    choose_t: bool = False,
+) -> Tuning:
+    """The epsilon of ``mechanism`` (its other parameters kept) meeting exactly one target."""
+    if not isinstance(mechanism, WordMechanism):
+        raise InputError(f"tune needs a word mechanism, got {type(mechanism).__name__}")
+    given = {
+        name: value
+        for name, value in (
+            ("keep", keep),
+            ("inference_error", inference_error),
+            ("loss_bound", loss_bound),
+        )
+        if value is not None
+    }
+    if len(given) != 1:
+        raise InputError("give exactly one target: keep, inference_error or loss_bound")
+    ((target, value),) = given.items()
+    prior = check_choice(prior, "prior", PRIORS)
+    aggregate = check_choice(aggregate, "aggregate", AGGREGATES)
+    if choose_t and "t" not in mechanism.parameters():
+        raise InputError(f"{type(mechanism).__name__} has no t to choose")
+    word_ids = public_word_set(mechanism.pack, words)
+    metric, _ = mechanism_metric(mechanism)
+
+    def at(epsilon: float, **changes: Any) -> WordMechanism:
+        built: WordMechanism = rebuild(mechanism, evaluation_source(1), epsilon=epsilon, **changes)
+        return built
+
+    if target == "loss_bound":
+        bound = check_epsilon(value, "loss_bound")
+        if metric is None:
+            raise InputError("a loss bound needs the mechanism's metric")
+        lam = float(mechanism.parameters().get("lam", 0.2))  # type: ignore[arg-type]
+        statistics = loss_statistics(mechanism.pack, metric, lam)
+        distance = float(statistics["average" if aggregate == "avg" else "maximum"])
+        epsilon = bound / distance
+        kept = _statistic(at(epsilon), word_ids, samples, "keep", prior)
+        return Tuning(
+            type(mechanism).__name__,
+            mechanism.pack.name,
+            f"loss_bound ({aggregate})",
+            bound,
+            epsilon,
+            {**mechanism.parameters(), "epsilon": epsilon},
+            None,
+            kept,
+            None,
+            f"epsilon * {aggregate} d_{metric} ({distance:.4g}) = {bound:g}",
+        )
+
+    value = float(check_unit_interval(value, target))
+    if not 0.0 < value < 1.0:
+        raise PrivacyParameterError(f"{target} must be strictly between 0 and 1, got {value}")
+    increasing = target == "keep"  # E_M falls as epsilon grows
+    changes: dict[str, Any] = {"t": 0.0} if choose_t else {}
+    evaluations: list[dict[str, float]] = []
+
+    def estimate(epsilon: float) -> Estimate:
+        result = _statistic(at(epsilon, **changes), word_ids, samples, target, prior)
+        evaluations.append(
+            {"epsilon": epsilon, "value": result.value, "low": result.low, "high": result.high}
+        )
+        return result
+
+    def below(result: Estimate) -> bool:
+        """True if epsilon must grow to approach the target."""
+        return result.value < value if increasing else result.value > value
+
+    epsilon = mechanism.epsilon
+    first = estimate(epsilon)
+    low = high = epsilon
+    grow = below(first)
+    for _ in range(MAX_EXPANSIONS):
+        candidate = epsilon * 2 if grow else epsilon / 2
+        result = estimate(candidate)
+        if grow:
+            low, high = epsilon, candidate
+        else:
+            low, high = candidate, epsilon
+        epsilon = candidate
+        if below(result) != grow:
+            break
+    else:
+        raise InputError(
+            f"{target} {value:g} not reached between epsilon {mechanism.epsilon:g} and "
+            f"{epsilon:g} (last estimate {result.value:.3f})"
+        )
+    stopped = f"bracket ratio <= {1 + rel_tol:g}"
+    middle, result = math.sqrt(low * high), first
+    for _ in range(MAX_BISECTIONS):
+        middle = math.sqrt(low * high)
+        result = estimate(middle)
+        if result.low <= value <= result.high:
+            stopped = "the 95 % interval of the estimate contains the target"
+            break
+        if below(result):
+            low = middle
+        else:
+            high = middle
+        if high / low <= 1 + rel_tol:
+            middle = math.sqrt(low * high)
+            result = estimate(middle)
+            break
+    else:
+        stopped = f"{MAX_BISECTIONS} bisections"
+    t = None
+    if choose_t:
+        middle, t = _choose_t(mechanism, middle, word_ids, samples, prior, metric, at)
+        result = _statistic(at(middle, t=t), word_ids, samples, target, prior)
+        stopped += f"; then Alg. 2 chose t = {t:g} at equal utility loss"
+    final = {**changes, "t": t} if t is not None else changes
+    kept = (
+        result
+        if target == "keep"
+        else _statistic(at(middle, **final), word_ids, samples, "keep", prior)
+    )
+    return Tuning(
+        type(mechanism).__name__,
+        mechanism.pack.name,
+        target + ("" if target == "keep" else f" ({prior} prior)"),
+        value,
+        middle,
+        {**mechanism.parameters(), **final, "epsilon": middle},
+        result,
+        kept,
+        (low, high),
+        stopped,
+        evaluations,
+        t,
+    )
+
+
+def _choose_t(
+    mechanism: WordMechanism,
+    epsilon: float,
+    word_ids: np.ndarray,
+    samples: int,
+    prior: str,
+    metric: str | None,
+    at: Callable[..., WordMechanism],
+) -> tuple[float, float]:
+    """Alg. 2 at ``epsilon``: the t with the largest E_M whose utility loss is <= t = 0's."""
+    pack = mechanism.pack
+    if metric == "hamming":
+        codes = np.asarray(pack.codes)
+
+        def distance(inputs: np.ndarray, outputs: np.ndarray) -> np.ndarray:
+            bits: np.ndarray = np.bitwise_count(codes[inputs] ^ codes[outputs]).sum(axis=1)
+            return bits.astype(np.float64)
+
+    else:
+        vectors = np.asarray(pack.require_vectors("utility loss"), dtype=np.float64)
+
+        def distance(inputs: np.ndarray, outputs: np.ndarray) -> np.ndarray:
+            norms: np.ndarray = np.linalg.norm(vectors[inputs] - vectors[outputs], axis=1)
+            return norms
+
+    weights = zipf_prior(pack, word_ids) if prior == "zipf" else None
+    # the utility loss of t = 0 at this epsilon, measured exactly as Alg. 2 measures
+    probe = select_parameters(
+        lambda eps, t: at(eps, t=t),
+        word_ids.tolist(),
+        distance=distance,
+        max_loss=float("inf"),
+        prior=weights,
+        epsilon0=epsilon,
+        samples=samples,
+        t_grid=(),
+    )
+    selection = select_parameters(
+        lambda eps, t: at(eps, t=t),
+        word_ids.tolist(),
+        distance=distance,
+        max_loss=probe.utility_loss * 1.0001 + 1e-12,
+        prior=weights,
+        epsilon0=epsilon,
+        samples=samples,
+    )
+    return selection.epsilon, selection.t
+
+
+_KEEP_CACHE: dict[tuple[str, str, str], Estimate] = {}
+
+
+def quick_keep(mechanism: WordMechanism) -> Estimate:
+    """A small estimate of the share kept, cached in memory per (pack digest, mechanism class,
+    parameters): public words only, nothing private is cached.
+
+    Two stages, so that the common case costs little: 20 public words x 2 releases; only if that
+    estimate is outside [0.2, 0.8] (near where a warning is due) 40 words x 5 releases decide.
+    """
+    parameters = {
+        key: value
+        for key, value in mechanism.parameters().items()
+        if key not in ("oov", "casing", "protect")
+    }
+    key = (
+        mechanism.pack.manifest.digest,
+        type(mechanism).__qualname__,
+        json.dumps(parameters, sort_keys=True, default=str),
+    )
+    if key not in _KEEP_CACHE:
+        evaluator = rebuild(mechanism, evaluation_source(2))
+        for words, samples in WARNING_STAGES:
+            kept = measure(
+                evaluator,
+                public_word_set(mechanism.pack, words),
+                samples,
+                rng=evaluation_source(2),
+                inference=False,
+            )["kept"]
+            if 0.2 <= kept.value <= 0.8:
+                break
+        _KEEP_CACHE[key] = kept
+    return _KEEP_CACHE[key]
+
+
+def keep_warning(mechanism: WordMechanism) -> str | None:
+    """A warning when ``mechanism`` keeps more than 95 % or fewer than 5 % of a text's words."""
+    kept = quick_keep(mechanism)
+    if kept.value > HIGH_KEEP:
+        what = "almost a copy of the input: little privacy"
+    elif kept.value < LOW_KEEP:
+        what = "mostly unrelated words: little utility"
+    else:
+        return None
+    return (
+        f"epsilon {mechanism.epsilon:g} keeps about {kept.value:.0%} of words unchanged ({what}); "
+        f"see `edgedp explain` and `edgedp tune --keep 0.5`"
+    )
