@@ -176,7 +176,7 @@ def test_rebuild_keeps_the_other_parameters(default_pack):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", edgedp.NotPrivateWarning)
         other = rebuild(vickrey, 1, epsilon=0.7)
-    assert (other.epsilon, other.t, other.space, other.protect) == (0.7, 0.3, "hamming", set())
+    assert (other.epsilon, other.t, other.space_name, other.protect) == (0.7, 0.3, "hamming", set())
 
 
 def test_keep_warning_at_the_extremes(default_pack):

@@ -43,8 +43,6 @@ error stays biased low (optimistic for the adversary).
 
 from __future__ import annotations
 
-import inspect
-import re
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
@@ -56,7 +54,6 @@ import numpy as np
 from edgedp.errors import InputError, NotPrivateWarning
 from edgedp.evaluation.calibration import (
     EXACT_PAIRS_LIMIT,
-    METRICS,
     exact_pairwise_statistics,
     metric_statistics,
 )
@@ -71,7 +68,7 @@ from edgedp.identifiers import identifier_spans
 from edgedp.randomness import RandomSource, resolve_rng
 from edgedp.text import check_text, segment
 from edgedp.validation import check_positive_int, check_unit_interval
-from edgedp.words.mahalanobis import regularized_covariance, symmetric_square_root
+from edgedp.words.euclidean import regularized_covariance, symmetric_square_root
 from edgedp.words.mechanism import WordMechanism
 from edgedp.words.pack import WordPack
 
@@ -241,28 +238,13 @@ def evaluation_source(seed: int = 0) -> RandomSource:
 
 def mechanism_metric(mechanism: WordMechanism) -> tuple[str | None, str | None]:
     """(metric, metric unit) of the mechanism's guarantee."""
-    guarantee = getattr(mechanism, "guarantee", None)
-    if callable(guarantee):
-        promise = guarantee()
-        return promise.metric, promise.metric_unit
-    space = getattr(mechanism, "space", None)
-    metric = space if space in ("hamming", "euclidean") else METRICS.get(mechanism.name)
-    return metric, "bit" if metric == "hamming" else None
+    promise = mechanism.guarantee()
+    return promise.metric, promise.metric_unit
 
 
 def guarantee_statement(mechanism: WordMechanism) -> str:
-    """``guarantee().statement()`` if present, else the docstring's guarantee paragraph(s)."""
-    guarantee = getattr(mechanism, "guarantee", None)
-    if callable(guarantee):
-        return str(guarantee().statement())
-    doc = inspect.getdoc(type(mechanism)) or ""
-    found = re.search(r"\*\*Guarantee\.\*\*(.*?)(?:\n\s*\n|$)", doc, re.S)
-    if found is None:
-        module = inspect.getmodule(type(mechanism))
-        found = re.search(r"\*\*Guarantee\.\*\*(.*?)(?:\n\s*\n|$)", module.__doc__ or "", re.S)
-    if found is None:
-        return doc.split("\n\n")[0]
-    return " ".join(found.group(1).split())
+    """The mechanism's own statement of its guarantee."""
+    return mechanism.guarantee().statement()
 
 
 def public_word_set(pack: WordPack, count: int = DEFAULT_WORDS) -> np.ndarray:

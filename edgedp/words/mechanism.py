@@ -93,9 +93,23 @@ class WordMechanism(Mechanism[WordPack]):
         self.protect = check_protect(protect)
         self.space = self._build_space()
 
-    def _build_space(self) -> Space:
-        """The space this mechanism perturbs in (built once, at construction)."""
-        raise NotImplementedError
+    def _build_space(self) -> Space | None:
+        """The space this mechanism perturbs in (built once, at construction).
+
+        ``None`` for a mechanism that samples from the vocabulary directly: it then implements
+        :meth:`_release` itself and states its metric through :attr:`metric`.
+        """
+        return None
+
+    @property
+    def metric(self) -> str | None:
+        """The metric of the guarantee: the space's, or ``None`` (plain DP: any two words)."""
+        return None if self.space is None else self.space.metric
+
+    @property
+    def metric_unit(self) -> str | None:
+        """What epsilon is per in the metric (``"bit"`` in Hamming space), or ``None``."""
+        return None if self.space is None else self.space.metric_unit
 
     def parameters(self) -> dict[str, object]:
         """The keyword arguments that rebuild this mechanism on its pack (without ``rng``)."""
@@ -112,11 +126,12 @@ class WordMechanism(Mechanism[WordPack]):
             protects="each vocabulary word of a text (an out-of-vocabulary token or a protected "
             "identifier span is replaced independently of its content)",
             relation="two texts with the same layout; the bound adds up over word slots, "
-            "epsilon * sum_i d(w_i, w'_i)",
+            "epsilon * sum_i d(w_i, w'_i)"
+            + ("" if self.metric else ", with d = 1 for any two different words"),
             unit="word",
             epsilon=self.epsilon,
-            metric=self.space.metric,
-            metric_unit=self.space.metric_unit,
+            metric=self.metric,
+            metric_unit=self.metric_unit,
         )
 
     def units(self, inputs: Sequence[str]) -> int:
@@ -130,6 +145,8 @@ class WordMechanism(Mechanism[WordPack]):
 
         By default the nearest word to each perturbed point (BRR, Madlib, Mahalanobis).
         """
+        if self.space is None:
+            raise NotImplementedError(f"{type(self).__name__} has no space: define _release")
         return self.space.neighbours(word_ids, 1)[1][:, 0]
 
     def privatize_ids(self, word_ids: Iterable[int] | np.ndarray) -> np.ndarray:
