@@ -32,6 +32,7 @@ _EXPORTS = {
     "ADePT": "edgedp.adept.mechanism",
     "AutoencoderPack": "edgedp.adept.pack",
     "BRR": "edgedp.words.brr",
+    "CusText": "edgedp.words.custext",
     "CandidateRelease": "edgedp.documents.deepcandidate",
     "DeepCandidate": "edgedp.documents.deepcandidate",
     "AssetError": "edgedp.errors",
@@ -50,8 +51,11 @@ _EXPORTS = {
     "OOV_MASK": "edgedp.words.mechanism",
     "PrivacyLedger": "edgedp.ledger",
     "RandomSource": "edgedp.randomness",
+    "SanText": "edgedp.words.santext",
+    "SanTextPlus": "edgedp.words.santext",
     "SentenceMechanism": "edgedp.documents.mechanism",
     "SentencePack": "edgedp.documents.pack",
+    "TEM": "edgedp.words.tem",
     "Truncation": "edgedp.documents.truncation",
     "Vickrey": "edgedp.words.vickrey",
     "WordLevelEmbedding": "edgedp.documents.baselines",
@@ -66,11 +70,13 @@ _EXPORTS = {
 __all__ = [
     "BRR",
     "OOV_MASK",
+    "TEM",
     "ADePT",
     "AssetError",
     "AutoencoderPack",
     "BudgetError",
     "CandidateRelease",
+    "CusText",
     "DeepCandidate",
     "EdgedpError",
     "GeneralizedVickrey",
@@ -85,6 +91,8 @@ __all__ = [
     "PrivacyParameterError",
     "RandomSource",
     "RandomnessError",
+    "SanText",
+    "SanTextPlus",
     "SentenceMechanism",
     "SentencePack",
     "Truncation",
@@ -124,10 +132,13 @@ if TYPE_CHECKING:
     from edgedp.packs import list_packs, load_pack
     from edgedp.randomness import RandomSource
     from edgedp.words.brr import BRR
+    from edgedp.words.custext import CusText
     from edgedp.words.madlib import Madlib
     from edgedp.words.mahalanobis import Mahalanobis
     from edgedp.words.mechanism import OOV_MASK, WordMechanism
     from edgedp.words.pack import WordPack
+    from edgedp.words.santext import SanText, SanTextPlus
+    from edgedp.words.tem import TEM
     from edgedp.words.vickrey import GeneralizedVickrey, Vickrey
 
 
