@@ -11,7 +11,8 @@ exp(score) over a candidate set that differs from word to word. This module hold
   weights, through :meth:`edgedp.randomness.RandomSource.choice_from_log_weights` (exact
   exponential-mechanism semantics; no sampler of our own), in blocks of at most
   :data:`BLOCK_ELEMENTS` padded entries so that memory stays bounded for any vocabulary.
-* :func:`uniform_outside`: a uniform word of the vocabulary minus a set, without rejection.
+* :func:`uniform_outside_rows`: for many rows at once, a uniform word of the vocabulary minus the
+  row's set (vectorised rejection, then an exact enumeration for the rare rows still rejected).
 """
 
 from __future__ import annotations
@@ -116,3 +117,40 @@ def uniform_outside(members: np.ndarray, size: int, rng: RandomSource) -> int:
     k = int(rng.integers(outside, 1)[0])
     shifted = np.asarray(members, dtype=np.int64) - np.arange(len(members))
     return k + int(np.searchsorted(shifted, k, side="right"))
+
+
+def uniform_outside_rows(
+    lims: np.ndarray,
+    ids: np.ndarray,
+    rows: np.ndarray,
+    size: int,
+    rng: RandomSource,
+    *,
+    rounds: int = 16,
+) -> np.ndarray:
+    """For each row r of ``rows``: a uniform id of range(size) outside ``ids[lims[r]:lims[r+1]]``.
+
+    CSR sets with ids sorted within each row, each a strict subset. Vectorised rejection: a uniform
+    id is kept if it is outside its row's set. A row still rejected after ``rounds`` tries (its set
+    covers most of the vocabulary) gets :func:`uniform_outside`. Both are uniform over the
+    complement, and the switch depends only on rejected draws, so the result is exactly uniform.
+    """
+    lims = np.asarray(lims, dtype=np.int64)
+    rows = np.asarray(rows, dtype=np.int64)
+    owner = np.repeat(np.arange(len(lims) - 1, dtype=np.int64), np.diff(lims))
+    keys = owner * size + ids  # ascending: rows ascending, ids sorted within a row
+    released = np.empty(len(rows), dtype=np.int64)
+    todo = np.arange(len(rows))
+    for _ in range(rounds):
+        if not todo.size:
+            break
+        drawn = rng.integers(size, todo.size)
+        wanted = rows[todo] * size + drawn
+        found = np.searchsorted(keys, wanted)
+        inside = keys[np.minimum(found, len(keys) - 1)] == wanted if len(keys) else found < 0
+        released[todo[~inside]] = drawn[~inside]
+        todo = todo[inside]
+    for position in todo:
+        row = rows[position]
+        released[position] = uniform_outside(ids[lims[row] : lims[row + 1]], size, rng)
+    return released

@@ -42,7 +42,8 @@ use one exact formula. ``space="hamming"``: d is the Hamming distance of the bin
 epsilon per bit), L_w from an exact flat range search over all codes (never an approximate index:
 a missing candidate would change the distribution). Selection draws through
 :meth:`edgedp.randomness.RandomSource.choice_from_log_weights` (exact exponential-mechanism
-semantics, equivalent to Gumbel-max); the bottom's uniform word is drawn exactly, without rejection.
+semantics, equivalent to Gumbel-max); the bottom's uniform word is drawn exactly (vectorised
+rejection, then an exact enumeration of the complement for rows whose L_w covers most of V).
 
 Out-of-vocabulary tokens never reach the output (:mod:`edgedp.words.mechanism`).
 """
@@ -65,7 +66,7 @@ from edgedp.words.sampling import (
     VectorDistances,
     hamming_pair_distances,
     select_ragged,
-    uniform_outside,
+    uniform_outside_rows,
 )
 
 SPACES = ("euclidean", "hamming")
@@ -191,9 +192,12 @@ class TEM(WordMechanism):
         with np.errstate(divide="ignore"):
             return -0.5 * self.epsilon * self.gamma + np.log(outside.astype(np.float64))
 
-    def _bottom_word(self, word_id: int, members: np.ndarray) -> int:
-        """A uniform word of V minus L_w (never the input: the input is in L_w)."""
-        return uniform_outside(members, len(self.pack.vocabulary), self.rng)
+    def _bottom_words(
+        self, word_ids: np.ndarray, lims: np.ndarray, ids: np.ndarray, rows: np.ndarray
+    ) -> np.ndarray:
+        """For the rows where bottom won: a uniform word of V minus L_w (never the input, which
+        is in L_w)."""
+        return uniform_outside_rows(lims, ids, rows, len(self.pack.vocabulary), self.rng)
 
     # -- release ---------------------------------------------------------------------------------
 
@@ -226,7 +230,6 @@ class TEM(WordMechanism):
         released = np.empty(count, dtype=np.int64)
         picked = ~bottom
         released[picked] = ids[chosen[picked] - np.arange(count)[picked]]
-        for row in np.flatnonzero(bottom):
-            members = ids[lims[row] : lims[row + 1]]
-            released[row] = self._bottom_word(int(word_ids[row]), members)
+        if bottom.any():
+            released[bottom] = self._bottom_words(word_ids, lims, ids, np.flatnonzero(bottom))
         return released
