@@ -24,9 +24,11 @@ This is weaker than the metric-DP mechanisms' promise across the vocabulary, and
 a set (epsilon whatever the distance). It is not comparable by a privacy ratio; ``edgedp
 calibrate`` does not list it.
 
-**Cost.** The mapping: one k-nearest search per word (FAISS), then a walk over the vocabulary
-that falls back to an exact scan of the unassigned words when a word's precomputed neighbours are
-all taken (typical at the end of the walk); measured in bench/README.md. A release is vectorised:
+**Cost.** The mapping is a walk over the vocabulary: the nearest words of the words that open a
+set come from FAISS k-nearest searches in batches of the next unassigned words (about |V| / K
+searches, each a scan of the vocabulary with a flat index: O(|V|^2 / K), the paper's cost too), and
+an exact scan of the unassigned words when a word's neighbours are all taken (typical at the end of
+the walk). It is built once per mechanism, on first use; measured in bench/README.md. A release is vectorised:
 O(K) distances per word, one exact draw per word
 (:meth:`edgedp.randomness.RandomSource.choice_from_log_weights`).
 """
@@ -48,7 +50,7 @@ from edgedp.words.sampling import VectorDistances, hamming_pair_distances, rows_
 SPACES = ("euclidean", "hamming")
 #: The paper's released code's default output-set size (top_k).
 DEFAULT_K = 20
-_SEARCH_BLOCK = 4096
+_SEARCH_BLOCK = 256
 
 
 def build_output_sets(
@@ -65,17 +67,18 @@ def build_output_sets(
     if size <= k:
         return np.zeros(size, dtype=np.int64), np.arange(size, dtype=np.int64)[None, :]
     width = min(size, max(4 * k, 64))
-    table = np.concatenate(
-        [
-            neighbours(np.arange(start, min(start + _SEARCH_BLOCK, size)), width)
-            for start in range(0, size, _SEARCH_BLOCK)
-        ]
-    )
+    table = np.empty((size, width), dtype=np.int64)
+    searched = np.zeros(size, dtype=bool)
     set_of = np.full(size, -1, dtype=np.int64)
     groups: list[np.ndarray] = []
     for word in range(size):
         if set_of[word] >= 0:
             continue
+        if not searched[word]:  # search the next words that are still unassigned, in one batch
+            block = np.arange(word, min(word + _SEARCH_BLOCK, size))
+            block = block[set_of[block] < 0]
+            table[block] = neighbours(block, width)
+            searched[block] = True
         row = table[word]
         free = row[(set_of[row] < 0) & (row != word)][: k - 1]
         if len(free) < k - 1:  # the precomputed neighbours are taken: scan the unassigned words
