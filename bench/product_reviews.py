@@ -46,7 +46,7 @@ from bench.packs import ensure_pack
 from edgedp.evaluation.calibration import privacy_ratio
 from edgedp.evaluation.empirical_privacy import evaluate, sample_channel
 
-MADLIB_EPSILONS = (2.0, 4.0, 6.0, 8.0, 10.0, 13.0, 20.0)
+MADLIB_EPSILONS = (0.5, 1.0, 2.0, 4.0, 6.0, 8.0, 10.0, 13.0, 20.0)
 QUICK_EPSILONS = (5.0, 10.0)
 T_VALUES = (0.25, 0.5, 0.75, 1.0)
 SAMPLES, QUICK_SAMPLES = 100, 10

@@ -368,3 +368,18 @@ def test_cli_privatizes_with_tem_in_hamming_space():
 def test_cli_rejects_options_of_other_mechanisms():
     result = _cli("privatize", "--mechanism", "brr", "--epsilon", "1", "--gamma", "2", stdin="a\n")
     assert result.returncode != 0 and b"--gamma does not apply" in result.stderr
+
+
+@pytest.mark.parametrize("space", ["euclidean", "hamming"])
+def test_gamma_beyond_the_diameter_is_the_exponential_mechanism_over_the_vocabulary(
+    trap_pack, code_pack, seeded, space
+):
+    pack, gamma = (trap_pack, 1000.0) if space == "euclidean" else (code_pack, 8)
+    distances = line_distances(TRAP) if space == "euclidean" else code_distances(code_pack)
+    tem = TEM(pack, epsilon=0.9, gamma=gamma, space=space, rng=seeded(40))
+    assert tem.covers_vocabulary
+    assert not TEM(pack, epsilon=0.9, gamma=1.0, space=space, rng=seeded(41)).covers_vocabulary
+    channel = tem_channel(distances, 0.9, gamma)
+    for word in (0, 5):
+        outputs = tem.privatize_ids(np.full(50_000, word))
+        assert chi_square_pvalue(outputs, channel[word]) > 1e-4

@@ -70,6 +70,13 @@ def hamming_pair_distances(codes: np.ndarray, first: np.ndarray, second: np.ndar
     return np.bitwise_count(xor).sum(axis=1, dtype=np.int64)
 
 
+def hamming_to_all(codes: np.ndarray, ids: np.ndarray) -> np.ndarray:
+    """(len(ids), vocabulary) exact Hamming distances (float64) from each word of ``ids``."""
+    every = np.asarray(codes)
+    xor = np.bitwise_xor(every[ids][:, None, :], every[None, :, :])
+    return np.bitwise_count(xor).sum(axis=2, dtype=np.int64).astype(np.float64)
+
+
 def rows_per_block(width: int) -> int:
     """How many rows of ``width`` float64 values fit in one block (at least one)."""
     return max(1, BLOCK_ELEMENTS // max(int(width), 1))

@@ -40,7 +40,10 @@ comes from a FAISS range search (float32, radius inflated by a margin) and every
 re-measured in float64 (:class:`~edgedp.words.sampling.VectorDistances`), so membership and scores
 use one exact formula. ``space="hamming"``: d is the Hamming distance of the binary codes (integer,
 epsilon per bit), L_w from an exact flat range search over all codes (never an approximate index:
-a missing candidate would change the distribution). Selection draws through
+a missing candidate would change the distribution). When gamma is at least the vocabulary's diameter
+(the pack's exact calibration maximum; the paper's recipe at small epsilon), L_w = V for every word
+and there is no bottom: TEM is then SanText's exponential mechanism, computed with one matrix
+product per block instead of a range search that returns the whole vocabulary. Selection draws through
 :meth:`edgedp.randomness.RandomSource.choice_from_log_weights` (exact exponential-mechanism
 semantics, equivalent to Gumbel-max); the bottom's uniform word is drawn exactly (vectorised
 rejection, then an exact enumeration of the complement for rows whose L_w covers most of V).
@@ -65,6 +68,8 @@ from edgedp.words.sampling import (
     BLOCK_ELEMENTS,
     VectorDistances,
     hamming_pair_distances,
+    hamming_to_all,
+    rows_per_block,
     select_ragged,
     uniform_outside_rows,
 )
@@ -85,6 +90,15 @@ def gamma_for_beta(epsilon: float, beta: float, vocabulary_size: int) -> float:
     if not 0.0 < beta < 1.0:
         raise InputError(f"beta must be in (0, 1), got {beta!r}")
     return max(0.0, 2.0 / epsilon * math.log((1.0 - beta) * vocabulary_size / beta))
+
+
+def _diameter(pack: WordPack, space: str) -> float:
+    """The largest distance between two vocabulary words (Hamming: the code length if unknown)."""
+    if space == "hamming":
+        statistics = pack.calibration.get("hamming")
+        return float(statistics["maximum"]) if statistics else float(pack.bits)
+    statistics = pack.calibration.get("euclidean")
+    return float(statistics["maximum"]) if statistics else math.inf
 
 
 def _check_gamma(gamma: object) -> float:
@@ -138,6 +152,10 @@ class TEM(WordMechanism):
         if self.space == "euclidean":
             vectors = pack.require_vectors(type(self).__name__)
             self._distances: Lazy[VectorDistances] = Lazy(lambda: VectorDistances(vectors))
+        #: gamma at least the vocabulary's diameter: L_w = V for every w and no bottom element, so
+        #: every distance is needed and one matrix product beats a range search returning all of V.
+        margin = 1.0 if self.space == "hamming" else 1 + 1e-4  # integers; float32-found maximum
+        self.covers_vocabulary = self.gamma >= _diameter(pack, self.space) * margin
 
     def parameters(self) -> dict[str, object]:
         chosen = {"gamma": self.gamma} if self._gamma_given else {"beta": self.beta}
@@ -202,6 +220,8 @@ class TEM(WordMechanism):
     # -- release ---------------------------------------------------------------------------------
 
     def _release(self, word_ids: np.ndarray) -> np.ndarray:
+        if self.covers_vocabulary:
+            return self._release_over_vocabulary(word_ids)
         released = np.empty_like(word_ids)
         start, rows = 0, _FIRST_BLOCK
         while start < len(word_ids):
@@ -212,6 +232,20 @@ class TEM(WordMechanism):
             # size the next block so that its candidates fill about one selection block
             per_row = max(len(ids) / len(block), 1.0)
             rows = int(min(max(BLOCK_ELEMENTS // per_row, 1), 4096))
+        return released
+
+    def _release_over_vocabulary(self, word_ids: np.ndarray) -> np.ndarray:
+        """L_w = V: the exponential mechanism with score -d over the whole vocabulary, in blocks."""
+        step = rows_per_block(len(self.pack.vocabulary))
+        released = np.empty_like(word_ids)
+        for start in range(0, len(word_ids), step):
+            block = word_ids[start : start + step]
+            if self.space == "hamming":
+                distances = hamming_to_all(self.pack.codes, block)
+            else:
+                distances = self._distances.get().to_all(block)
+            distances *= -0.5 * self.epsilon
+            released[start : start + len(block)] = self.rng.choice_from_log_weights(distances)
         return released
 
     def _select(
