@@ -22,7 +22,11 @@ SUITES = {
     "peers": "bench.peer_comparison",
 }
 #: Studies of one mechanism or of the trust features, run by name only.
-EXTRA_SUITES = {"adept": "bench.adept", "trust": "bench.trust"}
+EXTRA_SUITES = {
+    "adept": "bench.adept",
+    "trust": "bench.trust",
+    "sampling-costs": "bench.sampling_costs",
+}
 
 
 def main() -> None:
