@@ -48,7 +48,7 @@ class VectorDistances:
         """d(first[i], second[i]) for paired id arrays."""
         dots = np.einsum("ij,ij->i", self.vectors[first], self.vectors[second])
         squared = self.squared[first] + self.squared[second] - 2.0 * dots
-        distances = np.sqrt(np.maximum(squared, 0.0))
+        distances: np.ndarray = np.sqrt(np.maximum(squared, 0.0))
         distances[first == second] = 0.0
         return distances
 
@@ -59,7 +59,7 @@ class VectorDistances:
             + self.squared[None, :]
             - 2.0 * (self.vectors[ids] @ self.vectors.T)
         )
-        distances = np.sqrt(np.maximum(squared, 0.0, out=squared), out=squared)
+        distances: np.ndarray = np.sqrt(np.maximum(squared, 0.0, out=squared), out=squared)
         distances[np.arange(len(ids)), ids] = 0.0
         return distances
 
@@ -67,14 +67,16 @@ class VectorDistances:
 def hamming_pair_distances(codes: np.ndarray, first: np.ndarray, second: np.ndarray) -> np.ndarray:
     """Exact Hamming distances (int64) between the packed codes of paired ids."""
     xor = np.bitwise_xor(np.asarray(codes[first]), np.asarray(codes[second]))
-    return np.bitwise_count(xor).sum(axis=1, dtype=np.int64)
+    counts: np.ndarray = np.bitwise_count(xor).sum(axis=1, dtype=np.int64)
+    return counts
 
 
 def hamming_to_all(codes: np.ndarray, ids: np.ndarray) -> np.ndarray:
     """(len(ids), vocabulary) exact Hamming distances (float64) from each word of ``ids``."""
     every = np.asarray(codes)
     xor = np.bitwise_xor(every[ids][:, None, :], every[None, :, :])
-    return np.bitwise_count(xor).sum(axis=2, dtype=np.int64).astype(np.float64)
+    counts: np.ndarray = np.bitwise_count(xor).sum(axis=2, dtype=np.int64).astype(np.float64)
+    return counts
 
 
 def rows_per_block(width: int) -> int:
