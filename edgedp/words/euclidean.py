@@ -47,17 +47,3 @@ class EuclideanIndex:
             raise InputError("queries must be finite")
         squared, ids = self._index.search(queries, k)
         return np.sqrt(np.maximum(squared, 0.0, dtype=np.float64)), ids
-
-    def range_search(self, queries: np.ndarray, radius: float) -> tuple[np.ndarray, np.ndarray]:
-        """CSR ``(lims, ids)``: row i's ids ``ids[lims[i]:lims[i + 1]]`` have distance < ``radius``.
-
-        FAISS compares float32 squared distances, so callers that need an exact boundary ask for
-        a slightly larger radius and re-measure the returned candidates in float64.
-        """
-        queries = np.ascontiguousarray(queries, dtype=np.float32)
-        if queries.ndim != 2 or queries.shape[1] != self.dims:
-            raise InputError(f"queries must have shape (n, {self.dims}), got {queries.shape}")
-        if not np.isfinite(queries).all():
-            raise InputError("queries must be finite")
-        lims, _, ids = self._index.range_search(queries, float(radius) ** 2)
-        return lims.astype(np.int64), ids.astype(np.int64)

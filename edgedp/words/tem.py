@@ -35,10 +35,13 @@ gamma = (2 / epsilon) ln((1 - beta) |V| / beta) this is at most beta: with proba
 the output is within gamma of the input. ``gamma=None`` applies it with ``beta`` (default 0.001, the
 value the peers use). gamma changes utility and cost, never the epsilon * d guarantee.
 
-**Spaces.** ``space="euclidean"``: d is the Euclidean distance of the pack's float vectors; L_w
-comes from a FAISS range search (float32, radius inflated by a margin) and every candidate is
-re-measured in float64 (:class:`~edgedp.words.sampling.VectorDistances`), so membership and scores
-use one exact formula. ``space="hamming"``: d is the Hamming distance of the binary codes (integer,
+**Spaces.** ``space="euclidean"``: d is the Euclidean distance of the pack's float vectors, in
+float64 from one matrix product per block of inputs against the whole vocabulary
+(:class:`~edgedp.words.sampling.VectorDistances`): membership d <= gamma and the scores use one
+exact formula. (A FAISS range search on the flat index scans the same vocabulary in float32, so it
+is no cheaper, and its float32 boundary would need a margin and re-measuring; it was the first
+version, and gathering the vectors of large candidate sets to re-measure them dominated its cost.)
+``space="hamming"``: d is the Hamming distance of the binary codes (integer,
 epsilon per bit), L_w from an exact flat range search over all codes (never an approximate index:
 a missing candidate would change the distribution). When gamma is at least the vocabulary's diameter
 (the pack's exact calibration maximum; the paper's recipe at small epsilon), L_w = V for every word
@@ -77,8 +80,6 @@ from edgedp.words.sampling import (
 SPACES = ("euclidean", "hamming")
 #: The peers' (and the paper's experiments') default: Pr[output farther than gamma] <= 0.001.
 DEFAULT_BETA = 0.001
-#: Relative and absolute slack on FAISS's float32 squared radius (candidates are re-measured).
-_RADIUS_SLACK = 1e-4
 _FIRST_BLOCK = 16
 
 
@@ -186,15 +187,11 @@ class TEM(WordMechanism):
                 np.float64
             )
         else:
-            table = self._distances.get()
-            index = self.pack.euclidean_index(type(self).__name__)
-            largest = float(table.squared.max())
-            squared_radius = self.gamma**2 * (1 + _RADIUS_SLACK) + _RADIUS_SLACK * (4 * largest)
-            lims, ids = index.range_search(
-                np.asarray(table.vectors[word_ids], dtype=np.float32), math.sqrt(squared_radius)
-            )
-            rows = np.repeat(np.arange(len(word_ids)), np.diff(lims))
-            distances = table.pairs(word_ids[rows], ids)
+            # one float64 matrix product per block: exact distances to every word (a flat FAISS
+            # range search scans the same vocabulary, in float32, and would need re-measuring)
+            every = self._distances.get().to_all(word_ids)
+            rows, ids = np.nonzero(every <= self.gamma)
+            distances = every[rows, ids]
         keep = distances <= self.gamma
         rows, ids, distances = rows[keep], ids[keep], distances[keep]
         order = np.lexsort((ids, rows))
@@ -223,15 +220,17 @@ class TEM(WordMechanism):
         if self.covers_vocabulary:
             return self._release_over_vocabulary(word_ids)
         released = np.empty_like(word_ids)
-        start, rows = 0, _FIRST_BLOCK
+        euclidean = self.space == "euclidean"
+        start = 0
+        rows = rows_per_block(len(self.pack.vocabulary)) if euclidean else _FIRST_BLOCK
         while start < len(word_ids):
             block = word_ids[start : start + rows]
             lims, ids, distances = self.candidates(block)
             released[start : start + len(block)] = self._select(block, lims, ids, distances)
             start += len(block)
-            # size the next block so that its candidates fill about one selection block
-            per_row = max(len(ids) / len(block), 1.0)
-            rows = int(min(max(BLOCK_ELEMENTS // per_row, 1), 4096))
+            if not euclidean:  # size the next block so its candidates fill one selection block
+                per_row = max(len(ids) / len(block), 1.0)
+                rows = int(min(max(BLOCK_ELEMENTS // per_row, 1), 4096))
         return released
 
     def _release_over_vocabulary(self, word_ids: np.ndarray) -> np.ndarray:
