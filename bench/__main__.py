@@ -30,6 +30,7 @@ EXTRA_SUITES = {
     "pack-loading": "bench.pack_loading",
     "samplers": "bench.samplers",
     "guidance": "bench.guidance",
+    "sampling-costs": "bench.sampling_costs",
 }
 
 

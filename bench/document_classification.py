@@ -151,6 +151,37 @@ def interval(values: list[float]) -> tuple[float, float, float]:
     return mean, max(0.0, mean - half), min(1.0, mean + half)  # accuracies and AUCs lie in [0, 1]
 
 
+#: The sampling mechanisms beside Madlib and BRR (TEM-Hamming at BRR's per-bit epsilon).
+SAMPLING = ("TEM", "TEM-Hamming", "SanText", "CusText")
+
+
+def build(
+    pack: edgedp.WordPack, name: str, epsilon: float, to_brr: float, rng: edgedp.RandomSource
+) -> edgedp.WordMechanism:
+    """The mechanism ``name`` at the epsilon matched to Madlib's ``epsilon``.
+
+    CusText is plain epsilon-DP within output sets; it runs at Madlib's epsilon times the average
+    distance between two words of a set (see bench.product_reviews.sampling_curves).
+    """
+    if name == "Madlib":
+        return edgedp.Madlib(pack, epsilon=epsilon, rng=rng)
+    if name == "BRR":
+        return edgedp.BRR(pack, epsilon=epsilon * to_brr, rng=rng)
+    if name == "TEM":
+        return edgedp.TEM(pack, epsilon=epsilon, rng=rng)
+    if name == "TEM-Hamming":
+        return edgedp.TEM(pack, epsilon=epsilon * to_brr, space="hamming", rng=rng)
+    if name == "SanText":
+        return edgedp.SanText(pack, epsilon=epsilon, rng=rng)
+    from bench.product_reviews import CUSTEXT_K, within_set_distance
+
+    scale = _CUSTEXT_SCALE.setdefault(pack.name, within_set_distance(pack, CUSTEXT_K))
+    return edgedp.CusText(pack, epsilon=epsilon * scale, k=CUSTEXT_K, rng=rng)
+
+
+_CUSTEXT_SCALE: dict[str, float] = {}
+
+
 def run(report: Report, *, quick: bool) -> None:
     pack = ensure_pack("quick" if quick else "medium")
     corpus = Corpus(pack, quick)
@@ -172,17 +203,13 @@ def run(report: Report, *, quick: bool) -> None:
     settings = [
         (name, epsilon)
         for epsilon in (QUICK_EPSILONS if quick else MADLIB_EPSILONS)
-        for name in ("Madlib", "BRR")
+        for name in ("Madlib", "BRR", *SAMPLING)
     ]
     for number, (name, epsilon) in enumerate(progress(settings, "document classification")):
         accuracies, aucs = [], []
         for trial in range(trials):
             seed = 1000 * number + trial
-            mechanism = (
-                edgedp.Madlib(pack, epsilon=epsilon, rng=seeded(seed))
-                if name == "Madlib"
-                else edgedp.BRR(pack, epsilon=epsilon * to_brr, rng=seeded(seed))
-            )
+            mechanism = build(pack, name, epsilon, to_brr, seeded(seed))
             private_train = privatize(mechanism, corpus.ids["train"])
             model = classifier(corpus.features(private_train), y_train)
             accuracies.append(float((model.predict(test_features) == y_test).mean()))

@@ -40,7 +40,21 @@ WORDS, SLOW_WORDS, REPEATS = 200, 30, 3
 SLOW = {("mldp", "mahalanobis"), ("mldp", "tem"), *(("pypantera", m) for m in PEERS[1].mechanisms)}
 #: A name, a phone number and an e-mail address; each holds tokens outside every vocabulary.
 OOV = ("Zorbulak", "0412555019", "j.zorbulak@qwzx.net")
-EDGEDP_MECHANISMS = ("brr", "madlib", "mahalanobis", "vickrey", "vickrey-hamming")
+EDGEDP_MECHANISMS = (
+    "brr",
+    "madlib",
+    "mahalanobis",
+    "vickrey",
+    "vickrey-hamming",
+    "tem",
+    "tem-hamming",
+    "santext",
+    "custext",
+)
+#: edgedp mechanisms in Hamming space: they run at the per-bit epsilon with Madlib's average bound.
+HAMMING = ("brr", "vickrey-hamming", "tem-hamming")
+#: The sampling family (issue 19); their OOV outputs are tabulated with Madlib's.
+SAMPLING = ("tem", "tem-hamming", "santext", "custext")
 LABELS = {
     "brr": "BRR",
     "madlib": "Madlib",
@@ -48,6 +62,9 @@ LABELS = {
     "vickrey": "Vickrey",
     "vickrey-hamming": "Vickrey-Hamming (t 0.5)",
     "tem": "TEM",
+    "tem-hamming": "TEM-Hamming",
+    "santext": "SanText",
+    "custext": "CusText (k 20)",
 }
 PEER_NAMES = {
     "mldp": {
@@ -61,6 +78,8 @@ PEER_NAMES = {
         "mahalanobis": "Mahalanobis",
         "vickrey": "VickreyCMP (t 0.5)",
         "tem": "TEM (beta 0.001)",
+        "santext": "SanText",
+        "custext": "CusText (k 20, euclidean)",
     },
 }
 TABLE = "per-word latency, cold start, peak RSS (one word per call, 1 thread)"
@@ -85,7 +104,7 @@ def run(report: Report, *, quick: bool) -> None:
     }
     jobs: list[tuple[str, str, object, dict]] = []
     for mechanism in ("brr", "madlib") if quick else EDGEDP_MECHANISMS:
-        epsilon = hamming_epsilon if mechanism in ("brr", "vickrey-hamming") else EPSILON
+        epsilon = hamming_epsilon if mechanism in HAMMING else EPSILON
         settings = {**base, "mechanism": mechanism, "epsilon": epsilon, "words": words}
         jobs.append(("edgedp", mechanism, None, settings))
     for peer in PEERS:
@@ -142,7 +161,7 @@ def _asset_bytes(pack: edgedp.WordPack, library: str, mechanism: str) -> int:
     files = pack.manifest.data["files"]
     if library == "edgedp":
         parts = ["vocab.txt"]
-        parts += ["codes.npy"] if mechanism in ("brr", "vickrey-hamming") else ["vectors.npy"]
+        parts += ["codes.npy"] if mechanism in HAMMING else ["vectors.npy"]
         parts += ["covariance.npy"] if mechanism == "mahalanobis" else []
         return sum(files[name]["bytes"] for name in parts)
     if "shipped" in mechanism:
@@ -175,7 +194,7 @@ def _rows(report: Report, pack, results: dict, hamming_epsilon: float) -> None:
             version=result.get("version"),
             mechanism=label,
             api_name=name if library != "edgedp" else mechanism,
-            epsilon=hamming_epsilon if mechanism in ("brr", "vickrey-hamming") else EPSILON,
+            epsilon=hamming_epsilon if mechanism in HAMMING else EPSILON,
             words=result["words"],
             us_per_word=per_word * 1e6,
             words_per_s=1 / per_word,
@@ -246,7 +265,7 @@ def _oov_rows(report: Report, results: dict, vocabulary: set[str]) -> None:
     """The outputs of out-of-vocabulary inputs; ``leaked``: the tokens of the input that are not
     vocabulary words (so no mechanism can have sampled them) and appear in the output."""
     for (library, mechanism), result in results.items():
-        if "shipped" in mechanism or mechanism not in ("madlib", "tem"):
+        if "shipped" in mechanism or mechanism not in ("madlib", *SAMPLING):
             continue
         for given, released in result["oov"].items():
             report.add(

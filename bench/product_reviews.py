@@ -46,13 +46,14 @@ from bench.packs import ensure_pack
 from edgedp.evaluation.calibration import privacy_ratio
 from edgedp.evaluation.empirical_privacy import evaluate, sample_channel
 
-MADLIB_EPSILONS = (2.0, 4.0, 6.0, 8.0, 10.0, 13.0, 20.0)
+MADLIB_EPSILONS = (0.5, 1.0, 2.0, 4.0, 6.0, 8.0, 10.0, 13.0, 20.0)
 QUICK_EPSILONS = (5.0, 10.0)
 T_VALUES = (0.25, 0.5, 0.75, 1.0)
 SAMPLES, QUICK_SAMPLES = 100, 10
 SAMPLE_CHECK = (25, 50, 100, 200)
 BUDGETS = (0.02, 0.05, 0.1, 0.2)
 LAM = 0.2
+CUSTEXT_K = 20
 TABLE = "product reviews: empirical privacy and misclassification"
 
 
@@ -105,7 +106,54 @@ def curves(pack: edgedp.WordPack, quick: bool) -> list[Curve]:
                 ),
             )
         )
+    chosen += sampling_curves(pack, to_hamming)
     return chosen
+
+
+def within_set_distance(pack: edgedp.WordPack, k: int) -> float:
+    """Average Euclidean distance between two words of the same CusText output set (public)."""
+    _, members = edgedp.CusText(pack, epsilon=1.0, k=k).output_sets()
+    vectors = np.asarray(pack.vectors, dtype=np.float64)
+    total, pairs = 0.0, 0
+    for row in members:
+        group = vectors[row[row >= 0]]
+        gaps = np.linalg.norm(group[:, None, :] - group[None, :, :], axis=2)
+        total += float(gaps.sum()) / 2
+        pairs += len(group) * (len(group) - 1) // 2
+    return total / pairs
+
+
+def sampling_curves(pack: edgedp.WordPack, to_hamming: float) -> list[Curve]:
+    """TEM (both spaces), SanText, SanText+ and CusText at Madlib's matched bounds.
+
+    TEM and SanText(+) are epsilon * d metric DP: same epsilon as Madlib (TEM-Hamming at the
+    Hamming ratio). CusText is plain epsilon-DP between words of one output set: it runs at
+    Madlib's epsilon times the average distance between two words of a set, i.e. the bound Madlib
+    gives, on average, to exactly the pairs CusText protects.
+    """
+    to_custext = within_set_distance(pack, CUSTEXT_K)
+    return [
+        Curve("TEM", "euclidean", 0.0, lambda e, r: edgedp.TEM(pack, epsilon=e, rng=r)),
+        Curve(
+            "TEM-Hamming",
+            "hamming",
+            0.0,
+            lambda e, r: edgedp.TEM(pack, epsilon=e * to_hamming, space="hamming", rng=r),
+        ),
+        Curve("SanText", "euclidean", 0.0, lambda e, r: edgedp.SanText(pack, epsilon=e, rng=r)),
+        Curve(
+            "SanText+ (p 0.3, w 0.9)",
+            "euclidean",
+            0.0,
+            lambda e, r: edgedp.SanTextPlus(pack, epsilon=e, rng=r),
+        ),
+        Curve(
+            f"CusText (k {CUSTEXT_K})",
+            "euclidean",
+            0.0,
+            lambda e, r: edgedp.CusText(pack, epsilon=e * to_custext, k=CUSTEXT_K, rng=r),
+        ),
+    ]
 
 
 def seeded(seed: int) -> edgedp.RandomSource:

@@ -34,6 +34,7 @@ _EXPORTS = {
     "ADePT": "edgedp.adept.mechanism",
     "AutoencoderPack": "edgedp.adept.pack",
     "BRR": "edgedp.words.brr",
+    "CusText": "edgedp.words.custext",
     "CandidateRelease": "edgedp.documents.deepcandidate",
     "DeepCandidate": "edgedp.documents.deepcandidate",
     "AssetError": "edgedp.errors",
@@ -52,8 +53,11 @@ _EXPORTS = {
     "OOV_MASK": "edgedp.words.mechanism",
     "PrivacyLedger": "edgedp.ledger",
     "RandomSource": "edgedp.randomness",
+    "SanText": "edgedp.words.santext",
+    "SanTextPlus": "edgedp.words.santext",
     "SentenceMechanism": "edgedp.documents.mechanism",
     "SentencePack": "edgedp.documents.pack",
+    "TEM": "edgedp.words.tem",
     "Truncation": "edgedp.documents.truncation",
     "Vickrey": "edgedp.words.vickrey",
     "WordLevelEmbedding": "edgedp.documents.baselines",
@@ -68,11 +72,13 @@ _EXPORTS = {
 __all__ = [
     "BRR",
     "OOV_MASK",
+    "TEM",
     "ADePT",
     "AssetError",
     "AutoencoderPack",
     "BudgetError",
     "CandidateRelease",
+    "CusText",
     "DeepCandidate",
     "EdgedpError",
     "GeneralizedVickrey",
@@ -87,6 +93,8 @@ __all__ = [
     "PrivacyParameterError",
     "RandomSource",
     "RandomnessError",
+    "SanText",
+    "SanTextPlus",
     "SentenceMechanism",
     "SentencePack",
     "Truncation",
@@ -126,10 +134,13 @@ if TYPE_CHECKING:
     from edgedp.packs import list_packs, load_pack
     from edgedp.randomness import RandomSource
     from edgedp.words.brr import BRR
+    from edgedp.words.custext import CusText
     from edgedp.words.madlib import Madlib
     from edgedp.words.mahalanobis import Mahalanobis
     from edgedp.words.mechanism import OOV_MASK, WordMechanism
     from edgedp.words.pack import WordPack
+    from edgedp.words.santext import SanText, SanTextPlus
+    from edgedp.words.tem import TEM
     from edgedp.words.vickrey import GeneralizedVickrey, Vickrey
 
 

@@ -44,13 +44,18 @@ def mechanisms(euclid_pack):
         edgedp.Vickrey(euclid_pack, epsilon=2.0, t=0.5, casing="sentence"),
         edgedp.Vickrey(euclid_pack, epsilon=0.5, t=0.5, space="hamming"),
         edgedp.GeneralizedVickrey(euclid_pack, epsilon=2.0, weights=[1.0, 2.0, 0.5]),
+        edgedp.TEM(euclid_pack, epsilon=2.0),
+        edgedp.TEM(euclid_pack, epsilon=0.5, space="hamming", oov="mask"),
+        edgedp.SanText(euclid_pack, epsilon=2.0, oov="drop"),
+        edgedp.SanTextPlus(euclid_pack, epsilon=2.0, casing="sentence"),
+        edgedp.CusText(euclid_pack, epsilon=2.0, k=5),
     ]
 
 
 @settings(
     max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
-@given(text=MIXED, choice=st.integers(0, 5))
+@given(text=MIXED, choice=st.integers(0, 10))
 def test_every_word_mechanism_keeps_the_invariant(mechanisms, euclid_pack, text, choice):
     words = " ".join(euclid_pack.vocabulary.words[:3])
     output = mechanisms[choice].privatize(f"{text} {words} {text}")

@@ -90,7 +90,12 @@ class Peer:
 
 PEERS = (
     Peer("mldp", "MLDP", "mldp-text", ("madlib", "mahalanobis", "vickrey", "tem")),
-    Peer("pypantera", "pyPANTERA", "pypantera", ("madlib", "mahalanobis", "vickrey", "tem")),
+    Peer(
+        "pypantera",
+        "pyPANTERA",
+        "pypantera",
+        ("madlib", "mahalanobis", "vickrey", "tem", "santext", "custext"),
+    ),
 )
 
 

@@ -1,9 +1,10 @@
 """Drive edgedp the way the peer drivers drive their libraries: one word per call, same protocol.
 
 Mechanisms: ``brr``, ``madlib``, ``mahalanobis`` (lam), ``vickrey`` (t, Euclidean),
-``vickrey-hamming`` (t). ``privatize(word)`` is the string API (tokenizing, vocabulary lookup, OOV
-policy, reassembly), the counterpart of the peers' ``replace_word``; the result also carries the
-per-word time of one vectorized ``privatize_ids`` call over the same words (edgedp's batch path).
+``vickrey-hamming`` (t), ``tem`` and ``tem-hamming`` (beta 0.001), ``santext``, ``custext`` (k).
+``privatize(word)`` is the string API (tokenizing, vocabulary lookup, OOV policy, reassembly), the
+counterpart of the peers' ``replace_word``; the result also carries the per-word time of one
+vectorized ``privatize_ids`` call over the same words (edgedp's batch path).
 """
 
 from __future__ import annotations
@@ -34,6 +35,10 @@ def main() -> None:
         "vickrey-hamming": lambda: edgedp.Vickrey(
             pack, epsilon=epsilon, t=settings.get("t", 0.5), space="hamming"
         ),
+        "tem": lambda: edgedp.TEM(pack, epsilon=epsilon),
+        "tem-hamming": lambda: edgedp.TEM(pack, epsilon=epsilon, space="hamming"),
+        "santext": lambda: edgedp.SanText(pack, epsilon=epsilon),
+        "custext": lambda: edgedp.CusText(pack, epsilon=epsilon, k=settings.get("k", 20)),
     }
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", edgedp.NotPrivateWarning)

@@ -1,7 +1,8 @@
 """Drive pyPANTERA (``pypantera``) through its public API, inside its own environment.
 
 pyPANTERA installs its code as a top-level package named ``src``. Mechanisms: ``madlib`` = CMP,
-``mahalanobis`` = Mahalanobis (lam 0.2), ``vickrey`` = VickreyCMP (t), ``tem`` = TEM (beta 0.001).
+``mahalanobis`` = Mahalanobis (lam 0.2), ``vickrey`` = VickreyCMP (t), ``tem`` = TEM (beta 0.001),
+``santext`` = SanText, ``custext`` = CusText (k, Euclidean).
 It reads vectors only from a GloVe text file (``embPath``), so the pack's vocabulary and vectors are
 written to one first (not timed, and not counted in its cold start; its parsing is ``load_s``, done
 in a multiprocessing pool whose workers' memory is not in this process's peak RSS). Each word is one
@@ -40,6 +41,8 @@ def main() -> None:
         from src.EmbeddingPerturbationMechanism.cmp import CMP
         from src.EmbeddingPerturbationMechanism.mahalanobis import Mahalanobis
         from src.EmbeddingPerturbationMechanism.vickrey import VickreyCMP
+        from src.SamplingPerturbationMechanism.custext import CusText
+        from src.SamplingPerturbationMechanism.santext import SanText
         from src.SamplingPerturbationMechanism.tem import TEM
 
         stopwatch.lap("import_s")
@@ -49,6 +52,10 @@ def main() -> None:
             "mahalanobis": lambda: Mahalanobis({**options, "lam": settings.get("lam", 0.2)}),
             "vickrey": lambda: VickreyCMP({**options, "t": settings.get("t", 0.5)}),
             "tem": lambda: TEM({**options, "beta": 0.001}),
+            "santext": lambda: SanText(options),
+            "custext": lambda: CusText(
+                {**options, "k": settings.get("k", 20), "distance": "euclidean"}
+            ),
         }
         mechanism = build[settings["mechanism"]]()
         stopwatch.times["load_s"] = 0.0  # loading happens inside the constructor

@@ -44,7 +44,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--lam", type=float, help="mahalanobis: regularization lambda in [0, 1]")
     parser.add_argument("--t", type=float, help="vickrey: tuning parameter t in [0, 1]")
     parser.add_argument("--weights", help="generalized-vickrey: t_1,...,t_k (comma-separated)")
-    parser.add_argument("--space", choices=SPACES, help="vickrey mechanisms: euclidean or hamming")
+    parser.add_argument(
+        "--space", choices=SPACES, help="vickrey mechanisms, tem, custext: euclidean or hamming"
+    )
+    parser.add_argument(
+        "--gamma", type=float, help="tem: distance threshold (default: the paper's beta recipe)"
+    )
+    parser.add_argument(
+        "--beta", type=float, help="tem without --gamma: Pr[output beyond gamma] (default 0.001)"
+    )
+    parser.add_argument("--k", "--top-k", dest="k", type=int, help="custext: output-set size")
+    parser.add_argument(
+        "--p", type=float, help="santext-plus: probability a non-sensitive word is resampled"
+    )
+    parser.add_argument(
+        "--sensitive-fraction",
+        type=float,
+        help="santext-plus: share of the rarest vocabulary words treated as sensitive",
+    )
     parser.add_argument("--pack", help="pack directory or bundled pack name (default: bundled)")
     parser.add_argument(
         "--oov",
@@ -190,18 +207,23 @@ MECHANISM_OPTIONS = {
     "mahalanobis": ("lam",),
     "vickrey": ("t", "space"),
     "generalized-vickrey": ("weights", "space"),
+    "tem": ("gamma", "beta", "space"),
+    "santext-plus": ("p", "sensitive_fraction"),
+    "custext": ("k", "space"),
 }
+_OPTION_NAMES = ("lam", "t", "weights", "space", "gamma", "beta", "k", "p", "sensitive_fraction")
 
 
 def _mechanism_options(args: argparse.Namespace) -> dict[str, object]:
     allowed = MECHANISM_OPTIONS.get(args.mechanism, ())
     options: dict[str, object] = {}
-    for name in ("lam", "t", "weights", "space"):
+    for name in _OPTION_NAMES:
         value = getattr(args, name)
         if value is None:
             continue
         if name not in allowed:
-            raise InputError(f"--{name} does not apply to --mechanism {args.mechanism}")
+            flag = name.replace("_", "-")
+            raise InputError(f"--{flag} does not apply to --mechanism {args.mechanism}")
         options[name] = _parse_weights(value) if name == "weights" else value
     if args.mechanism == "generalized-vickrey" and "weights" not in options:
         raise InputError("--mechanism generalized-vickrey needs --weights t1,...,tk")

@@ -26,13 +26,18 @@ from edgedp.validation import check_choice, check_epsilon, check_unit_interval
 from edgedp.words.euclidean import regularized_covariance, symmetric_square_root
 from edgedp.words.pack import WordPack
 
-#: The metric of each word mechanism's guarantee (Vickrey: per its ``space``).
+#: The metric of each word mechanism's guarantee (Vickrey, TEM: per their ``space``; SanText+: its
+#: metric among sensitive words). CusText is plain epsilon-DP within output sets: no metric, no ratio.
 METRICS = {
     "brr": "hamming",
     "vickrey-hamming": "hamming",
     "madlib": "euclidean",
     "vickrey": "euclidean",
     "mahalanobis": "mahalanobis",
+    "tem": "euclidean",
+    "tem-hamming": "hamming",
+    "santext": "euclidean",
+    "santext-plus": "euclidean",
     "hamming": "hamming",
     "euclidean": "euclidean",
 }

@@ -79,6 +79,7 @@ class HammingIndex:
         self.index_type = index_type
         self.search_parameter = search_parameter
         self._approximate = None
+        self._flat: faiss.IndexBinaryFlat | None = None  # built on the first range search
         if index_type != "flat":
             self._approximate = _open_index(
                 index_file, index_data, index_type, codes.shape[0], self.bits
@@ -97,6 +98,20 @@ class HammingIndex:
 
     def __len__(self) -> int:
         return int(self.codes.shape[0])
+
+    def range_search(self, queries: np.ndarray, radius: int) -> tuple[np.ndarray, np.ndarray]:
+        """Exact CSR ``(lims, ids)``: row i's ids ``ids[lims[i]:lims[i + 1]]`` are every code at
+        Hamming distance <= ``radius`` (a flat scan of all codes, whatever index the pack has)."""
+        queries = np.ascontiguousarray(queries, dtype=np.uint8)
+        if queries.ndim != 2 or queries.shape[1] * 8 != self.bits:
+            raise InputError(f"queries must have shape (n, {self.bits // 8}), got {queries.shape}")
+        if self._flat is None:
+            flat = faiss.IndexBinaryFlat(self.bits)
+            flat.add(np.ascontiguousarray(self.codes))
+            self._flat = flat
+        # FAISS keeps distances strictly below its radius
+        lims, _, ids = self._flat.range_search(queries, int(radius) + 1)
+        return lims.astype(np.int64), ids.astype(np.int64)
 
     def search(
         self, queries: np.ndarray, k: int = 1, *, exact: bool = False

@@ -1,0 +1,207 @@
+"""SanText and SanText+ (Yue, Du, Wang, Li, Sun, Chow, Findings of ACL 2021): sample a whole word.
+
+**SanText.** For input x, output y of the vocabulary V with probability
+Pr[y | x] = exp(-epsilon d(x, y) / 2) / sum_{y'} exp(-epsilon d(x, y') / 2), d the Euclidean
+distance between the words' vectors: the exponential mechanism with utility -d(x, y).
+
+*Guarantee: epsilon * d_2 metric (local) DP.* For words x, x' and any y, the numerators differ by
+at most e^(epsilon d(x, x') / 2) (triangle inequality: |d(x, y) - d(x', y)| <= d(x, x')), and so does
+every term of the normaliser, so Pr[y | x] <= e^(epsilon d(x, x')) Pr[y | x']. This needs d to be a
+metric and nothing more: **no bounded metric is needed for the metric-DP statement**. A bound is
+needed only to turn it into plain LDP: with D = the largest distance between two vocabulary words
+(``pack.calibration["euclidean"]["maximum"]``), SanText is epsilon * D-LDP (the paper's remark).
+
+**SanText+.** Words are split by *public* frequency: the ``sensitive_fraction`` w of least frequent
+vocabulary words are sensitive (V_S), the rest non-sensitive (V_N). Packs list their vocabulary in
+frequency order, so the rank is the public frequency proxy: |V_S| = ceil(w |V|) (rounded toward
+*more* sensitive words), V_S = the last |V_S| ids, V_N = the ids before them. Then
+
+* a sensitive x is always sampled, and the output is restricted to V_S:
+  Pr[y | x] = exp(-epsilon d(x, y) / 2) / sum_{y' in V_S} exp(-epsilon d(x, y') / 2), y in V_S;
+* a non-sensitive x is sampled in the same way with probability ``p`` and kept with probability
+  1 - p (the paper's p: the probability that a non-sensitive word is sanitized; its default 0.3,
+  w 0.9).
+
+*Guarantee, as the paper states it (utility-optimised metric LDP, UMLDP).* (i) Between two
+sensitive words: epsilon * d_2 metric DP, exactly as SanText (the normaliser runs over V_S for both).
+(ii) For any two words x, x' and an output y in V_S: Pr[y | x] <= e^(epsilon d(x, x') + ln(1/p))
+Pr[y | x'] (the factor 1/p appears when x' is non-sensitive and x sensitive). (iii) An output in V_N
+can only come from that very word, kept: it reveals that the input was that non-sensitive word. So
+SanText+ protects the sensitive words among themselves; the frequent (public, non-sensitive) words
+are released verbatim with probability 1 - p by design. :meth:`SanTextPlus.guarantee` states (i),
+the relation the ledger may rely on. The copy is never of an out-of-vocabulary token: those follow
+the ``oov`` policy of every word mechanism (:mod:`edgedp.words.mechanism`) and are never kept.
+
+**Cost.** Every draw scores the whole vocabulary (V_S for SanText+): distances in float64 from a
+float64 copy of the vectors (:class:`~edgedp.words.sampling.VectorDistances`), computed for blocks of
+inputs by one matrix product, at most :data:`~edgedp.words.sampling.BLOCK_ELEMENTS` values per
+block, and one exact draw per row (:meth:`edgedp.randomness.RandomSource.choice_from_log_weights`).
+O(|V| d) per word, no Python loop over the vocabulary.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+
+import numpy as np
+
+from edgedp.errors import PrivacyParameterError
+from edgedp.guarantee import Guarantee
+from edgedp.identifiers import DEFAULT_PROTECT
+from edgedp.native import Lazy
+from edgedp.randomness import RandomSource
+from edgedp.validation import check_unit_interval
+from edgedp.words.mechanism import WordMechanism
+from edgedp.words.pack import WordPack
+from edgedp.words.sampling import VectorDistances, rows_per_block
+
+#: The paper's SanText+ defaults (its released code's --p and --sensitive_word_percentage).
+DEFAULT_P = 0.3
+DEFAULT_SENSITIVE_FRACTION = 0.9
+_TWO_POW_64 = 2**64
+
+
+class SanText(WordMechanism):
+    """SanText: Pr[y | x] proportional to exp(-epsilon * ||phi(x) - phi(y)||_2 / 2) over the vocabulary.
+
+    **Guarantee.** epsilon * d_2 metric DP for any two vocabulary words (no bounded metric needed;
+    epsilon * D plain LDP with D the vocabulary's diameter). See the module docstring. Needs a pack
+    with float vectors.
+    """
+
+    name = "santext"
+
+    def __init__(
+        self,
+        pack: WordPack,
+        *,
+        epsilon: float,
+        rng: RandomSource | int | None = None,
+        oov: str = "sample",
+        casing: str = "lower",
+        protect: Iterable[str] | None = DEFAULT_PROTECT,
+    ) -> None:
+        super().__init__(pack, epsilon=epsilon, rng=rng, oov=oov, casing=casing, protect=protect)
+        vectors = pack.require_vectors(type(self).__name__)
+        self._distances: Lazy[VectorDistances] = Lazy(lambda: VectorDistances(vectors))
+
+    @property
+    def metric(self) -> str:
+        return "euclidean"
+
+    def guarantee(self) -> Guarantee:
+        """epsilon * d_2 metric DP per word, between any two vocabulary words."""
+        return Guarantee(
+            protects="which vocabulary word was written at each word slot",
+            relation="any two vocabulary words (epsilon * their Euclidean distance)",
+            unit="word",
+            epsilon=self.epsilon,
+            metric="euclidean",
+        )
+
+    def output_ids(self) -> np.ndarray | None:
+        """The ids an output is sampled from (``None``: the whole vocabulary)."""
+        return None
+
+    def sample(self, word_ids: np.ndarray) -> np.ndarray:
+        """One exponential-mechanism draw per input over :meth:`output_ids`, in blocks."""
+        table = self._distances.get()
+        outputs = self.output_ids()
+        width = len(table) if outputs is None else len(outputs)
+        step = rows_per_block(width)
+        released = np.empty(len(word_ids), dtype=np.int64)
+        for start in range(0, len(word_ids), step):
+            block = word_ids[start : start + step]
+            distances = table.to_all(block)
+            if outputs is not None:
+                distances = distances[:, outputs]
+            distances *= -0.5 * self.epsilon
+            chosen = self.rng.choice_from_log_weights(distances)
+            released[start : start + len(block)] = chosen if outputs is None else outputs[chosen]
+        return released
+
+    def _release(self, word_ids: np.ndarray) -> np.ndarray:
+        return self.sample(word_ids)
+
+
+class SanTextPlus(SanText):
+    """SanText+: sensitive words (the rarest ``sensitive_fraction`` of the public vocabulary) are
+    always resampled within the sensitive words; the others are resampled with probability ``p``
+    and otherwise kept.
+
+    **Guarantee.** epsilon * d_2 metric DP between any two *sensitive* words; for any two words and
+    a sensitive output, the bound is e^(epsilon d + ln(1/p)); a non-sensitive output reveals the
+    (public, frequent) input word it keeps. See the module docstring (the paper's UMLDP).
+
+    Parameters: ``p`` in [0, 1] (probability that a non-sensitive word is resampled; default 0.3);
+    ``sensitive_fraction`` in (0, 1] (default 0.9). The realised keep probability rounds toward
+    resampling (a 64-bit threshold rounded up).
+    """
+
+    name = "santext-plus"
+
+    def __init__(
+        self,
+        pack: WordPack,
+        *,
+        epsilon: float,
+        p: float = DEFAULT_P,
+        sensitive_fraction: float = DEFAULT_SENSITIVE_FRACTION,
+        rng: RandomSource | int | None = None,
+        oov: str = "sample",
+        casing: str = "lower",
+        protect: Iterable[str] | None = DEFAULT_PROTECT,
+    ) -> None:
+        super().__init__(pack, epsilon=epsilon, rng=rng, oov=oov, casing=casing, protect=protect)
+        self.p = check_unit_interval(p, "p")
+        self.sensitive_fraction = check_unit_interval(sensitive_fraction, "sensitive_fraction")
+        size = len(pack.vocabulary)
+        sensitive = math.ceil(self.sensitive_fraction * size)
+        if sensitive < 1:
+            raise PrivacyParameterError(
+                "sensitive_fraction must leave at least one sensitive word to sample from, "
+                f"got {sensitive_fraction!r} of {size} words"
+            )
+        #: Ids below this are non-sensitive (the most frequent words of the public vocabulary).
+        self.first_sensitive = size - sensitive
+        self._sensitive_ids = np.arange(self.first_sensitive, size, dtype=np.int64)
+        self._resample_threshold = min(math.ceil(self.p * _TWO_POW_64), _TWO_POW_64)
+
+    def parameters(self) -> dict[str, object]:
+        return {
+            **super().parameters(),
+            "p": self.p,
+            "sensitive_fraction": self.sensitive_fraction,
+        }
+
+    def guarantee(self) -> Guarantee:
+        """epsilon * d_2 metric DP between sensitive words (the paper's UMLDP, part (i))."""
+        return Guarantee(
+            protects=(
+                "which sensitive word (one of the rarest "
+                f"{self.sensitive_fraction:.0%} of the public vocabulary) was written at each slot; "
+                f"a frequent, non-sensitive word is kept verbatim with probability {1 - self.p:g}"
+            ),
+            relation=(
+                "any two sensitive vocabulary words (epsilon * their Euclidean distance; "
+                "+ ln(1/p) against a non-sensitive word for sensitive outputs)"
+            ),
+            unit="word",
+            epsilon=self.epsilon,
+            metric="euclidean",
+        )
+
+    def output_ids(self) -> np.ndarray:
+        return self._sensitive_ids
+
+    def _release(self, word_ids: np.ndarray) -> np.ndarray:
+        resample = word_ids >= self.first_sensitive
+        frequent = np.flatnonzero(~resample)
+        if frequent.size:
+            resample[frequent] = self.rng.bernoulli(self._resample_threshold, frequent.size)
+        released = word_ids.copy()  # kept: non-sensitive vocabulary ids only
+        chosen = np.flatnonzero(resample)
+        if chosen.size:
+            released[chosen] = self.sample(word_ids[chosen])
+        return released

@@ -1,0 +1,67 @@
+"""Shared by the sampling mechanisms' tests (TEM, SanText, CusText): packs, chi-square, no-copy."""
+
+from __future__ import annotations
+
+import string
+from pathlib import Path
+
+import numpy as np
+from edgedp_export.cli import main as export_main
+from helpers import tokens_of, write_vector_file
+from hypothesis import strategies as st
+from scipy import stats
+
+import edgedp
+from edgedp.text import PASS_THROUGH_PUNCTUATION
+
+#: Random names, digit strings and junk: never in any vocabulary, never in any output.
+SECRETS = st.text(alphabet=string.ascii_letters + string.digits, min_size=6, max_size=12).map(
+    lambda s: "Qx" + s
+)
+
+
+def word_names(count: int) -> list[str]:
+    return [f"w{chr(97 + i // 26 % 26)}{chr(97 + i % 26)}{'z' * (i // 676)}" for i in range(count)]
+
+
+def vector_pack(directory: Path, vectors: np.ndarray, *, bits: int = 8) -> edgedp.WordPack:
+    """A pack of exactly these float32 vectors, in this order (ids = rows), built by the exporter."""
+    vectors = np.asarray(vectors, dtype=np.float32).reshape(len(vectors), -1)
+    words = word_names(len(vectors))
+    source = write_vector_file(directory / "vectors.txt", words, vectors)
+    command = ["words", "--source-file", str(source), "--words", str(len(words))]
+    command += ["--bits", str(bits), "--vectors", "float32", "--out", str(directory / "pack")]
+    assert export_main(command) == 0
+    pack = edgedp.load_pack(directory / "pack")
+    assert list(pack.vocabulary.words) == words
+    return pack
+
+
+def chi_square_pvalue(outputs: np.ndarray, probabilities: np.ndarray) -> float:
+    """Goodness of fit of sampled ids to exact probabilities (bins with expectation < 5 pooled).
+
+    Outputs with exact probability 0 must never occur: any such sample fails the test outright.
+    """
+    probabilities = np.asarray(probabilities, dtype=np.float64)
+    counts = np.bincount(outputs, minlength=len(probabilities)).astype(np.float64)
+    if counts[probabilities == 0].sum() > 0:
+        return 0.0
+    expected = probabilities * len(outputs)
+    small = expected < 5
+    observed = np.append(counts[~small], counts[small].sum())
+    wanted = np.append(expected[~small], expected[small].sum())
+    keep = wanted > 0
+    if keep.sum() < 2:  # one possible output, and no sample outside it
+        return 1.0
+    return float(stats.chisquare(observed[keep], wanted[keep] * observed.sum() / wanted.sum())[1])
+
+
+def metric_violations(channel: np.ndarray, bound: np.ndarray) -> int:
+    """Number of (x, x', y) with channel[x, y] > e^bound[x, x'] channel[x', y] (float slack 1e-9)."""
+    ratio_limit = np.exp(bound)[:, :, None] * channel[None, :, :] * (1 + 1e-9)
+    return int((channel[:, None, :] > ratio_limit).sum())
+
+
+def assert_only_public_tokens(output: str, vocabulary) -> None:
+    for token in tokens_of(output.replace(edgedp.OOV_MASK, " ")):
+        assert token in PASS_THROUGH_PUNCTUATION or token in vocabulary, f"{token!r} leaked"
