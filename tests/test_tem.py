@@ -313,7 +313,8 @@ def test_guarantee_and_registry(trap_pack, code_pack):
     assert (euclidean.metric, euclidean.epsilon, euclidean.unit) == ("euclidean", 2.0, "word")
     assert (hamming.metric, hamming.metric_unit) == ("hamming", "bit")
     assert METRICS["tem"] == "euclidean" and METRICS["tem-hamming"] == "hamming"
-    assert TEM(trap_pack, epsilon=2.0, rng=1).privacy_cost(["a b, c"]) == (6.0, 0.0)
+    cost = TEM(trap_pack, epsilon=2.0, rng=1).privacy_cost(["a b, c"])
+    assert (cost.count, cost.epsilon, cost.delta) == (3, 6.0, 0.0)
 
 
 @pytest.mark.parametrize(
