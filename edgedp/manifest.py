@@ -141,7 +141,10 @@ class Manifest:
 
     def section(self, key: str) -> Mapping[str, Any]:
         """A required sub-object of the manifest (e.g. ``"codes"``)."""
-        return _require(self.data, key, Mapping, f"pack {self.directory} manifest")
+        section: Mapping[str, Any] = _require(
+            self.data, key, Mapping, f"pack {self.directory} manifest"
+        )
+        return section
 
     def field(self, section: str, key: str, kind: type | tuple[type, ...]) -> Any:
         """A required, typed field of a section."""

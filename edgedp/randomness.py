@@ -280,7 +280,8 @@ class RandomSource:
         """Gamma(shape, scale=1) samples for an integer ``shape``: sums of ``shape`` exponentials."""
         if shape < 1:
             raise InputError(f"Gamma shape must be a positive integer, got {shape}")
-        return self.exponential((size, shape)).sum(axis=1)
+        sums: np.ndarray = self.exponential((size, shape)).sum(axis=1)
+        return sums
 
     def standard_normal(self, size: int | tuple[int, ...]) -> np.ndarray:
         """Standard normal samples by the Box-Muller transform on :meth:`exponential`.
@@ -303,13 +304,15 @@ class RandomSource:
         """
         magnitude = self.exponential(size)
         sign = np.where(self.bernoulli(2**63, size), 1.0, -1.0)
-        return sign * magnitude
+        signed: np.ndarray = sign * magnitude
+        return signed
 
     def unit_vectors(self, count: int, dims: int) -> np.ndarray:
         """``count`` directions uniform on the unit sphere in ``dims`` dimensions."""
         normals = self.standard_normal((count, dims))
         norms = np.linalg.norm(normals, axis=1, keepdims=True)
-        return normals / norms
+        directions: np.ndarray = normals / norms
+        return directions
 
     def choice_from_log_weights(self, log_weights: np.ndarray) -> np.ndarray:
         """One index per row of a 2-D array, drawn with probability proportional to exp(weight).
@@ -464,4 +467,4 @@ def resolve_rng(rng: RandomSource | int | None) -> RandomSource:
             "edgedp does not take numpy generators: pass rng=None (private, OS entropy) or an "
             "integer seed (tests only)"
         )
-    return RandomSource.seeded(rng)  # type: ignore[arg-type]
+    return RandomSource.seeded(rng)

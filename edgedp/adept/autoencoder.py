@@ -144,7 +144,9 @@ class SentenceAutoencoder:
         )
         session = self._decoder_step.get()
 
-        def step(tokens: np.ndarray, states: np.ndarray, rows: np.ndarray):
+        def step(
+            tokens: np.ndarray, states: np.ndarray, rows: np.ndarray
+        ) -> tuple[np.ndarray, np.ndarray]:
             log_probs, next_state = session.run(
                 None, {"token": tokens, "state": states, "latent": rows}
             )

@@ -67,7 +67,7 @@ def clip_to_l2_ball(latents: np.ndarray, radius: float) -> np.ndarray:
     rows = np.asarray(latents, dtype=np.float64)
     if rows.ndim != 2:
         raise InputError(f"latents must be 2-D, got shape {rows.shape}")
-    finite = np.isfinite(rows).all(axis=1)
+    finite = np.asarray(np.isfinite(rows).all(axis=1))
     rows = np.where(finite[:, None], rows, 0.0)
     # Norms via rows divided by their largest magnitude, so huge rows cannot overflow.
     peaks = np.abs(rows).max(axis=1, initial=0.0)

@@ -121,7 +121,7 @@ class AutoencoderPack:
 
 
 def _positive_int(manifest: Manifest, key: str) -> int:
-    value = manifest.field("model", key, int)
+    value: int = manifest.field("model", key, int)
     if value < 1:
         raise AssetError(f"pack {manifest.directory}: model.{key} must be >= 1, got {value}")
     return value

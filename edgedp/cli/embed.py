@@ -120,7 +120,8 @@ def _jsonl_document(line: str, where: str) -> Document:
     except json.JSONDecodeError as error:
         raise InputError(f"{where}: not JSON ({error.msg})") from None
     if isinstance(record, dict) and isinstance(record.get("text"), str):
-        return record["text"]
+        text: str = record["text"]
+        return text
     sentences = record.get("sentences") if isinstance(record, dict) else None
     if isinstance(sentences, list) and all(isinstance(item, str) for item in sentences):
         return sentences
@@ -129,7 +130,8 @@ def _jsonl_document(line: str, where: str) -> Document:
 
 def documents(files: list[str], input_format: str, encoding: str) -> Iterator[Document]:
     """The documents of the inputs, in order, read in bounded pieces."""
-    for path in files or [None]:
+    paths: list[str | None] = [*files] or [None]
+    for path in paths:
         if input_format == "text":
             yield read_document(path, encoding)
             continue

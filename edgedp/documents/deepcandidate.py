@@ -28,7 +28,8 @@ def selection_probabilities(depths: np.ndarray, epsilon: float) -> np.ndarray:
     coefficient = exponential_mechanism_coefficient(epsilon, sensitivity=DEPTH_SENSITIVITY)
     scores = coefficient * np.asarray(depths, dtype=np.float64)
     weights = np.exp(scores - scores.max())
-    return weights / weights.sum()
+    probabilities: np.ndarray = weights / weights.sum()
+    return probabilities
 
 
 @dataclass(frozen=True, slots=True)

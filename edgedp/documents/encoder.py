@@ -38,7 +38,8 @@ def mean_pool_normalize(token_embeddings: np.ndarray, attention_mask: np.ndarray
     summed = (token_embeddings * mask).sum(axis=1)
     means = summed / np.maximum(mask.sum(axis=1), _MASK_EPSILON)
     norms = np.linalg.norm(means, axis=1, keepdims=True)
-    return (means / np.maximum(norms, _NORM_EPSILON)).astype(np.float32)
+    normalized: np.ndarray = (means / np.maximum(norms, _NORM_EPSILON)).astype(np.float32)
+    return normalized
 
 
 class SentenceEncoder:

@@ -85,8 +85,10 @@ class Truncation(SentenceMechanism):
         """NOT PRIVATE: the mean of the clipped sentence embeddings (before noise), float64."""
         (array,) = self._checked([embeddings])
         if array.shape[0] == 0:
-            return (self.low + self.high) / 2
-        return np.clip(array.astype(np.float64), self.low, self.high).mean(axis=0)
+            centre: np.ndarray = (self.low + self.high) / 2
+            return centre
+        mean: np.ndarray = np.clip(array.astype(np.float64), self.low, self.high).mean(axis=0)
+        return mean
 
     def _release(self, embeddings: list[np.ndarray]) -> np.ndarray:
         out = np.empty((len(embeddings), self.pack.dims), dtype=np.float32)

@@ -32,13 +32,17 @@ def regularized_covariance(covariance: np.ndarray, lam: float) -> np.ndarray:
     same). lambda = 0 gives Madlib's isotropic noise.
     """
     dims = covariance.shape[0]
-    return lam * covariance / (np.trace(covariance) / dims) + (1.0 - lam) * np.eye(dims)
+    regularized: np.ndarray = lam * covariance / (np.trace(covariance) / dims) + (
+        1.0 - lam
+    ) * np.eye(dims)
+    return regularized
 
 
 def symmetric_square_root(matrix: np.ndarray) -> np.ndarray:
     """The symmetric positive square root of a symmetric positive-definite matrix (eigh)."""
     values, vectors = np.linalg.eigh(matrix)
-    return (vectors * np.sqrt(np.clip(values, 0.0, None))) @ vectors.T
+    root: np.ndarray = (vectors * np.sqrt(np.clip(values, 0.0, None))) @ vectors.T
+    return root
 
 
 class EuclideanIndex:

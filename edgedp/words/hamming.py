@@ -53,7 +53,8 @@ def randomized_response(codes: np.ndarray, epsilon: float, rng: RandomSource) ->
         raise InputError(
             "codes must be a 2-D uint8 numpy array of packed bits, shape (n, bits / 8)"
         )
-    return codes ^ flip_mask(codes.shape[0], codes.shape[1] * 8, epsilon, rng)
+    flipped: np.ndarray = codes ^ flip_mask(codes.shape[0], codes.shape[1] * 8, epsilon, rng)
+    return flipped
 
 
 class HammingIndex:
@@ -86,9 +87,9 @@ class HammingIndex:
             )
             if search_parameter is None or search_parameter < 1:
                 raise AssetError(f"{index_type} index needs a positive search parameter")
-            if index_type == "hnsw":
+            if isinstance(self._approximate, faiss.IndexBinaryHNSW):
                 self._approximate.hnsw.efSearch = search_parameter
-            else:
+            elif isinstance(self._approximate, faiss.IndexBinaryIVF):
                 self._approximate.nprobe = search_parameter
 
     @property
@@ -160,7 +161,12 @@ def _open_index(
         raise AssetError(
             f"{name} indexes {index.ntotal} codes of {index.d} bits, the pack has {count} of {bits}"
         )
-    problem = _hnsw_problem(index) if index_type == "hnsw" else _ivf_problem(index)
+    if isinstance(index, faiss.IndexBinaryHNSW):
+        problem = _hnsw_problem(index)
+    elif isinstance(index, faiss.IndexBinaryIVF):
+        problem = _ivf_problem(index)
+    else:  # unreachable: the class was checked above
+        problem = f"unsupported index class {type(index).__name__}"
     if problem is not None:
         raise AssetError(f"{name}: {problem}")
     return index

@@ -71,11 +71,14 @@ def choose_by_weights(
     """Per row, ids[:, r] with probability proportional to exp(-weights[r] * distances[:, r])."""
     log_weights = -np.asarray(weights, dtype=np.float64)[None, :] * distances
     chosen = rng.choice_from_log_weights(log_weights)
-    return ids[np.arange(len(ids)), chosen].astype(np.int64)
+    picked: np.ndarray = ids[np.arange(len(ids)), chosen].astype(np.int64)
+    return picked
 
 
 class _NeighbourSelection(WordMechanism):
     """Perturb in Euclidean or Hamming space, then pick among the nearest words of the result."""
+
+    space: Space
 
     def __init__(
         self,
