@@ -2,8 +2,9 @@
 
 Every corpus here comes from a package of the Debian archive (``apt-get download`` + ``dpkg-deb
 -x`` into a cache directory; no other network access) or from the archive's own package index
-(``apt-cache dumpavail``), and carries its licence. None is research-only, so all may go into a
-pack that ships by default (a pack ships embeddings and document ids, never text):
+(``apt-get update`` into a private lists folder), and carries its licence. None is research-only,
+so all may go into a pack that ships by default (a pack ships embeddings and document ids, never
+text):
 
 ========== =============================== ========================= ================== =========
 name       what                            Debian package            licence            label
@@ -307,14 +308,35 @@ def _stanzas(text: str) -> Iterable[dict[str, str]]:
             yield fields
 
 
-def _translations() -> str:
-    lists = Path("/var/lib/apt/lists")
-    files = sorted(lists.glob("*_main_i18n_Translation-en*")) if lists.is_dir() else []
-    if not files:
-        raise InputError(
-            "no English package descriptions: run apt-get update -o Acquire::Languages=en"
+def archive_index(cache: Path = CACHE) -> tuple[str, str]:
+    """The Debian archive's package index and English descriptions, in a private apt lists folder.
+
+    ``apt-get update`` with its own ``Dir::State::Lists`` (under ``cache``) and English
+    descriptions enabled: the system's apt state is neither read nor changed. Run as root (or
+    where apt may write the folder). Returns (Packages text, Translation-en text) of ``main``.
+    """
+    lists = cache / "debian" / "lists"
+    (lists / "partial").mkdir(parents=True, exist_ok=True)
+    if not list(lists.glob("*_main_i18n_Translation-en*")):
+        _run(
+            [
+                "apt-get",
+                "update",
+                "-qq",
+                f"-o=Dir::State::Lists={lists}",
+                "-o=Acquire::Languages=en",
+            ]
         )
-    return "\n\n".join(_run(["/usr/lib/apt/apt-helper", "cat-file", str(path)]) for path in files)
+
+    def read(pattern: str) -> str:
+        files = sorted(lists.glob(pattern))
+        if not files:
+            raise InputError(f"apt-get update fetched no {pattern} into {lists}")
+        return "\n\n".join(
+            _run(["/usr/lib/apt/apt-helper", "cat-file", str(path)]) for path in files
+        )
+
+    return read("*_main_binary-*_Packages*"), read("*_main_i18n_Translation-en*")
 
 
 def debian_descriptions(
@@ -325,13 +347,13 @@ def debian_descriptions(
 ) -> PublicCorpus:
     """Long descriptions of Debian packages in ``sections``; label: the archive section.
 
-    Sections come from the package index (``apt-cache dumpavail``), long descriptions from the
-    archive's English translation index (``apt-get update -o Acquire::Languages=en`` fetches it).
+    Sections come from the package index, long descriptions from the archive's English
+    translation index (:func:`archive_index` fetches both into a private folder).
     A description shared by several packages is kept once. ``index`` and ``translations`` are the
     two texts (tests).
     """
-    index = _run(["apt-cache", "dumpavail"]) if index is None else index
-    translations = _translations() if translations is None else translations
+    if index is None or translations is None:
+        index, translations = archive_index()
     section_of = {
         fields["Package"]: fields.get("Section", "").split("/")[-1]
         for fields in _stanzas(index)
@@ -360,7 +382,7 @@ def debian_descriptions(
         "each package's description is part of the package, under its DFSG-free licence",
         "The Debian project and package maintainers",
         len(documents),
-        package="Debian archive index (Packages and Translation-en)",
+        package="Debian archive index, main (Packages and Translation-en)",
     )
     return PublicCorpus(tuple(documents), provenance | {"sha256": _digest(documents)}, 10, 20)
 
