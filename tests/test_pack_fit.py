@@ -73,13 +73,12 @@ def test_a_recoder_that_collapses_the_domain_is_reported():
     rng = np.random.default_rng(2)
     centres = 3 * unit_rows(rng, 4, DIMS)
     documents, labels = _clustered(rng, centres, 12, 10, 0.5)
-    collapse = rng.standard_normal((DIMS, DIMS))
-    collapse[:, :] = collapse[:, :1]  # every output a multiple of one direction + noise
-    recoded = [d @ collapse + 0.01 * rng.standard_normal(d.shape) for d in documents]
+    # H maps every sentence near one point: what distinguishes the documents is gone.
+    recoded = [np.ones_like(d) + 0.3 * rng.standard_normal(d.shape) for d in documents]
     kept = neighbours_kept(
         np.stack([d.mean(0) for d in documents]), np.stack([r.mean(0) for r in recoded])
     )
-    assert kept is not None and kept < 0.5
+    assert kept is not None and kept < 0.3
     signal = label_signal_kept(
         np.stack([d.mean(0) for d in documents]), np.stack([r.mean(0) for r in recoded]), labels
     )
