@@ -57,7 +57,8 @@ PCA_COMPONENTS = 64
 VALIDATION_SAMPLE = 200
 #: Recoder epochs (the bundled BBC recoder stopped at 11 of 20).
 MAX_EPOCHS = 8
-#: Built packs evaluated as they are, beside the in-memory ones (when bundled).
+#: Built packs evaluated as they are, beside the in-memory ones, when bundled or found in
+#: $EDGEDP_PACKS (build it with ``edgedp-export sentences --general --out DIR/sentences-general``).
 SHIPPED = ("sentences-general",)
 #: Smaller in-domain packs (public training documents), to see how many a domain pack needs.
 DOMAIN_PACK_SIZES = (100,)
@@ -302,7 +303,7 @@ def _tables(rows: list[dict]) -> list[str]:
         "gain over the majority class that DeepCandidate keeps at epsilon 10.",
         "",
         "| domain | pack | median k | majority | non-private mean | recoded mean (kept) "
-        "| DC eps 3 / 10 / 23 | kept at eps 10 | fit: relative@10, neighbours kept, verdict |",
+        "| DC eps 3 / 10 / 23 | kept at eps 10 | fit: hits@10, neighbours kept, verdict |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
@@ -310,6 +311,6 @@ def _tables(rows: list[dict]) -> list[str]:
             f"| {r['domain']} | {r['variant']} | {r['median_sentences']:g} | {r['majority']:.2f} "
             f"| {r['non_private']:.2f} | {r['recoded_mean']:.2f} ({_cell(r['recoded_kept'])}) "
             f"| {r['dc_3']:.2f} / {r['dc_10']:.2f} / {r['dc_23']:.2f} | {_cell(r['kept_10'])} "
-            f"| {r['fit_relative_10']:.2f}, {_cell(r['fit_neighbours_kept'])}, {r['fit_verdict']} |"
+            f"| {r['fit_hits_10']:.2f}, {_cell(r['fit_neighbours_kept'])}, {r['fit_verdict']} |"
         )
     return lines
