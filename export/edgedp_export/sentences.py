@@ -1,6 +1,6 @@
 """``edgedp-export sentences``: encoder + recoder + candidate set + projections -> a ``sentences`` pack.
 
-edgedp-export sentences --general --out assets/sentences-general      (the general-purpose pack)
+edgedp-export sentences --general --out sentences-general            (six public domains, mixed)
 edgedp-export sentences --default --out assets/sentences-bbc          (the BBC News pack)
 edgedp-export sentences --corpus-dir DIR --license L --attribution A --out my-pack
 edgedp-export sentences --corpus-jsonl docs.jsonl --license L --attribution A --out my-pack
