@@ -332,7 +332,9 @@ def format_fit(fit: PackFit) -> str:
     for epsilon, value in fit.expected_cosine.items():
         lines.append(
             f"epsilon {epsilon:g}: expected cosine {value:.3f} ({fit.relative[epsilon]:.0%} of the "
-            f"way from random to nearest; {fit.projections[epsilon]} projections)"
+            f"way from random to nearest), release among the document's nearest "
+            f"{NEIGHBOUR_SHARE:.0%}: {fit.hits[epsilon]:.0%} (random candidate "
+            f"{fit.random_hits:.0%}; {fit.projections[epsilon]} projections)"
         )
     lines.append(f"fit: {fit.verdict}")
     lines += [f"- {advice}" for advice in fit.advice]
