@@ -31,6 +31,7 @@ EXTRA_SUITES = {
     "samplers": "bench.samplers",
     "guidance": "bench.guidance",
     "sampling-costs": "bench.sampling_costs",
+    "domains": "bench.domains",
 }
 
 

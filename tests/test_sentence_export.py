@@ -235,3 +235,46 @@ def test_splits_depend_on_the_id_only():
     assert splits == [corpus.split_of(document_id, 10, 20) for document_id in reversed(ids)][::-1]
     shares = {name: splits.count(name) / len(ids) for name in corpus.SPLITS}
     assert abs(shares["test"] - 0.2) < 0.03 and abs(shares["validation"] - 0.1) < 0.03
+
+
+@pytest.mark.parametrize("kind", ["identity", "pca"])
+def test_linear_recoders_export_and_load(tiny, tmp_path, kind):
+    model, documents, _ = tiny
+    out = tmp_path / kind
+    extra = ["--components", "5"] if kind == "pca" else []
+    code = export_main(
+        [
+            "sentences",
+            "--corpus-jsonl",
+            str(documents),
+            "--license",
+            "CC0-1.0",
+            "--model-dir",
+            str(model),
+            "--weights",
+            "fp32",
+            "--recoder",
+            kind,
+            *extra,
+            "--min-sentences",
+            "4",
+            "--projections",
+            "10",
+            "--threads",
+            "1",
+            "--out",
+            str(out),
+        ]
+    )
+    assert code == 0
+    pack = edgedp.load_pack(out)
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    assert f"--recoder {kind}" in manifest["build_command"]
+    assert manifest["recoder"]["kind"] == kind
+    recoded = pack.recoder.recode(pack.reference_embeddings)
+    if kind == "identity":
+        np.testing.assert_array_equal(recoded, pack.reference_embeddings)
+    else:
+        assert np.all(recoded[:, 5:] == 0) and np.abs(recoded[:, :5]).max() > 0
+    release = edgedp.DeepCandidate(pack, epsilon=5.0).release("Bank shares rose. Profit fell.")
+    assert 0 <= release.index < len(pack.candidates)

@@ -1,9 +1,10 @@
-"""``edgedp packs list | info [PATH] | verify [PATH]``."""
+"""``edgedp packs list | info [PATH] | verify [PATH] | fit PACK SAMPLE.jsonl``."""
 
 from __future__ import annotations
 
 import argparse
 import json
+from pathlib import Path
 
 from edgedp.packs import list_packs, load_pack
 
@@ -20,6 +21,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     ):
         sub = commands.add_parser(name, help=text)
         sub.add_argument("path", nargs="?", help="pack directory or bundled name (default pack)")
+    fit = commands.add_parser(
+        "fit", help="estimate how DeepCandidate will do with a sentences pack on a PUBLIC sample"
+    )
+    fit.add_argument("path", help="sentences pack directory or bundled name")
+    fit.add_argument("sample", type=Path, help='PUBLIC documents, JSONL {"text": ...} ("label")')
+    fit.add_argument("--json", action="store_true", help="print the estimate as JSON")
 
 
 def run(args: argparse.Namespace) -> None:
@@ -28,6 +35,11 @@ def run(args: argparse.Namespace) -> None:
             print(f"{entry.name}\t{entry.kind}\t{entry.path}")
         return
     pack = load_pack(args.path, verify=True)
+    if args.packs_command == "fit":
+        from edgedp.documents.fit import run_fit
+
+        run_fit(pack, args.sample, as_json=args.json)
+        return
     if args.packs_command == "info":
         summary = pack.describe()
         summary["manifest"] = json.loads(json.dumps(pack.manifest.data, default=dict))

@@ -180,3 +180,47 @@ def export_recoder(recoder: Any, dims: int, out: Path) -> None:
         output_names=[RECODER_OUTPUT],
         dynamic_shapes=({0: torch.export.Dim("rows")},),
     )
+
+
+#: The recoders ``edgedp-export sentences --recoder`` builds.
+RECODER_KINDS = ("mlp", "pca", "identity")
+
+
+def linear_recoder(train_means: np.ndarray, kind: str, components: int) -> RecoderTraining:
+    """A linear H as a torch module: the identity, or a PCA projection (no training).
+
+    ``pca``: x -> W (x - mu), where the first ``components`` rows of W are the leading principal
+    directions of the public training documents' mean embeddings and the other rows are zero, so
+    that H keeps the dimension d (the runtime and the pack format are unchanged) while the depth
+    only sees the ``components``-dimensional subspace where the public documents vary most.
+    ``identity``: H(x) = x exactly (a weight of ones on the diagonal, zero bias).
+    """
+    torch = require_torch()
+    dims = train_means.shape[1]
+    layer = torch.nn.Linear(dims, dims)
+    means = np.asarray(train_means, dtype=np.float64)
+    if kind == "identity":
+        weight, bias = np.eye(dims), np.zeros(dims)
+        summary: dict[str, Any] = {"architecture": "identity (no recoder): H(x) = x"}
+    elif kind == "pca":
+        if not 1 <= components <= min(dims, means.shape[0]):
+            raise InputError(f"--components must be in 1..{min(dims, means.shape[0])}")
+        centre = means.mean(axis=0)
+        _, singular, vt = np.linalg.svd(means - centre, full_matrices=False)
+        weight = np.zeros((dims, dims))
+        weight[:components] = vt[:components]
+        bias = -weight @ centre
+        explained = float(np.sum(singular[:components] ** 2) / np.sum(singular**2))
+        summary = {
+            "architecture": f"PCA: projection on the {components} leading principal directions of "
+            f"the training documents' mean embeddings (rows {components}..{dims - 1} zero)",
+            "components": components,
+            "explained_variance": round(explained, 6),
+        }
+    else:
+        raise InputError(f"recoder must be one of {', '.join(RECODER_KINDS)}")
+    with torch.no_grad():
+        layer.weight.copy_(torch.from_numpy(weight.astype(np.float32)))
+        layer.bias.copy_(torch.from_numpy(bias.astype(np.float32)))
+    module = torch.nn.Sequential(layer).eval()
+    return RecoderTraining(module, {"kind": kind, **summary})

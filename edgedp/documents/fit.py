@@ -1,0 +1,353 @@
+"""How well a sentences pack fits a domain, estimated from a PUBLIC sample of that domain.
+
+DeepCandidate (:mod:`edgedp.documents.deepcandidate`) releases one of the pack's public candidates, chosen by
+approximate Tukey depth among the document's recoded sentence embeddings. It does well only if
+(1) the recoder H keeps what distinguishes the domain's documents, (2) some candidates lie near the
+domain's documents, and (3) documents have many sentences (depth is at most k / 2). :func:`pack_fit`
+measures each of these on a sample of documents, before any private data is touched:
+
+* ``short_share``: the share of documents with fewer than 4 sentences (their release is close to a
+  uniformly random candidate whatever the pack);
+* ``neighbours_kept``: for each document, how many of its 10 nearest neighbours among the sample
+  (cosine of the plain mean sentence embeddings G) are still among its 10 nearest after the recoder
+  (mean recoded embeddings): the share of the non-private structure that H keeps (1 = all; a
+  random map keeps about 10 / n). With labels in the sample, ``label_signal_kept`` also compares a
+  leave-one-out nearest-centroid classifier on recoded means with one on plain means:
+  (accuracy_recoded - chance) / (accuracy_plain - chance);
+* per epsilon, the **exact** expected cosine between the released candidate and the document's own
+  recoded mean, E[cos] = sum_i Pr[i] cos(f_i, mean) with Pr from
+  :func:`edgedp.documents.deepcandidate.selection_probabilities` (no sampling), beside its two bounds: a
+  uniformly random candidate (what a document with no usable depth gets) and the nearest candidate
+  (the best any selection could do). ``relative`` = (E[cos] - random) / (nearest - random): 0 means
+  the release says nothing about the document, 1 means DeepCandidate finds the nearest candidate;
+* per epsilon, the exact probability ``hits`` that the released candidate is at least as close to
+  the document's recoded mean as the document's nearest 5 % of the *other sample documents* are
+  (cosine): whether the release is specific to the document within its own domain, not merely "of
+  the right domain". ``random_hits`` is the same for a uniformly random candidate, ``coverage`` the
+  share of documents for which some candidate qualifies.
+
+The verdict is ``poor`` when ``hits`` at epsilon 10 is below :data:`POOR_HITS` or ``neighbours_kept``
+below :data:`POOR_NEIGHBOURS`. Those thresholds were read off ``python -m bench domains`` (see
+``bench/README.md``): of 32 (pack, held-out domain) pairs, the 6 above both kept 45 % to 74 % of
+the non-private mean's macro-F1 gain at epsilon 10, the 26 others 6 % to 45 % (22 under 30 %).
+``expected_cosine`` and ``relative`` alone did not separate them (a foreign pack can be close in
+cosine to a whole domain). The estimate is only as good as the sample is representative;
+it is not a privacy statement and spends no privacy budget as long as the sample is public. **Never
+run it on private documents**: its output is computed from them without any noise.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from edgedp.documents.deepcandidate import selection_probabilities
+from edgedp.documents.mechanism import Document, document_sentences, sentence_embeddings
+from edgedp.documents.pack import SentencePack
+from edgedp.documents.tukey import CandidateDepth
+from edgedp.errors import InputError
+
+FIT_EPSILONS = (3.0, 10.0, 23.0)
+SHORT_SENTENCES = 4
+NEIGHBOURS = 10
+#: A release "hits" a document if it is as close as its nearest 5 % of the sample's documents.
+NEIGHBOUR_SHARE = 0.05
+#: Below these ``hits`` at epsilon 10 or ``neighbours_kept`` the fit is poor (measured: see below).
+POOR_HITS = 0.6
+POOR_NEIGHBOURS = 0.3
+#: More than this share of short documents makes every pack a poor fit.
+POOR_SHORT_SHARE = 0.5
+
+
+@dataclass(frozen=True)
+class PackFit:
+    """The estimate of :func:`pack_fit` (see the module docstring for every field)."""
+
+    pack: str
+    documents: int
+    median_sentences: float
+    short_share: float
+    neighbours_kept: float | None
+    label_signal_kept: float | None
+    random_cosine: float
+    nearest_cosine: float
+    expected_cosine: dict[float, float]
+    relative: dict[float, float]
+    coverage: float
+    random_hits: float
+    hits: dict[float, float]
+    projections: dict[float, int]
+    verdict: str
+    advice: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        for key in ("expected_cosine", "relative", "hits", "projections"):
+            data[key] = {f"{epsilon:g}": value for epsilon, value in data[key].items()}
+        return data
+
+
+def _unit(rows: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(rows, axis=1, keepdims=True)
+    return rows / np.where(norms > 0, norms, 1.0)
+
+
+def neighbours_kept(plain: np.ndarray, recoded: np.ndarray, k: int = NEIGHBOURS) -> float | None:
+    """Mean share of each row's k nearest neighbours (cosine) in ``plain`` kept in ``recoded``."""
+    n = plain.shape[0]
+    if n <= k + 1:
+        return None
+    found = []
+    for space in (plain, recoded):
+        similarity = _unit(space.astype(np.float64)) @ _unit(space.astype(np.float64)).T
+        np.fill_diagonal(similarity, -np.inf)
+        found.append(np.argpartition(-similarity, k, axis=1)[:, :k])
+    kept = [len(set(a) & set(b)) / k for a, b in zip(found[0], found[1], strict=True)]
+    return float(np.mean(kept))
+
+
+def _centroid_accuracy(features: np.ndarray, labels: np.ndarray) -> float:
+    """Leave-one-out accuracy of the nearest class centroid (cosine)."""
+    unit = _unit(features.astype(np.float64))
+    classes, index = np.unique(labels, return_inverse=True)
+    sums = np.stack([unit[index == c].sum(axis=0) for c in range(len(classes))])
+    counts = np.bincount(index, minlength=len(classes)).astype(np.float64)
+    correct = 0
+    for row in range(unit.shape[0]):
+        own = index[row]
+        adjusted = sums.copy()
+        adjusted[own] -= unit[row]
+        sizes = counts.copy()
+        sizes[own] -= 1
+        centroids = adjusted / np.where(sizes > 0, sizes, 1.0)[:, None]
+        scores = _unit(centroids) @ unit[row]
+        scores[sizes == 0] = -np.inf
+        correct += int(np.argmax(scores) == own)
+    return correct / unit.shape[0]
+
+
+def label_signal_kept(
+    plain: np.ndarray, recoded: np.ndarray, labels: Sequence[str]
+) -> float | None:
+    """(acc_recoded - chance) / (acc_plain - chance) of a nearest-centroid classifier, or None."""
+    labels_array = np.asarray([str(label) for label in labels])
+    classes, counts = np.unique(labels_array, return_counts=True)
+    if len(classes) < 2 or counts.min() < 2:
+        return None
+    chance = float(counts.max() / counts.sum())
+    gain = _centroid_accuracy(plain, labels_array) - chance
+    if gain <= 0.02:
+        return None  # the plain means carry no label signal to keep
+    return float((_centroid_accuracy(recoded, labels_array) - chance) / gain)
+
+
+def fit_from_embeddings(
+    name: str,
+    candidates: np.ndarray,
+    projections: np.ndarray,
+    projections_for: dict[float, int],
+    sentences: Sequence[np.ndarray],
+    recoded: Sequence[np.ndarray],
+    labels: Sequence[str] | None = None,
+    *,
+    depth: CandidateDepth | None = None,
+) -> PackFit:
+    """:func:`pack_fit` on precomputed sentence embeddings (plain G and recoded H o G)."""
+    if not sentences or len(sentences) != len(recoded):
+        raise InputError("the sample needs documents (one embedding array per document)")
+    depth = depth if depth is not None else CandidateDepth(candidates, projections)
+    unit_candidates = _unit(np.asarray(candidates, dtype=np.float64))
+    sizes = np.array([array.shape[0] for array in recoded])
+    used = [i for i, size in enumerate(sizes) if size > 0]
+    if not used:
+        raise InputError("no document of the sample has a sentence")
+    plain_means = np.stack([sentences[i].mean(axis=0, dtype=np.float64) for i in used])
+    recoded_means = np.stack([recoded[i].mean(axis=0, dtype=np.float64) for i in used])
+    cosines = _unit(recoded_means) @ unit_candidates.T  # (documents, candidates)
+    random_cosine = float(cosines.mean())
+    nearest_cosine = float(cosines.max(axis=1).mean())
+    # A candidate "hits" a document when it is at least as close (cosine of recoded means) as the
+    # document's nearest NEIGHBOUR_SHARE of the other sample documents.
+    unit_means = _unit(recoded_means)
+    if len(used) > 1:
+        among = unit_means @ unit_means.T
+        np.fill_diagonal(among, np.nan)
+        thresholds = np.nanquantile(among, 1.0 - NEIGHBOUR_SHARE, axis=1)
+    else:
+        thresholds = np.full(1, np.inf)
+    hit = cosines >= thresholds[:, None]
+    random_hits = float(hit.mean())
+    coverage = float(hit.any(axis=1).mean())
+    expected: dict[float, float] = {}
+    hits: dict[float, float] = {}
+    for epsilon, count in projections_for.items():
+        chosen = depth.first(count)
+        probabilities = np.stack(
+            [selection_probabilities(chosen.depths(recoded[i]), epsilon) for i in used]
+        )
+        expected[epsilon] = float(np.mean(np.sum(probabilities * cosines, axis=1)))
+        hits[epsilon] = float(np.mean(np.sum(probabilities * hit, axis=1)))
+    spread = nearest_cosine - random_cosine
+    relative = {
+        epsilon: float((value - random_cosine) / spread) if spread > 1e-9 else 0.0
+        for epsilon, value in expected.items()
+    }
+    kept = neighbours_kept(plain_means, recoded_means)
+    signal = (
+        None
+        if labels is None
+        else label_signal_kept(plain_means, recoded_means, [labels[i] for i in used])
+    )
+    short = float(np.mean(sizes < SHORT_SENTENCES))
+    verdict, advice = _verdict(short, kept, hits)
+    return PackFit(
+        pack=name,
+        documents=len(sentences),
+        median_sentences=float(np.median(sizes)),
+        short_share=round(short, 4),
+        neighbours_kept=None if kept is None else round(kept, 4),
+        label_signal_kept=None if signal is None else round(signal, 4),
+        random_cosine=round(random_cosine, 4),
+        nearest_cosine=round(nearest_cosine, 4),
+        expected_cosine={e: round(v, 4) for e, v in expected.items()},
+        relative={e: round(v, 4) for e, v in relative.items()},
+        coverage=round(coverage, 4),
+        random_hits=round(random_hits, 4),
+        hits={e: round(v, 4) for e, v in hits.items()},
+        projections=dict(projections_for),
+        verdict=verdict,
+        advice=advice,
+    )
+
+
+def _verdict(short: float, kept: float | None, hits: dict[float, float]) -> tuple[str, list[str]]:
+    advice = []
+    reference = hits[min(hits, key=lambda e: abs(np.log(e / 10.0)))]
+    poor_pack = reference < POOR_HITS
+    poor_recoder = kept is not None and kept < POOR_NEIGHBOURS
+    if poor_pack:
+        advice.append(
+            f"at epsilon 10 the released candidate is among the document's nearest "
+            f"{NEIGHBOUR_SHARE:.0%} in only {reference:.0%} of the cases (needs {POOR_HITS:.0%}): "
+            "the candidates do not cover this domain well enough"
+        )
+    if poor_recoder:
+        advice.append(
+            f"the recoder H keeps only {kept:.0%} of each document's nearest neighbours (needs "
+            f"{POOR_NEIGHBOURS:.0%}): it loses much of the structure of this domain"
+        )
+    if poor_pack or poor_recoder:
+        advice.append(
+            "build a domain pack from public documents of this domain: edgedp-export sentences "
+            "--corpus-jsonl public.jsonl --license ... --min-sentences 4 --out my-pack (README)"
+        )
+    if short > POOR_SHORT_SHARE:
+        advice.append(
+            f"{short:.0%} of the documents have fewer than {SHORT_SENTENCES} sentences: depth is at "
+            "most k/2, so their releases are close to random with any pack"
+        )
+    if poor_pack or poor_recoder:
+        return "poor", advice
+    if short > POOR_SHORT_SHARE:
+        return "short documents", advice
+    return "good", advice
+
+
+def pack_fit(
+    pack: SentencePack,
+    documents: Sequence[Document],
+    labels: Sequence[str] | None = None,
+    *,
+    epsilons: Sequence[float] = FIT_EPSILONS,
+) -> PackFit:
+    """Estimate how DeepCandidate with ``pack`` will do on documents like ``documents``.
+
+    ``documents`` must be PUBLIC (see the module docstring); ``labels`` (optional, one per document)
+    add ``label_signal_kept``. Nothing here is private: it is a planning tool.
+    """
+    split = [document_sentences(document) for document in documents]
+    sentences = sentence_embeddings(pack, split, "sentence", independent=False)
+    recoded = [pack.recoder.recode(array) if array.shape[0] else array for array in sentences]
+    table = {float(e): pack.projections_for(float(e)) for e in epsilons}
+    return fit_from_embeddings(
+        pack.name,
+        np.asarray(pack.candidates),
+        np.asarray(pack.projections),
+        table,
+        sentences,
+        recoded,
+        labels,
+        depth=pack.candidate_depth,
+    )
+
+
+def read_sample(path: Path) -> tuple[list[str], list[str] | None]:
+    """Texts (and labels, if every line has one) of a JSONL sample: ``{"text": ..., "label": ...}``."""
+    texts, labels = [], []
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as error:
+        raise InputError(f"cannot read {path}: {error}") from None
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise InputError(f"{path.name}:{number}: not JSON ({error})") from None
+        if not isinstance(record, dict) or not isinstance(record.get("text"), str):
+            raise InputError(f'{path.name}:{number}: expected an object with a "text" string')
+        texts.append(record["text"])
+        labels.append(record.get("label"))
+    if not texts:
+        raise InputError(f"{path} holds no documents")
+    if all(label is not None for label in labels):
+        return texts, [str(label) for label in labels]
+    return texts, None
+
+
+def format_fit(fit: PackFit) -> str:
+    """A short human-readable report of a :class:`PackFit`."""
+    lines = [
+        f"pack {fit.pack}: {fit.documents} sample documents, median {fit.median_sentences:g} "
+        f"sentences, {fit.short_share:.0%} with fewer than {SHORT_SENTENCES}",
+    ]
+    if fit.neighbours_kept is not None:
+        lines.append(
+            f"recoder keeps {fit.neighbours_kept:.0%} of each document's 10 nearest neighbours"
+        )
+    if fit.label_signal_kept is not None:
+        lines.append(
+            f"recoder keeps {fit.label_signal_kept:.0%} of the label signal (nearest centroid)"
+        )
+    lines.append(
+        f"cosine of a random candidate {fit.random_cosine:.3f}, of the nearest candidate "
+        f"{fit.nearest_cosine:.3f} (mean over documents)"
+    )
+    for epsilon, value in fit.expected_cosine.items():
+        lines.append(
+            f"epsilon {epsilon:g}: expected cosine {value:.3f} ({fit.relative[epsilon]:.0%} of the "
+            f"way from random to nearest), release among the document's nearest "
+            f"{NEIGHBOUR_SHARE:.0%}: {fit.hits[epsilon]:.0%} (random candidate "
+            f"{fit.random_hits:.0%}; {fit.projections[epsilon]} projections)"
+        )
+    lines.append(f"fit: {fit.verdict}")
+    lines += [f"- {advice}" for advice in fit.advice]
+    return "\n".join(lines)
+
+
+def run_fit(pack: object, sample: Path, *, as_json: bool = False) -> PackFit:
+    """``edgedp packs fit``: read the sample, estimate the fit, print it."""
+    if not isinstance(pack, SentencePack):
+        raise InputError(
+            f"packs fit needs a sentences pack, not a {getattr(pack, 'kind', '?')} pack"
+        )
+    texts, labels = read_sample(sample)
+    fit = pack_fit(pack, texts, labels)
+    print(json.dumps(fit.as_dict(), indent=2) if as_json else format_fit(fit))
+    return fit

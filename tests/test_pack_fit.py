@@ -1,0 +1,149 @@
+"""The fit check: exact expected cosines, neighbour and label signal kept, verdicts, the CLI."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from sentence_helpers import bundled_sentence_pack, unit_rows
+
+from edgedp import cli
+from edgedp.documents.deepcandidate import selection_probabilities
+from edgedp.documents.fit import (
+    fit_from_embeddings,
+    label_signal_kept,
+    neighbours_kept,
+    pack_fit,
+    read_sample,
+)
+from edgedp.documents.tukey import CandidateDepth
+from edgedp.errors import InputError
+
+DIMS = 8
+
+
+def _clustered(rng, centres, per_centre, sentences, spread):
+    """Documents whose sentences scatter around one of ``centres``; labels = the centre."""
+    documents, labels = [], []
+    for label, centre in enumerate(centres):
+        for _ in range(per_centre):
+            documents.append(centre + spread * rng.standard_normal((sentences, DIMS)))
+            labels.append(str(label))
+    return documents, labels
+
+
+def test_expected_cosine_is_the_exact_mean_over_the_selection_distribution():
+    rng = np.random.default_rng(0)
+    candidates = unit_rows(rng, 30, DIMS)
+    projections = unit_rows(rng, 10, DIMS)
+    documents = [rng.standard_normal((k, DIMS)) for k in (2, 5, 9)]
+    fit = fit_from_embeddings("t", candidates, projections, {3.0: 10}, documents, documents)
+    depth = CandidateDepth(candidates, projections)
+    expected = []
+    for document in documents:
+        mean = document.mean(axis=0)
+        cosines = candidates @ mean / np.linalg.norm(candidates, axis=1) / np.linalg.norm(mean)
+        expected.append(selection_probabilities(depth.depths(document), 3.0) @ cosines)
+    assert fit.expected_cosine[3.0] == pytest.approx(np.mean(expected), abs=1e-4)
+    assert fit.random_cosine <= fit.expected_cosine[3.0] <= fit.nearest_cosine + 1e-9
+    assert fit.short_share == pytest.approx(1 / 3, abs=1e-4)  # one document of 2 < 4 sentences
+
+
+def test_in_domain_candidates_fit_and_foreign_candidates_do_not():
+    rng = np.random.default_rng(1)
+    centres = 3 * unit_rows(rng, 4, DIMS)
+    documents, labels = _clustered(rng, centres, 12, 12, 0.6)
+    projections = unit_rows(rng, 20, DIMS)
+    table = {10.0: 20}
+    own = np.stack([d.mean(axis=0) for d in documents[::2]])
+    good = fit_from_embeddings("own", own, projections, table, documents, documents, labels)
+    assert good.verdict == "good"
+    assert good.hits[10.0] > 0.5 and good.relative[10.0] > 0.5
+    assert good.neighbours_kept == 1.0 and good.label_signal_kept == pytest.approx(1.0)
+    # Candidates from elsewhere: far from every document of the domain.
+    foreign = 3 * unit_rows(rng, 24, DIMS) + 6 * np.eye(DIMS)[0]
+    poor = fit_from_embeddings("foreign", foreign, projections, table, documents, documents)
+    assert poor.verdict == "poor"
+    assert poor.hits[10.0] < good.hits[10.0]
+    assert any("domain pack" in advice for advice in poor.advice)
+
+
+def test_a_recoder_that_collapses_the_domain_is_reported():
+    rng = np.random.default_rng(2)
+    centres = 3 * unit_rows(rng, 4, DIMS)
+    documents, labels = _clustered(rng, centres, 12, 10, 0.5)
+    # H maps every sentence near one point: what distinguishes the documents is gone.
+    recoded = [np.ones_like(d) + 0.3 * rng.standard_normal(d.shape) for d in documents]
+    kept = neighbours_kept(
+        np.stack([d.mean(0) for d in documents]), np.stack([r.mean(0) for r in recoded])
+    )
+    assert kept is not None and kept < 0.3
+    signal = label_signal_kept(
+        np.stack([d.mean(0) for d in documents]), np.stack([r.mean(0) for r in recoded]), labels
+    )
+    assert signal is not None and signal < 0.5
+    candidates = np.stack([r.mean(axis=0) for r in recoded[::3]])
+    fit = fit_from_embeddings(
+        "c", candidates, unit_rows(rng, 10, DIMS), {10.0: 10}, documents, recoded, labels
+    )
+    assert fit.verdict == "poor"
+    assert any("recoder" in advice for advice in fit.advice)
+
+
+def test_short_documents_are_flagged_whatever_the_pack():
+    rng = np.random.default_rng(3)
+    documents = [rng.standard_normal((2, DIMS)) for _ in range(20)]
+    candidates = np.stack([d.mean(axis=0) for d in documents])
+    fit = fit_from_embeddings(
+        "s", candidates, unit_rows(rng, 10, DIMS), {10.0: 10}, documents, documents
+    )
+    assert fit.short_share == 1.0
+    assert any("fewer than 4 sentences" in advice for advice in fit.advice)
+
+
+def test_read_sample(tmp_path):
+    path = tmp_path / "s.jsonl"
+    path.write_text('{"text": "a. b."}\n\n{"text": "c.", "label": "x"}\n', encoding="utf-8")
+    assert read_sample(path) == (["a. b.", "c."], None)
+    path.write_text('{"text": "a.", "label": 1}\n{"text": "c.", "label": "x"}\n')
+    assert read_sample(path) == (["a.", "c."], ["1", "x"])
+    path.write_text('{"txt": "a."}\n')
+    with pytest.raises(InputError, match="text"):
+        read_sample(path)
+    path.write_text("")
+    with pytest.raises(InputError, match="no documents"):
+        read_sample(path)
+
+
+SAMPLE = [
+    "The striker scored twice. The coach praised the defence. Fans sang all night. "
+    "The league title is close. The club will sign a new keeper.",
+    "Shares fell sharply. The bank raised rates. Investors sold bonds. Oil prices rose. "
+    "The central bank warned of inflation.",
+    "The band released a new album. Critics loved the songs. The tour starts in May. "
+    "Tickets sold out in minutes. The singer thanked the fans.",
+]
+
+
+def test_pack_fit_on_the_bundled_pack_matches_the_embedding_path():
+    pack = bundled_sentence_pack()
+    fit = pack_fit(pack, SAMPLE * 5)
+    assert fit.pack == pack.name and fit.documents == 15
+    assert set(fit.expected_cosine) == {3.0, 10.0, 23.0}
+    assert fit.projections[10.0] == pack.projections_for(10.0)
+    assert fit.random_cosine < fit.expected_cosine[23.0] <= fit.nearest_cosine + 1e-9
+    assert fit.short_share == 0.0
+
+
+def test_cli_packs_fit(tmp_path, capsys):
+    sample = tmp_path / "sample.jsonl"
+    sample.write_text("".join(json.dumps({"text": t}) + "\n" for t in SAMPLE * 5))
+    assert cli.main(["packs", "fit", "sentences-bbc", str(sample), "--json"]) in (0, None)
+    report = json.loads(capsys.readouterr().out)
+    assert report["documents"] == 15 and set(report["expected_cosine"]) == {"3", "10", "23"}
+    assert report["verdict"] in ("good", "poor", "short documents")
+    assert cli.main(["packs", "fit", "sentences-bbc", str(sample)]) in (0, None)
+    assert "expected cosine" in capsys.readouterr().out
+    assert cli.main(["packs", "fit", "words-small", str(sample)]) == 1
+    assert "sentences pack" in capsys.readouterr().err
