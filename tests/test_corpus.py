@@ -79,9 +79,7 @@ def test_seeded_runs_warn_and_give_each_partition_its_own_child_seed():
     job = seeded_plan(5, epsilon=0.3)
     assert not job.is_private
     same = pd.DataFrame({"text": ["a b c d e f g h i j k l m n o p"]})
-    outs = [
-        next(corpus.privatize_batches([same], job, partition=p))["text"][0] for p in (0, 1, 0)
-    ]
+    outs = [next(corpus.privatize_batches([same], job, partition=p))["text"][0] for p in (0, 1, 0)]
     assert outs[0] == outs[2] and outs[0] != outs[1]
     children = np.random.SeedSequence(5).spawn(3)
     assert (
