@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import warnings
 
 import numpy as np
@@ -153,3 +155,15 @@ def test_embed_batches_give_float32_lists_per_document(sentence_pack):
     batch = pa.RecordBatch.from_pydict({"text": docs})
     (arrow,) = corpus.privatize_batches([batch], job)
     assert arrow.schema.field("embedding").type == pa.list_(pa.float32())
+
+
+def test_the_runtime_and_the_block_import_no_engine():
+    script = (
+        "import sys, edgedp, edgedp.corpus; "
+        "print(sorted({m.split('.')[0] for m in sys.modules} & "
+        "{'pyspark', 'dask', 'distributed', 'pandas', 'pyarrow'}))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert result.stdout.strip() == "[]"
