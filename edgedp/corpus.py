@@ -246,7 +246,7 @@ def _build(
     return registry[mechanism](pack, **options, rng=rng)
 
 
-def partition_seed(job: CorpusJob, partition: int) -> np.random.SeedSequence | None:
+def partition_seed(job: CorpusJob, partition: int | None) -> np.random.SeedSequence | None:
     """The child seed of ``partition`` in a seeded run (None: OS entropy, the private default).
 
     The same child ``SeedSequence(seed).spawn(n)[partition]`` would give, for any n.
@@ -272,7 +272,7 @@ def privatize_batches(
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", NotPrivateWarning)  # announced on the driver
         mechanism = _build(
-            job.task, job.mechanism, pack, job.options, partition_seed(job, partition or 0)
+            job.task, job.mechanism, pack, job.options, partition_seed(job, partition)
         )
     ledger = None if job.ledger is None else PrivacyLedger(job.ledger)
     for batch in batches:

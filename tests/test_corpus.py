@@ -83,6 +83,8 @@ def test_seeded_runs_warn_and_give_each_partition_its_own_child_seed():
     same = pd.DataFrame({"text": ["a b c d e f g h i j k l m n o p"]})
     outs = [next(corpus.privatize_batches([same], job, partition=p))["text"][0] for p in (0, 1, 0)]
     assert outs[0] == outs[2] and outs[0] != outs[1]
+    with pytest.raises(edgedp.InputError):  # every partition would draw the same noise
+        list(corpus.privatize_batches([same], job))
     children = np.random.SeedSequence(5).spawn(3)
     assert (
         corpus.partition_seed(job, 2).generate_state(4).tolist()
