@@ -39,8 +39,8 @@ import edgedp
 from bench.datasets import bbc_documents
 from bench.harness import ROOT, Report, run_python, threads
 from edgedp import corpus
-from edgedp.parallel import privatize_parallel
 from edgedp.text import segment
+from edgedp.words.parallel import privatize_parallel
 
 EPSILON = 0.6
 WORKERS = (1, 2)

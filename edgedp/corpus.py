@@ -29,12 +29,14 @@ unchanged by the engine, the number of workers or the partitioning. A corpus job
 person add up (basic composition), which is what a ledger tracks: with ``ledger=`` (a
 :class:`~edgedp.ledger.PrivacyLedger` file) and ``scope_column=`` (the column naming the person or
 device of each record; or one ``scope=`` for the whole job) every worker records one charge per
-record - the mechanism's :meth:`privacy_cost` of that record: epsilon per word slot, or epsilon per
-document - in one transaction per batch, *before* releasing the batch. A batch that would exceed a
-scope's limit raises :class:`~edgedp.errors.BudgetError` and the job fails; charges committed by
-earlier batches stay (a failed or retried task over-counts, never under-counts). The ledger is
-SQLite: its path must be a local file every worker can open with working locks (one machine: local
-mode, a LocalCluster, a single-host cluster). On a multi-node cluster, ask for ``cost_column=``
+record - the mechanism's ``privacy_cost`` of that record (epsilon per word slot, or epsilon per
+document: a :class:`~edgedp.guarantee.DpEvent` with the mechanism's guarantee) in one transaction
+per batch (:meth:`~edgedp.ledger.PrivacyLedger.charge_batch`), *before* releasing the batch. A
+batch that would exceed a scope's limit (or mix accounting units in one scope) raises
+:class:`~edgedp.errors.BudgetError` and the job fails; charges committed by earlier batches stay (a
+failed or retried task over-counts, never under-counts). The ledger is SQLite: its path must be a
+local file every worker can open with working locks (one machine: local mode, a LocalCluster, a
+single-host cluster). On a multi-node cluster, ask for ``cost_column=``
 instead: each output record then carries its own epsilon, to be recorded by whatever budget service
 the team runs. Null records are released as null and cost nothing.
 """
@@ -51,14 +53,14 @@ from typing import Any, Literal
 
 import numpy as np
 
-from edgedp.deepcandidate import DeepCandidate
+from edgedp.documents.deepcandidate import DeepCandidate
+from edgedp.documents.truncation import Truncation
 from edgedp.errors import InputError, NotPrivateWarning
 from edgedp.ledger import PrivacyLedger
 from edgedp.manifest import read_manifest
 from edgedp.mechanisms import WORD_MECHANISMS
 from edgedp.packs import DEFAULT_WORD_PACK, load_pack, resolve_pack_path
 from edgedp.randomness import RandomSource
-from edgedp.truncation import Truncation
 from edgedp.validation import check_epsilon
 
 #: Document-embedding mechanisms by name (the DP ones of ``edgedp embed``).
@@ -194,7 +196,7 @@ def _plan(
         root = np.random.SeedSequence(int(seed))
     # Workers resolve names in their own installation; paths are made absolute for them.
     is_name = isinstance(pack, str) and os.sep not in pack and (os.altsep or os.sep) not in pack
-    shipped = pack if is_name else str(Path(pack).resolve())
+    shipped = str(pack) if is_name else str(Path(pack).resolve())
     if expected_digest is None:
         driver_pack = load_pack(shipped)  # verifies every file; its digest pins the workers
         expected_digest = driver_pack.manifest.digest
@@ -289,7 +291,7 @@ def _privatize_batch(batch: Any, job: CorpusJob, mechanism: Any, ledger: Any) ->
                 f"column {job.column!r} must hold text, found {type(texts[index]).__name__}"
             )
     inputs = [texts[index] for index in present]
-    costs = [float(mechanism.privacy_cost([text])[0]) for text in inputs]
+    events = [mechanism.privacy_cost([text]) for text in inputs]  # one DpEvent per record
     if ledger is not None:
         scopes = (
             [job.scope] * len(present)
@@ -298,10 +300,7 @@ def _privatize_batch(batch: Any, job: CorpusJob, mechanism: Any, ledger: Any) ->
                 _scope(value) for value in _pick(_column(batch, job.scope_column, arrow), present)
             ]
         )
-        ledger.charge_batch(
-            [(scope, cost, 0.0) for scope, cost in zip(scopes, costs, strict=True)],
-            mechanism=mechanism.name,
-        )
+        ledger.charge_batch(list(zip(scopes, events, strict=True)))
     values: list[Any] = [None] * len(texts)
     if inputs:
         released = (
@@ -314,8 +313,8 @@ def _privatize_batch(batch: Any, job: CorpusJob, mechanism: Any, ledger: Any) ->
     out = _with_column(batch, job.out_column, values, job.task, arrow)
     if job.cost_column is not None:
         spent: list[float | None] = [None] * len(texts)
-        for index, cost in zip(present, costs, strict=True):
-            spent[index] = cost
+        for index, event in zip(present, events, strict=True):
+            spent[index] = event.epsilon
         out = _with_column(out, job.cost_column, spent, "cost", arrow)
     return out
 
@@ -347,7 +346,7 @@ def _column(batch: Any, name: str, arrow: bool) -> list[Any]:
     if name not in names:
         raise InputError(f"the batch has no column {name!r} (columns: {names})")
     if arrow:
-        return batch.column(name).to_pylist()
+        return list(batch.column(name).to_pylist())
     series = batch[name]
     missing = series.isna().tolist()
     return [None if gone else value for value, gone in zip(series.tolist(), missing, strict=True)]

@@ -92,7 +92,10 @@ def _run(ddf: dd.DataFrame, job: corpus.CorpusJob, out_meta: pd.Series) -> dd.Da
     meta[job.out_column] = out_meta
     if job.cost_column is not None:
         meta[job.cost_column] = pd.Series([], dtype=np.float64)
-    return ddf.map_partitions(_privatize_partition, job, meta=meta, align_dataframes=False)
+    result: dd.DataFrame = ddf.map_partitions(  # type: ignore[no-untyped-call]
+        _privatize_partition, job, meta=meta, align_dataframes=False
+    )
+    return result
 
 
 __all__ = ["embed", "privatize"]

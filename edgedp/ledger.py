@@ -268,56 +268,6 @@ class PrivacyLedger:
                 raise InputError("a charge id was already recorded") from None
         return [charge_id for _, _, charge_id in checked]
 
-    def charge_batch(
-        self, charges: Sequence[tuple[str, float, float]], *, mechanism: str = ""
-    ) -> list[str]:
-        """Record many releases' costs ``(scope, epsilon, delta)`` in one transaction, or none.
-
-        The same check as :meth:`charge`, per scope over the whole batch: if any scope would exceed
-        its limit, BudgetError is raised and nothing is recorded (one synchronous commit for the
-        batch instead of one per charge). Returns the fresh charge ids, in order.
-        """
-        rows = []
-        for scope, epsilon, delta in charges:
-            if not (
-                math.isfinite(epsilon) and epsilon >= 0 and math.isfinite(delta) and delta >= 0
-            ):
-                raise InputError(
-                    f"a charge needs finite epsilon, delta >= 0 (got {epsilon}, {delta})"
-                )
-            rows.append((uuid.uuid4().hex, _check_scope(scope), float(epsilon), float(delta)))
-        if not rows:
-            return []
-        connection = self._connect()
-        try:
-            connection.execute("BEGIN IMMEDIATE")
-            needed: dict[str, list[float]] = {}
-            for _, scope, epsilon, delta in rows:
-                total = needed.setdefault(scope, [0.0, 0.0])
-                total[0] += epsilon
-                total[1] += delta
-            for scope, (epsilon, delta) in needed.items():
-                limit = _limit(connection, scope)
-                total_epsilon, total_delta = _spent(connection, scope)
-                if limit is not None and (
-                    total_epsilon + epsilon > limit[0] or total_delta + delta > limit[1]
-                ):
-                    connection.execute("ROLLBACK")
-                    raise BudgetError(
-                        f"scope {scope!r} has spent epsilon {total_epsilon:.6g} (delta "
-                        f"{total_delta:.3g}) of its limit {limit[0]:.6g} ({limit[1]:.3g}); this "
-                        f"batch needs {epsilon:.6g} ({delta:.3g}): nothing was released"
-                    )
-            now = time.time()
-            connection.executemany(
-                "INSERT INTO charges VALUES (?, ?, ?, ?, ?, ?)",
-                [(*row, mechanism, now) for row in rows],
-            )
-            connection.execute("COMMIT")
-        finally:
-            connection.close()
-        return [row[0] for row in rows]
-
     def history(self, scope: str) -> list[dict[str, Any]]:
         """Every event of ``scope``, oldest first (epsilon and delta per unit, and the count)."""
         scope = _check_scope(scope)

@@ -7,7 +7,6 @@ README's test command; if either is missing these tests fail, they do not skip.
 from __future__ import annotations
 
 import os
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -156,15 +155,3 @@ def test_embed_releases_public_candidates(spark, sentence_pack):
         embedding = np.asarray(row.embedding, dtype=np.float32)
         assert embedding.shape == (sentence_pack.dims,)
         assert (np.abs(candidates - embedding).max(axis=1) == 0).any()
-
-
-def test_the_readme_example_runs(spark, tmp_path, monkeypatch, capsys):
-    readme = (ROOT / "README.md").read_text()
-    section = readme[readme.index("## Privatize a corpus on Spark") :]
-    example = re.search(r"```python\n(.+?)\n```", section, re.DOTALL).group(1)
-    monkeypatch.chdir(tmp_path)
-    exec(compile(example, "README.md", "exec"), {"__name__": "readme"})
-    shown = capsys.readouterr().out
-    assert "Zorbulak" not in shown and "embedding" in shown
-    ledger = PrivacyLedger(tmp_path / "budget.db")
-    assert len(ledger.history("ann")) == 1 and len(ledger.history("bob")) == 1
