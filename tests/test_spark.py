@@ -137,9 +137,9 @@ def test_ledger_gets_one_charge_per_record(spark, heads, tmp_path):
     for user in ("user0", "user1", "user2"):
         texts = [text for _, who, text in rows if who == user]
         assert len(ledger.history(user)) == len(texts) == 10
-        assert ledger.spent(user)[0] == pytest.approx(brr.privacy_cost(texts)[0])
+        assert ledger.spent(user)[0] == pytest.approx(brr.privacy_cost(texts).epsilon)
     assert sorted(row.epsilon_spent for row in out) == pytest.approx(
-        sorted(brr.privacy_cost([text])[0] for _, _, text in rows)
+        sorted(brr.privacy_cost([text]).epsilon for _, _, text in rows)
     )
 
 
