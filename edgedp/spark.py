@@ -4,7 +4,9 @@
 column into DP document embeddings, both as one ``mapInArrow`` stage over
 :func:`edgedp.corpus.privatize_batches` (Arrow record batches straight from Spark's Python
 workers: no pandas conversion, and pandas is not needed). The result is a lazy DataFrame:
-nothing runs until an action (``write``, ``count``, ``collect``).
+nothing runs until an action (``write``, ``count``, ``collect``), and **every action runs the
+mechanism again**: fresh noise (two actions are two releases of the same records) and fresh ledger
+charges. Write the result once, or ``cache()`` it, and share that.
 
 Guarantees, packs, randomness and budget are those of :mod:`edgedp.corpus`, in short:
 
