@@ -1,7 +1,7 @@
 """``python -m bench <suite> [--quick] [--out DIR]``: run benchmark suites and write their reports.
 
-``all`` runs the six suites users compare mechanisms by; ``adept``, ``trust`` and ``samplers`` are
-run by name.
+``all`` runs the six suites users compare mechanisms by; ``adept``, ``trust``, ``samplers`` and
+``scale`` (Spark and Dask) are run by name.
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ EXTRA_SUITES = {
     "guidance": "bench.guidance",
     "sampling-costs": "bench.sampling_costs",
     "domains": "bench.domains",
+    "scale": "bench.scale",
 }
 
 
