@@ -128,7 +128,7 @@ def _centroid_accuracy(features: np.ndarray, labels: np.ndarray) -> float:
         scores = _unit(centroids) @ unit[row]
         scores[sizes == 0] = -np.inf
         correct += int(np.argmax(scores) == own)
-    return correct / unit.shape[0]
+    return correct / int(unit.shape[0])
 
 
 def label_signal_kept(
