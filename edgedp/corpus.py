@@ -96,9 +96,46 @@ class CorpusJob:
         return self.seed is None
 
 
-def plan_privatize(
-    column: str = "text",
-    mechanism: str = "brr",
+def plan_privatize(column: str = "text", mechanism: str = "brr", **settings: Any) -> CorpusJob:
+    """Plan (on the driver) a job that rewrites ``column`` with a word mechanism.
+
+    ``mechanism`` is a CLI name (``brr``, ``madlib``, ``mahalanobis``, ``vickrey``,
+    ``generalized-vickrey``, ``tem``, ``santext``, ``santext-plus``, ``custext``); ``settings`` are
+    those of :func:`plan` and the mechanism's keyword arguments (``oov``, ``casing``, ``t``,
+    ``lam``, ``space``, ...). ``out_column`` defaults to ``column`` (the raw text is replaced, so
+    it cannot travel on with the output by accident); the pack defaults to the bundled default
+    word pack.
+    """
+    if mechanism not in WORD_MECHANISMS:
+        raise InputError(
+            f"unknown word mechanism {mechanism!r}; choose from {sorted(WORD_MECHANISMS)}"
+        )
+    return plan("privatize", column, mechanism, **settings)
+
+
+def plan_embed(
+    column: str = "text", mechanism: str = "deepcandidate", **settings: Any
+) -> CorpusJob:
+    """Plan (on the driver) a job that embeds each document of ``column`` (float32 list column).
+
+    ``mechanism`` is ``deepcandidate`` (default) or ``truncation``; the pack defaults to the
+    bundled ``sentences-bbc`` and ``out_column`` to ``"embedding"``. Each output is one embedding
+    per document with the mechanism's epsilon-SentDP guarantee (see :class:`edgedp.DeepCandidate`).
+    """
+    if mechanism not in DOCUMENT_MECHANISMS:
+        raise InputError(
+            f"unknown document mechanism {mechanism!r}; choose from {sorted(DOCUMENT_MECHANISMS)}"
+        )
+    settings.setdefault("out_column", "embedding")
+    if settings["out_column"] == column:
+        raise InputError("embed writes a new column: out_column must differ from column")
+    return plan("embed", column, mechanism, **settings)
+
+
+def plan(
+    task: Task,
+    column: str,
+    mechanism: str,
     *,
     epsilon: float,
     out_column: str | None = None,
@@ -111,75 +148,14 @@ def plan_privatize(
     cost_column: str | None = None,
     **options: Any,
 ) -> CorpusJob:
-    """Plan (on the driver) a job that rewrites ``column`` with a word mechanism.
+    """The job of ``task`` (``"privatize"`` or ``"embed"``), checked on the driver.
 
-    ``mechanism`` is a CLI name (``brr``, ``madlib``, ``mahalanobis``, ``vickrey``,
-    ``generalized-vickrey``); ``options`` are its keyword arguments (``oov``, ``casing``, ``t``,
-    ``lam``, ``space``, ...). ``out_column`` defaults to ``column`` (the raw text is replaced, so it
-    cannot travel on with the output by accident). ``pack`` is a pack name or a directory every
-    worker can read (default: the bundled default word pack); see the module docstring for
-    ``expected_digest``, ``seed``, ``ledger``, ``scope``, ``scope_column`` and ``cost_column``.
-    The mechanism is built once here on the driver's copy of the pack (unless ``expected_digest``
-    is given), so that bad parameters fail before any worker starts.
+    ``pack`` is a pack name or a directory every worker can read; the mechanism is built once here
+    on the driver's copy (unless ``expected_digest`` is given), so that bad parameters fail before
+    any worker starts. See the module docstring for ``expected_digest``, ``seed``, ``ledger``,
+    ``scope``, ``scope_column`` and ``cost_column``; ``options`` are the mechanism's keyword
+    arguments.
     """
-    if mechanism not in WORD_MECHANISMS:
-        raise InputError(
-            f"unknown word mechanism {mechanism!r}; choose from {sorted(WORD_MECHANISMS)}"
-        )
-    return _plan(
-        "privatize", mechanism, column, out_column, pack or DEFAULT_WORD_PACK, epsilon,
-        expected_digest, seed, ledger, scope, scope_column, cost_column, options,
-    )  # fmt: skip
-
-
-def plan_embed(
-    column: str = "text",
-    mechanism: str = "deepcandidate",
-    *,
-    epsilon: float,
-    out_column: str = "embedding",
-    pack: str | Path | None = None,
-    expected_digest: str | None = None,
-    seed: int | None = None,
-    ledger: str | Path | None = None,
-    scope: str | None = None,
-    scope_column: str | None = None,
-    cost_column: str | None = None,
-    **options: Any,
-) -> CorpusJob:
-    """Plan (on the driver) a job that embeds each document of ``column`` (float32 list column).
-
-    ``mechanism`` is ``deepcandidate`` (default) or ``truncation``; the pack defaults to the
-    bundled ``sentences-bbc``. Each output is one embedding per document with the mechanism's
-    epsilon-SentDP guarantee (see :class:`edgedp.DeepCandidate`).
-    """
-    if mechanism not in DOCUMENT_MECHANISMS:
-        raise InputError(
-            f"unknown document mechanism {mechanism!r}; choose from {sorted(DOCUMENT_MECHANISMS)}"
-        )
-    if out_column == column:
-        raise InputError("embed writes a new column: out_column must differ from column")
-    return _plan(
-        "embed", mechanism, column, out_column, pack or DEFAULT_DOCUMENT_PACK, epsilon,
-        expected_digest, seed, ledger, scope, scope_column, cost_column, options,
-    )  # fmt: skip
-
-
-def _plan(
-    task: Task,
-    mechanism: str,
-    column: str,
-    out_column: str | None,
-    pack: str | Path,
-    epsilon: float,
-    expected_digest: str | None,
-    seed: int | None,
-    ledger: str | Path | None,
-    scope: str | None,
-    scope_column: str | None,
-    cost_column: str | None,
-    options: Mapping[str, Any],
-) -> CorpusJob:
     for name, value in (("column", column), ("out_column", out_column)):
         if value is not None and (not isinstance(value, str) or not value):
             raise InputError(f"{name} must be a non-empty column name, got {value!r}")
@@ -194,6 +170,7 @@ def _plan(
     if seed is not None:
         RandomSource.seeded(seed)  # validates and warns: the run is NOT private
         root = np.random.SeedSequence(int(seed))
+    pack = pack or (DEFAULT_WORD_PACK if task == "privatize" else DEFAULT_DOCUMENT_PACK)
     # Workers resolve names in their own installation; paths are made absolute for them.
     is_name = isinstance(pack, str) and os.sep not in pack and (os.altsep or os.sep) not in pack
     shipped = str(pack) if is_name else str(Path(pack).resolve())
@@ -201,7 +178,6 @@ def _plan(
         driver_pack = load_pack(shipped)  # verifies every file; its digest pins the workers
         expected_digest = driver_pack.manifest.digest
         _build(task, mechanism, driver_pack, options, None)  # fail fast on bad parameters
-    out = out_column or column
     return CorpusJob(
         task=task,
         mechanism=mechanism,
@@ -209,7 +185,7 @@ def _plan(
         pack=shipped,
         digest=expected_digest,
         column=column,
-        out_column=out,
+        out_column=out_column or column,
         seed=root,
         ledger=None if ledger is None else str(Path(ledger).resolve()),
         scope=scope,

@@ -12,7 +12,6 @@ another pack raises :class:`edgedp.AssetError`, which the client re-raises.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import dask.dataframe as dd
@@ -24,54 +23,20 @@ from edgedp.errors import InputError
 
 
 def privatize(
-    ddf: dd.DataFrame,
-    column: str = "text",
-    mechanism: str = "brr",
-    *,
-    epsilon: float,
-    out_column: str | None = None,
-    pack: str | Path | None = None,
-    expected_digest: str | None = None,
-    seed: int | None = None,
-    ledger: str | Path | None = None,
-    scope: str | None = None,
-    scope_column: str | None = None,
-    cost_column: str | None = None,
-    **mechanism_options: Any,
+    ddf: dd.DataFrame, column: str = "text", mechanism: str = "brr", **settings: Any
 ) -> dd.DataFrame:
     """``ddf`` with ``column`` privatized into ``out_column`` (default: in place); see
     :func:`edgedp.spark.privatize` and :func:`edgedp.corpus.plan_privatize`."""
-    job = corpus.plan_privatize(
-        column, mechanism, epsilon=epsilon, out_column=out_column, pack=pack,
-        expected_digest=expected_digest, seed=seed, ledger=ledger, scope=scope,
-        scope_column=scope_column, cost_column=cost_column, **mechanism_options,
-    )  # fmt: skip
+    job = corpus.plan_privatize(column, mechanism, **settings)
     return _run(ddf, job, pd.Series([], dtype=object))
 
 
 def embed(
-    ddf: dd.DataFrame,
-    column: str = "text",
-    mechanism: str = "deepcandidate",
-    *,
-    epsilon: float,
-    out_column: str = "embedding",
-    pack: str | Path | None = None,
-    expected_digest: str | None = None,
-    seed: int | None = None,
-    ledger: str | Path | None = None,
-    scope: str | None = None,
-    scope_column: str | None = None,
-    cost_column: str | None = None,
-    **mechanism_options: Any,
+    ddf: dd.DataFrame, column: str = "text", mechanism: str = "deepcandidate", **settings: Any
 ) -> dd.DataFrame:
     """``ddf`` with one DP embedding (a float32 array) per document of ``column``; see
     :func:`edgedp.spark.embed` and :func:`edgedp.corpus.plan_embed`."""
-    job = corpus.plan_embed(
-        column, mechanism, epsilon=epsilon, out_column=out_column, pack=pack,
-        expected_digest=expected_digest, seed=seed, ledger=ledger, scope=scope,
-        scope_column=scope_column, cost_column=cost_column, **mechanism_options,
-    )  # fmt: skip
+    job = corpus.plan_embed(column, mechanism, **settings)
     return _run(ddf, job, pd.Series([], dtype=object))
 
 

@@ -12,7 +12,7 @@ Guarantees, packs, randomness and budget are those of :mod:`edgedp.corpus`, in s
 
 * **per record, the mechanism's guarantee** (e.g. BRR: epsilon per bit, epsilon * d_Hamming per
   word), unchanged by Spark, the number of executors or the partitioning;
-* every executor's Python worker loads the pack once (memory-mapped, every file verified) by the
+* every executor's Python worker loads the pack once (every file read and verified) by the
   name or path given here, pinned by the manifest digest taken on the driver; a worker that finds
   another pack fails the job with :class:`edgedp.AssetError` (Spark reports it inside its
   ``PythonException``);
@@ -28,7 +28,6 @@ Other columns pass through untouched: drop what must not be shared.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pyspark import TaskContext
@@ -51,61 +50,29 @@ if TYPE_CHECKING:
 
 
 def privatize(
-    df: DataFrame,
-    column: str = "text",
-    mechanism: str = "brr",
-    *,
-    epsilon: float,
-    out_column: str | None = None,
-    pack: str | Path | None = None,
-    expected_digest: str | None = None,
-    seed: int | None = None,
-    ledger: str | Path | None = None,
-    scope: str | None = None,
-    scope_column: str | None = None,
-    cost_column: str | None = None,
-    **mechanism_options: Any,
+    df: DataFrame, column: str = "text", mechanism: str = "brr", **settings: Any
 ) -> DataFrame:
     """``df`` with ``column`` privatized by a word mechanism into ``out_column`` (default: in place).
 
     ``mechanism`` is a CLI name (``brr``, ``madlib``, ``mahalanobis``, ``vickrey``,
-    ``generalized-vickrey``) and ``mechanism_options`` its keyword arguments (``oov``, ``casing``,
-    ``t``, ``lam``, ``space``, ...); see :func:`edgedp.corpus.plan_privatize` for the rest.
+    ``generalized-vickrey``, ``tem``, ...); ``settings`` are ``epsilon`` (required), ``out_column``,
+    ``pack``, ``expected_digest``, ``seed``, ``ledger``, ``scope``, ``scope_column``,
+    ``cost_column`` (:func:`edgedp.corpus.plan`) and the mechanism's keyword arguments (``oov``,
+    ``casing``, ``t``, ``lam``, ``space``, ...).
     """
-    job = corpus.plan_privatize(
-        column, mechanism, epsilon=epsilon, out_column=out_column, pack=pack,
-        expected_digest=expected_digest, seed=seed, ledger=ledger, scope=scope,
-        scope_column=scope_column, cost_column=cost_column, **mechanism_options,
-    )  # fmt: skip
+    job = corpus.plan_privatize(column, mechanism, **settings)
     return _run(df, job, StringType())
 
 
 def embed(
-    df: DataFrame,
-    column: str = "text",
-    mechanism: str = "deepcandidate",
-    *,
-    epsilon: float,
-    out_column: str = "embedding",
-    pack: str | Path | None = None,
-    expected_digest: str | None = None,
-    seed: int | None = None,
-    ledger: str | Path | None = None,
-    scope: str | None = None,
-    scope_column: str | None = None,
-    cost_column: str | None = None,
-    **mechanism_options: Any,
+    df: DataFrame, column: str = "text", mechanism: str = "deepcandidate", **settings: Any
 ) -> DataFrame:
     """``df`` with one DP embedding per document of ``column`` in ``out_column`` (array<float>).
 
     ``mechanism`` is ``deepcandidate`` (default; epsilon-SentDP, a public candidate embedding) or
     ``truncation``; see :func:`edgedp.corpus.plan_embed`.
     """
-    job = corpus.plan_embed(
-        column, mechanism, epsilon=epsilon, out_column=out_column, pack=pack,
-        expected_digest=expected_digest, seed=seed, ledger=ledger, scope=scope,
-        scope_column=scope_column, cost_column=cost_column, **mechanism_options,
-    )  # fmt: skip
+    job = corpus.plan_embed(column, mechanism, **settings)
     return _run(df, job, ArrayType(FloatType(), containsNull=False))
 
 
