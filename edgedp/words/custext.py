@@ -35,16 +35,15 @@ O(K) distances per word, one exact draw per word
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
+from typing import Unpack
 
 import numpy as np
 
 from edgedp.guarantee import Guarantee
-from edgedp.identifiers import DEFAULT_PROTECT
 from edgedp.native import Lazy
-from edgedp.randomness import RandomSource
 from edgedp.validation import check_choice, check_positive_int
-from edgedp.words.mechanism import WordMechanism
+from edgedp.words.mechanism import WordMechanism, WordOptions
 from edgedp.words.pack import WordPack
 from edgedp.words.sampling import VectorDistances, hamming_pair_distances, rows_per_block
 
@@ -124,12 +123,9 @@ class CusText(WordMechanism):
         epsilon: float,
         k: int = DEFAULT_K,
         space: str = "euclidean",
-        rng: RandomSource | int | None = None,
-        oov: str = "sample",
-        casing: str = "lower",
-        protect: Iterable[str] | None = DEFAULT_PROTECT,
+        **options: Unpack[WordOptions],
     ) -> None:
-        super().__init__(pack, epsilon=epsilon, rng=rng, oov=oov, casing=casing, protect=protect)
+        super().__init__(pack, epsilon=epsilon, **options)
         self.k = check_positive_int(k, "k", minimum=2)
         self.space_name = check_choice(space, "space", SPACES)
         if self.space_name == "euclidean":

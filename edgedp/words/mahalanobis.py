@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from typing import Unpack
 
 import numpy as np
 
-from edgedp.identifiers import DEFAULT_PROTECT
-from edgedp.randomness import RandomSource
 from edgedp.validation import check_unit_interval
 from edgedp.words.madlib import Madlib
+from edgedp.words.mechanism import WordOptions
 from edgedp.words.pack import WordPack
 from edgedp.words.spaces import MahalanobisSpace
 
@@ -37,13 +36,10 @@ class Mahalanobis(Madlib):
         *,
         epsilon: float,
         lam: float = 0.2,
-        rng: RandomSource | int | None = None,
-        oov: str = "sample",
-        casing: str = "lower",
-        protect: Iterable[str] | None = DEFAULT_PROTECT,
+        **options: Unpack[WordOptions],
     ) -> None:
         self.lam = check_unit_interval(lam, "lam")
-        super().__init__(pack, epsilon=epsilon, rng=rng, oov=oov, casing=casing, protect=protect)
+        super().__init__(pack, epsilon=epsilon, **options)
 
     def _build_space(self) -> MahalanobisSpace:
         return MahalanobisSpace(

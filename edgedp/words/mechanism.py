@@ -43,7 +43,7 @@ mechanism's metric. The layout (token count, separators) is released as is.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypedDict
 
 import numpy as np
 
@@ -59,6 +59,22 @@ from edgedp.words.spaces import Space
 
 if TYPE_CHECKING:
     from edgedp.evaluation.explain import Explanation
+
+
+class WordOptions(TypedDict, total=False):
+    """The keyword arguments every word mechanism takes besides its privacy parameters.
+
+    ``rng``: ``None`` for OS entropy (private) or an int seed (tests only, warns); ``oov``:
+    ``"sample"``, ``"mask"`` or ``"drop"``; ``casing``: ``"lower"`` or ``"sentence"``; ``protect``:
+    the identifier guard's kinds (:mod:`edgedp.identifiers`). Subclasses take them as
+    ``**options: Unpack[WordOptions]`` and pass them on.
+    """
+
+    rng: RandomSource | int | None
+    oov: str
+    casing: str
+    protect: Iterable[str] | None
+
 
 OOV_POLICIES = ("sample", "mask", "drop")
 OOV_MASK = "[OOV]"

@@ -42,17 +42,15 @@ O(|V| d) per word, no Python loop over the vocabulary.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from typing import Unpack
 
 import numpy as np
 
 from edgedp.errors import PrivacyParameterError
 from edgedp.guarantee import Guarantee
-from edgedp.identifiers import DEFAULT_PROTECT
 from edgedp.native import Lazy
-from edgedp.randomness import RandomSource
 from edgedp.validation import check_unit_interval
-from edgedp.words.mechanism import WordMechanism
+from edgedp.words.mechanism import WordMechanism, WordOptions
 from edgedp.words.pack import WordPack
 from edgedp.words.sampling import VectorDistances, rows_per_block
 
@@ -77,12 +75,9 @@ class SanText(WordMechanism):
         pack: WordPack,
         *,
         epsilon: float,
-        rng: RandomSource | int | None = None,
-        oov: str = "sample",
-        casing: str = "lower",
-        protect: Iterable[str] | None = DEFAULT_PROTECT,
+        **options: Unpack[WordOptions],
     ) -> None:
-        super().__init__(pack, epsilon=epsilon, rng=rng, oov=oov, casing=casing, protect=protect)
+        super().__init__(pack, epsilon=epsilon, **options)
         vectors = pack.require_vectors(type(self).__name__)
         self._distances: Lazy[VectorDistances] = Lazy(lambda: VectorDistances(vectors))
 
@@ -148,12 +143,9 @@ class SanTextPlus(SanText):
         epsilon: float,
         p: float = DEFAULT_P,
         sensitive_fraction: float = DEFAULT_SENSITIVE_FRACTION,
-        rng: RandomSource | int | None = None,
-        oov: str = "sample",
-        casing: str = "lower",
-        protect: Iterable[str] | None = DEFAULT_PROTECT,
+        **options: Unpack[WordOptions],
     ) -> None:
-        super().__init__(pack, epsilon=epsilon, rng=rng, oov=oov, casing=casing, protect=protect)
+        super().__init__(pack, epsilon=epsilon, **options)
         self.p = check_unit_interval(p, "p")
         self.sensitive_fraction = check_unit_interval(sensitive_fraction, "sensitive_fraction")
         size = len(pack.vocabulary)

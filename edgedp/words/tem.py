@@ -57,17 +57,15 @@ Out-of-vocabulary tokens never reach the output (:mod:`edgedp.words.mechanism`).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from typing import Unpack
 
 import numpy as np
 
 from edgedp.errors import InputError
 from edgedp.guarantee import Guarantee
-from edgedp.identifiers import DEFAULT_PROTECT
 from edgedp.native import Lazy
-from edgedp.randomness import RandomSource
 from edgedp.validation import check_choice
-from edgedp.words.mechanism import WordMechanism
+from edgedp.words.mechanism import WordMechanism, WordOptions
 from edgedp.words.pack import WordPack
 from edgedp.words.sampling import (
     BLOCK_ELEMENTS,
@@ -140,12 +138,9 @@ class TEM(WordMechanism):
         gamma: float | None = None,
         beta: float = DEFAULT_BETA,
         space: str = "euclidean",
-        rng: RandomSource | int | None = None,
-        oov: str = "sample",
-        casing: str = "lower",
-        protect: Iterable[str] | None = DEFAULT_PROTECT,
+        **options: Unpack[WordOptions],
     ) -> None:
-        super().__init__(pack, epsilon=epsilon, rng=rng, oov=oov, casing=casing, protect=protect)
+        super().__init__(pack, epsilon=epsilon, **options)
         self.space_name = check_choice(space, "space", SPACES)
         self.beta = float(beta)
         size = len(pack.vocabulary)

@@ -31,15 +31,15 @@ choice looks only at the perturbed point, so privacy is unaffected either way.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
+from typing import Unpack
 
 import numpy as np
 
 from edgedp.errors import InputError, PrivacyParameterError
-from edgedp.identifiers import DEFAULT_PROTECT
 from edgedp.randomness import RandomSource
 from edgedp.validation import check_choice, check_unit_interval
-from edgedp.words.mechanism import WordMechanism
+from edgedp.words.mechanism import WordMechanism, WordOptions
 from edgedp.words.pack import WordPack
 from edgedp.words.spaces import EuclideanSpace, HammingSpace, Space
 
@@ -87,10 +87,7 @@ class _NeighbourSelection(WordMechanism):
         epsilon: float,
         space: str,
         candidates: int,
-        rng: RandomSource | int | None,
-        oov: str,
-        casing: str,
-        protect: Iterable[str] | None,
+        **options: Unpack[WordOptions],
     ) -> None:
         self.space_name = check_choice(space, "space", SPACES)
         if candidates > len(pack.vocabulary):
@@ -98,7 +95,7 @@ class _NeighbourSelection(WordMechanism):
                 f"{candidates} candidates but the vocabulary has {len(pack.vocabulary)}"
             )
         self.candidates = candidates
-        super().__init__(pack, epsilon=epsilon, rng=rng, oov=oov, casing=casing, protect=protect)
+        super().__init__(pack, epsilon=epsilon, **options)
 
     def _build_space(self) -> Space:
         if self.space_name == "hamming":
@@ -126,20 +123,14 @@ class Vickrey(_NeighbourSelection):
         epsilon: float,
         t: float = 0.5,
         space: str = "euclidean",
-        rng: RandomSource | int | None = None,
-        oov: str = "sample",
-        casing: str = "lower",
-        protect: Iterable[str] | None = DEFAULT_PROTECT,
+        **options: Unpack[WordOptions],
     ) -> None:
         super().__init__(
             pack,
             epsilon=epsilon,
             space=space,
             candidates=2,
-            rng=rng,
-            oov=oov,
-            casing=casing,
-            protect=protect,
+            **options,
         )
         self.t = check_unit_interval(t, "t")
 
@@ -168,10 +159,7 @@ class GeneralizedVickrey(_NeighbourSelection):
         epsilon: float,
         weights: Sequence[float],
         space: str = "euclidean",
-        rng: RandomSource | int | None = None,
-        oov: str = "sample",
-        casing: str = "lower",
-        protect: Iterable[str] | None = DEFAULT_PROTECT,
+        **options: Unpack[WordOptions],
     ) -> None:
         self.weights = _check_weights(weights)
         super().__init__(
@@ -179,10 +167,7 @@ class GeneralizedVickrey(_NeighbourSelection):
             epsilon=epsilon,
             space=space,
             candidates=len(self.weights),
-            rng=rng,
-            oov=oov,
-            casing=casing,
-            protect=protect,
+            **options,
         )
 
     def parameters(self) -> dict[str, object]:
