@@ -12,18 +12,19 @@ from typing import Any, BinaryIO
 
 from edgedp.adept.mechanism import DEFAULT_PACK as DEFAULT_ADEPT_PACK
 from edgedp.adept.mechanism import NOISES, privatize_lines
-from edgedp.cli.word_options import PROTECT_HELP, build_word_mechanism
+from edgedp.cli.word_options import (
+    add_word_mechanism_arguments,
+    build_word_mechanism,
+    mechanism_options,
+)
 from edgedp.errors import InputError, NotPrivateWarning
 from edgedp.evaluation.tune import keep_warning
 from edgedp.ledger import Chargeable, PrivacyLedger
-from edgedp.mechanisms import SENTENCE_REWRITERS, WORD_MECHANISMS
+from edgedp.mechanisms import SENTENCE_REWRITERS
 from edgedp.native import set_num_threads
 from edgedp.packs import load_pack
-from edgedp.text import CASINGS
 from edgedp.validation import check_delta, check_epsilon
-from edgedp.words.mechanism import OOV_POLICIES
 from edgedp.words.streaming import privatize_stream
-from edgedp.words.vickrey import SPACES
 
 NAME = "privatize"
 HELP = "privatize text word by word (reads FILE or stdin, writes stdout)"
@@ -35,41 +36,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "Privatize text with a word-level metric-DP mechanism. One output line per input line; "
         "whitespace and punctuation pass through, every word is resampled."
     )
-    parser.add_argument(
-        "--mechanism", choices=sorted([*WORD_MECHANISMS, *SENTENCE_REWRITERS]), default="brr"
-    )
+    add_word_mechanism_arguments(parser, extra_mechanisms=tuple(SENTENCE_REWRITERS))
     parser.add_argument("--noise", choices=NOISES, help="adept: noise (default laplace)")
     parser.add_argument("--delta", help="adept with --noise gaussian: delta in (0, 1)")
-    parser.add_argument("--epsilon", required=True, help="privacy parameter (> 0)")
-    parser.add_argument("--lam", type=float, help="mahalanobis: regularization lambda in [0, 1]")
-    parser.add_argument("--t", type=float, help="vickrey: tuning parameter t in [0, 1]")
-    parser.add_argument("--weights", help="generalized-vickrey: t_1,...,t_k (comma-separated)")
-    parser.add_argument(
-        "--space", choices=SPACES, help="vickrey mechanisms, tem, custext: euclidean or hamming"
-    )
-    parser.add_argument(
-        "--gamma", type=float, help="tem: distance threshold (default: the paper's beta recipe)"
-    )
-    parser.add_argument(
-        "--beta", type=float, help="tem without --gamma: Pr[output beyond gamma] (default 0.001)"
-    )
-    parser.add_argument("--k", "--top-k", dest="k", type=int, help="custext: output-set size")
-    parser.add_argument(
-        "--p", type=float, help="santext-plus: probability a non-sensitive word is resampled"
-    )
-    parser.add_argument(
-        "--sensitive-fraction",
-        type=float,
-        help="santext-plus: share of the rarest vocabulary words treated as sensitive",
-    )
-    parser.add_argument("--pack", help="pack directory or bundled pack name (default: bundled)")
-    parser.add_argument(
-        "--oov",
-        choices=OOV_POLICIES,
-        help="word mechanisms: out-of-vocabulary tokens (default: sample)",
-    )
-    parser.add_argument("--casing", choices=CASINGS, help="word mechanisms (default: lower)")
-    parser.add_argument("--protect", help="word mechanisms: " + PROTECT_HELP)
     parser.add_argument(
         "--seed", type=int, help="fixed seed: reproducible and NOT private (tests, benchmarks)"
     )
@@ -181,7 +150,7 @@ def _parse_delta(text: str) -> float:
 
 def _run_sentence_rewriter(args: argparse.Namespace) -> None:
     """ADePT: each line split into sentences, each sentence rewritten; one line out per line in."""
-    _mechanism_options(args)  # rejects the word mechanisms' flags
+    mechanism_options(args)  # rejects the word mechanisms' flags
     for name in ("oov", "casing", "protect"):
         if getattr(args, name) is not None:
             raise InputError(f"--{name} applies to the word mechanisms, not {args.mechanism}")
@@ -200,44 +169,6 @@ def _run_sentence_rewriter(args: argparse.Namespace) -> None:
     write_privatized(
         args.file, args.encoding, lambda pieces: privatize_lines(mechanism, pieces, charge)
     )
-
-
-#: The mechanism-specific flags each word mechanism accepts.
-MECHANISM_OPTIONS = {
-    "mahalanobis": ("lam",),
-    "vickrey": ("t", "space"),
-    "generalized-vickrey": ("weights", "space"),
-    "tem": ("gamma", "beta", "space"),
-    "santext-plus": ("p", "sensitive_fraction"),
-    "custext": ("k", "space"),
-}
-_OPTION_NAMES = ("lam", "t", "weights", "space", "gamma", "beta", "k", "p", "sensitive_fraction")
-
-
-def _mechanism_options(args: argparse.Namespace) -> dict[str, object]:
-    allowed = MECHANISM_OPTIONS.get(args.mechanism, ())
-    options: dict[str, object] = {}
-    for name in _OPTION_NAMES:
-        value = getattr(args, name)
-        if value is None:
-            continue
-        if name not in allowed:
-            flag = name.replace("_", "-")
-            raise InputError(f"--{flag} does not apply to --mechanism {args.mechanism}")
-        options[name] = _parse_weights(value) if name == "weights" else value
-    if args.mechanism == "generalized-vickrey" and "weights" not in options:
-        raise InputError("--mechanism generalized-vickrey needs --weights t1,...,tk")
-    return options
-
-
-mechanism_options = _mechanism_options  # shared with edgedp.cli.word_options
-
-
-def _parse_weights(text: str) -> list[float]:
-    try:
-        return [float(item) for item in text.split(",")]
-    except ValueError:
-        raise InputError(f"--weights must be comma-separated numbers, got {text!r}") from None
 
 
 def run(args: argparse.Namespace) -> None:

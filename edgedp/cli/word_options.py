@@ -35,27 +35,85 @@ def parse_protect(text: str | None) -> tuple[str, ...]:
     return kinds
 
 
-def add_word_mechanism_arguments(parser: argparse.ArgumentParser, *, epsilon: bool = True) -> None:
-    """--mechanism (word mechanisms), --epsilon, the mechanism-specific flags, pack and policies."""
-    parser.add_argument("--mechanism", choices=sorted(WORD_MECHANISMS), default="brr")
+def add_word_mechanism_arguments(
+    parser: argparse.ArgumentParser, *, epsilon: bool = True, extra_mechanisms: tuple[str, ...] = ()
+) -> None:
+    """--mechanism (word mechanisms, and ``extra_mechanisms``), --epsilon, every word mechanism's
+    own flags, the pack and the policies: defined once for privatize, explain and tune."""
+    parser.add_argument(
+        "--mechanism", choices=sorted([*WORD_MECHANISMS, *extra_mechanisms]), default="brr"
+    )
     if epsilon:
         parser.add_argument("--epsilon", required=True, help="privacy parameter (> 0)")
     parser.add_argument("--lam", type=float, help="mahalanobis: regularization lambda in [0, 1]")
     parser.add_argument("--t", type=float, help="vickrey: tuning parameter t in [0, 1]")
     parser.add_argument("--weights", help="generalized-vickrey: t_1,...,t_k (comma-separated)")
-    parser.add_argument("--space", choices=SPACES, help="vickrey mechanisms: euclidean or hamming")
+    parser.add_argument(
+        "--space", choices=SPACES, help="vickrey mechanisms, tem, custext: euclidean or hamming"
+    )
+    parser.add_argument(
+        "--gamma", type=float, help="tem: distance threshold (default: the paper's beta recipe)"
+    )
+    parser.add_argument(
+        "--beta", type=float, help="tem without --gamma: Pr[output beyond gamma] (default 0.001)"
+    )
+    parser.add_argument("--k", "--top-k", dest="k", type=int, help="custext: output-set size")
+    parser.add_argument(
+        "--p", type=float, help="santext-plus: probability a non-sensitive word is resampled"
+    )
+    parser.add_argument(
+        "--sensitive-fraction",
+        type=float,
+        help="santext-plus: share of the rarest vocabulary words treated as sensitive",
+    )
     parser.add_argument("--pack", help="pack directory or bundled pack name (default: bundled)")
-    parser.add_argument("--oov", choices=OOV_POLICIES, help="out-of-vocabulary tokens")
-    parser.add_argument("--casing", choices=CASINGS, help="output casing (default: lower)")
-    parser.add_argument("--protect", help=PROTECT_HELP)
+    parser.add_argument(
+        "--oov", choices=OOV_POLICIES, help="word mechanisms: out-of-vocabulary tokens (sample)"
+    )
+    parser.add_argument("--casing", choices=CASINGS, help="word mechanisms (default: lower)")
+    parser.add_argument("--protect", help="word mechanisms: " + PROTECT_HELP)
+
+
+#: The mechanism-specific flags each word mechanism accepts.
+MECHANISM_OPTIONS = {
+    "mahalanobis": ("lam",),
+    "vickrey": ("t", "space"),
+    "generalized-vickrey": ("weights", "space"),
+    "tem": ("gamma", "beta", "space"),
+    "santext-plus": ("p", "sensitive_fraction"),
+    "custext": ("k", "space"),
+}
+OPTION_NAMES = ("lam", "t", "weights", "space", "gamma", "beta", "k", "p", "sensitive_fraction")
+
+
+def mechanism_options(args: argparse.Namespace) -> dict[str, object]:
+    """The mechanism-specific keyword arguments given; a flag of another mechanism is an error."""
+    allowed = MECHANISM_OPTIONS.get(args.mechanism, ())
+    options: dict[str, object] = {}
+    for name in OPTION_NAMES:
+        value = getattr(args, name)
+        if value is None:
+            continue
+        if name not in allowed:
+            flag = name.replace("_", "-")
+            raise InputError(f"--{flag} does not apply to --mechanism {args.mechanism}")
+        options[name] = _parse_weights(value) if name == "weights" else value
+    if args.mechanism == "generalized-vickrey" and "weights" not in options:
+        raise InputError("--mechanism generalized-vickrey needs --weights t1,...,tk")
+    return options
+
+
+def _parse_weights(text: str) -> list[float]:
+    try:
+        return [float(item) for item in text.split(",")]
+    except ValueError:
+        raise InputError(f"--weights must be comma-separated numbers, got {text!r}") from None
 
 
 def build_word_mechanism(
     args: argparse.Namespace, epsilon: float, *, rng: int | None = None
 ) -> WordMechanism:
     """The word mechanism the arguments describe (a seed's warning is the caller's to print)."""
-    from edgedp.cli.privatize import mechanism_options
-
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", NotPrivateWarning)
         return WORD_MECHANISMS[args.mechanism](
