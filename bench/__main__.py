@@ -22,7 +22,7 @@ SUITES = {
     "peers": "bench.peer_comparison",
 }
 #: Studies of one mechanism or of the trust features, run by name only.
-EXTRA_SUITES = {"adept": "bench.adept", "trust": "bench.trust"}
+EXTRA_SUITES = {"adept": "bench.adept", "trust": "bench.trust", "footprint": "bench.footprint"}
 
 
 def main() -> None:
