@@ -15,6 +15,7 @@ the package index or its cache): run by name, ``python -m bench footprint``.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import tempfile
@@ -37,9 +38,11 @@ SMOKE = {
 }
 
 
-def _run(*argv: str | Path, cwd: Path | None = None) -> str:
+def _run(*argv: str | Path, cwd: Path | None = None, clean: bool = False) -> str:
+    """Run a command; ``clean``: in a fresh venv, without this checkout on PYTHONPATH."""
+    env = {k: v for k, v in os.environ.items() if not (clean and k == "PYTHONPATH")}
     result = subprocess.run(
-        [str(a) for a in argv], cwd=cwd, capture_output=True, text=True, check=False
+        [str(a) for a in argv], cwd=cwd, env=env, capture_output=True, text=True, check=False
     )
     if result.returncode:
         raise RuntimeError(f"{' '.join(map(str, argv))} failed:\n{result.stderr[-3000:]}")
@@ -79,9 +82,10 @@ def run(report: Report, *, quick: bool) -> None:
             venv = scratch_dir / label.replace(" ", "-")
             _run("python3", "-m", "venv", venv)
             runtime = str(wheels["edgedp"]) + requirement.removeprefix("edgedp")
-            _run(venv / "bin" / "pip", "install", "-q", runtime, *(wheels[p] for p in packs))
-            listed = _run(venv / "bin" / "edgedp", "packs", "list")
-            _run(venv / "bin" / "python", "-c", SMOKE[label], cwd=scratch_dir)
+            pip = (venv / "bin" / "pip", "install", "-q")
+            _run(*pip, runtime, *(wheels[p] for p in packs), clean=True)
+            listed = _run(venv / "bin" / "edgedp", "packs", "list", cwd=scratch_dir, clean=True)
+            _run(venv / "bin" / "python", "-c", SMOKE[label], cwd=scratch_dir, clean=True)
             report.add(
                 table="installed size of fresh venvs (du)",
                 footprint=label,

@@ -8,12 +8,9 @@ import io
 import sys
 import warnings
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
-from edgedp.adept.mechanism import DEFAULT_PACK as DEFAULT_ADEPT_PACK
-from edgedp.adept.mechanism import NOISES, privatize_lines
 from edgedp.errors import InputError, NotPrivateWarning
-from edgedp.ledger import Chargeable, PrivacyLedger
 from edgedp.mechanisms import SENTENCE_REWRITERS, WORD_MECHANISMS
 from edgedp.native import set_num_threads
 from edgedp.packs import load_pack
@@ -22,6 +19,13 @@ from edgedp.validation import check_delta, check_epsilon
 from edgedp.words.mechanism import OOV_POLICIES
 from edgedp.words.streaming import privatize_stream
 from edgedp.words.vickrey import SPACES
+
+if TYPE_CHECKING:  # the ledger (sqlite3) and ADePT are imported only when a run needs them
+    from edgedp.ledger import Chargeable
+
+#: ADePT's noises and default pack (edgedp.adept.mechanism.NOISES / DEFAULT_PACK; test_cli checks).
+ADEPT_NOISES = ("laplace", "gaussian")
+DEFAULT_ADEPT_PACK = "adept-bbc"
 
 NAME = "privatize"
 HELP = "privatize text word by word (reads FILE or stdin, writes stdout)"
@@ -36,7 +40,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--mechanism", choices=sorted([*WORD_MECHANISMS, *SENTENCE_REWRITERS]), default="brr"
     )
-    parser.add_argument("--noise", choices=NOISES, help="adept: noise (default laplace)")
+    parser.add_argument("--noise", choices=ADEPT_NOISES, help="adept: noise (default laplace)")
     parser.add_argument("--delta", help="adept with --noise gaussian: delta in (0, 1)")
     parser.add_argument("--epsilon", required=True, help="privacy parameter (> 0)")
     parser.add_argument("--lam", type=float, help="mahalanobis: regularization lambda in [0, 1]")
@@ -149,6 +153,8 @@ def _run_sentence_rewriter(args: argparse.Namespace) -> None:
         )
     warn_if_seeded(args.seed)
     charge = ledger_charger(args, mechanism)
+    from edgedp.adept.mechanism import privatize_lines
+
     write_privatized(
         args.file, args.encoding, lambda pieces: privatize_lines(mechanism, pieces, charge)
     )
@@ -225,6 +231,8 @@ def ledger_charger(
         raise InputError("--ledger and --scope go together")
     if args.ledger is None:
         return None
+    from edgedp.ledger import PrivacyLedger
+
     ledger = PrivacyLedger(args.ledger)
 
     def charge(batch: list[Any]) -> None:
