@@ -19,8 +19,9 @@ to ``EXACT_PAIRWISE_LIMIT`` words when ``--calibration exact`` is asked for; by 
 is estimated from ``SAMPLED_PAIRS`` random pairs (with its 95 % interval recorded in the manifest)
 and the maximum is exact (exhaustive farthest-point search). The calibration only feeds
 ``equivalent_epsilon`` (comparing mechanisms at equal privacy-loss bounds), never a mechanism's
-noise, so the sampled average cannot weaken a guarantee; the exact route costs O(n^2 d) (45 s of
-CPU and 445 MB peak RSS for 100,000 words, measured) and reproduces a full build's numbers.
+noise, so the sampled average cannot weaken a guarantee; the exact route costs O(n^2 d) (about 45 s of
+CPU for 100,000 words, and row blocks of 256 x n float64 distances: several hundred MB) and
+reproduces a full build's numbers.
 """
 
 from __future__ import annotations
