@@ -29,6 +29,13 @@ if [ ! -x "$ROOT_FS/usr/bin/python3.11" ]; then
         http://deb.debian.org/debian
     for deb in "$ROOT_FS"/var/cache/apt/archives/*.deb; do dpkg-deb -x "$deb" "$ROOT_FS"; done
 fi
+# onnxruntime's cpuinfo parses /proc/cpuinfo for the ARM "CPU part" fields; under qemu-user it reads
+# the x86 host's file and dereferences NULL (SIGSEGV on import). qemu -L serves files that exist
+# under the prefix first, so give it the cpuinfo of a 2-core Cortex-A72 (a Raspberry Pi 4's cores).
+mkdir -p "$ROOT_FS/proc"
+for cpu in 0 1; do
+    printf 'processor\t: %s\nBogoMIPS\t: 108.00\nFeatures\t: fp asimd evtstrm crc32 cpuid\nCPU implementer\t: 0x41\nCPU architecture: 8\nCPU variant\t: 0x0\nCPU part\t: 0xd08\nCPU revision\t: 3\n\n' "$cpu"
+done > "$ROOT_FS/proc/cpuinfo"
 PY=(qemu-aarch64-static -L "$ROOT_FS" "$ROOT_FS/usr/bin/python3.11" -s)
 "${PY[@]}" -c 'import platform, sys; print("python", sys.version.split()[0], platform.machine())'
 if [ ! -d "$SITE/numpy" ]; then
