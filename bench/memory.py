@@ -199,14 +199,16 @@ def runtime_rows(report: Report, texts: list[str], quick: bool) -> None:
     corpus = ("\n".join(texts[: 20 if quick else 300]) + "\n").encode()
     floor = measure(["-c", FLOOR], quick)
     brr = measure(cli_command(ROSTER[0], None), quick, corpus)
-    with tempfile.TemporaryDirectory() as scratch:
-        documents = _jsonl(Path(scratch) / "documents.jsonl", texts[: 5 if quick else 40])
-        embed = measure(_embed_command(documents), quick)
-    for label, run, target in (
+    rows = [
         (f"floor: python -c '{FLOOR}'", floor, None),
         ("edgedp privatize --mechanism brr (bundled pack)", brr, f"<= {BRR_OVER_FLOOR} x floor"),
-        ("edgedp embed (DeepCandidate, sentences-bbc)", embed, "<= 250 MB"),
-    ):
+    ]
+    if not quick:  # --quick measures embed once, in cli_rows
+        with tempfile.TemporaryDirectory() as scratch:
+            documents = _jsonl(Path(scratch) / "documents.jsonl", texts[:40])
+            embed = measure(_embed_command(documents), quick)
+        rows.append(("edgedp embed (DeepCandidate, sentences-bbc)", embed, "<= 250 MB"))
+    for label, run, target in rows:
         report.add(
             table="lean runtime: peak RSS against the floor (1 thread)",
             path=label,
@@ -214,7 +216,7 @@ def runtime_rows(report: Report, texts: list[str], quick: bool) -> None:
             ratio_to_floor=run.peak_rss_mb / floor.peak_rss_mb,
             target=target or "",
         )
-    repeats = 3 if quick else 9
+    repeats = 1 if quick else 9
     numpy_seconds = _import_seconds("numpy", repeats)
     edgedp_seconds = _import_seconds("edgedp", repeats)
     for module, seconds in (("numpy", numpy_seconds), ("edgedp", edgedp_seconds)):
