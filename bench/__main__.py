@@ -33,6 +33,7 @@ EXTRA_SUITES = {
     "sampling-costs": "bench.sampling_costs",
     "domains": "bench.domains",
     "scale": "bench.scale",
+    "footprint": "bench.footprint",
 }
 
 

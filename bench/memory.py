@@ -29,7 +29,12 @@ from bench.packs import GROWTH, ensure_pack, is_built, pack_bytes
 from bench.word_roster import ROSTER, cli_command, usable
 from edgedp.documents.splitting import split_sentences
 
-TARGETS = {"words_peak_rss_mb": 120, "embed_peak_rss_mb": 300}
+TARGETS = {"words_peak_rss_mb": 120, "embed_peak_rss_mb": 250}
+#: Issue 17's lean-runtime targets, against floors measured in the same run.
+FLOOR = "import numpy, faiss"
+BRR_OVER_FLOOR = 1.3
+IMPORT_SECONDS = 0.25
+IMPORT_TIMER = "import time; t = time.perf_counter(); import {}; print(time.perf_counter() - t)"
 WORD_LIBRARIES = "import numpy, faiss, tokenizers"
 SENTENCE_LIBRARIES = "import numpy, faiss, tokenizers, onnxruntime"
 INPUT_KB = (10, 100, 1000, 5000)
@@ -180,9 +185,54 @@ def input_growth(report: Report, texts: list[str], quick: bool) -> None:
             )
 
 
+def _import_seconds(module: str, repeats: int) -> float:
+    """Median in-process time of ``import module`` in fresh processes (interpreter start excluded)."""
+    times = [
+        float(median_python(["-c", IMPORT_TIMER.format(module)], repeats=1).stdout)
+        for _ in range(repeats)
+    ]
+    return sorted(times)[len(times) // 2]
+
+
+def runtime_rows(report: Report, texts: list[str], quick: bool) -> None:
+    """The lean runtime against its floors: BRR CLI and embed peak RSS, ``import edgedp`` time."""
+    corpus = ("\n".join(texts[: 20 if quick else 300]) + "\n").encode()
+    floor = measure(["-c", FLOOR], quick)
+    brr = measure(cli_command(ROSTER[0], None), quick, corpus)
+    rows = [
+        (f"floor: python -c '{FLOOR}'", floor, None),
+        ("edgedp privatize --mechanism brr (bundled pack)", brr, f"<= {BRR_OVER_FLOOR} x floor"),
+    ]
+    if not quick:  # --quick measures embed once, in cli_rows
+        with tempfile.TemporaryDirectory() as scratch:
+            documents = _jsonl(Path(scratch) / "documents.jsonl", texts[:40])
+            embed = measure(_embed_command(documents), quick)
+        rows.append(("edgedp embed (DeepCandidate, sentences-bbc)", embed, "<= 250 MB"))
+    for label, run, target in rows:
+        report.add(
+            table="lean runtime: peak RSS against the floor (1 thread)",
+            path=label,
+            peak_rss_mb=run.peak_rss_mb,
+            ratio_to_floor=run.peak_rss_mb / floor.peak_rss_mb,
+            target=target or "",
+        )
+    repeats = 1 if quick else 9
+    numpy_seconds = _import_seconds("numpy", repeats)
+    edgedp_seconds = _import_seconds("edgedp", repeats)
+    for module, seconds in (("numpy", numpy_seconds), ("edgedp", edgedp_seconds)):
+        report.add(
+            table="lean runtime: import time (median of fresh processes)",
+            statement=f"import {module}",
+            seconds=seconds,
+            ratio_to_numpy=seconds / numpy_seconds,
+            target=f"< {IMPORT_SECONDS} s" if module == "edgedp" else "",
+        )
+
+
 def run(report: Report, *, quick: bool) -> None:
     pack = ensure_pack("quick" if quick else "medium")
     texts = [text for _, text in bbc_documents()[:: 20 if quick else 5]]
+    runtime_rows(report, texts, quick)
     cli_rows(report, pack, texts, quick)
     asset_rows(report, quick)
     vocabulary_growth(report, texts, quick)

@@ -1,30 +1,53 @@
-"""The registry of mechanisms by CLI name."""
+"""The registry of mechanisms by CLI name, imported lazily.
+
+Names map to ``module:Class``; a class is imported when it is looked up, so ``edgedp privatize
+--mechanism brr`` never imports the ADePT rewriter (or anything of the sentence path).
+``tests/test_runtime_imports.py`` checks that every entry's class has the registered name.
+"""
 
 from __future__ import annotations
 
-from edgedp.adept.mechanism import ADePT
-from edgedp.words.brr import BRR
-from edgedp.words.custext import CusText
-from edgedp.words.madlib import Madlib
-from edgedp.words.mahalanobis import Mahalanobis
-from edgedp.words.mechanism import WordMechanism
-from edgedp.words.santext import SanText, SanTextPlus
-from edgedp.words.tem import TEM
-from edgedp.words.vickrey import GeneralizedVickrey, Vickrey
+import importlib
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-WORD_MECHANISMS: dict[str, type[WordMechanism]] = {
-    cls.name: cls
-    for cls in (
-        BRR,
-        Madlib,
-        Mahalanobis,
-        Vickrey,
-        GeneralizedVickrey,
-        TEM,
-        SanText,
-        SanTextPlus,
-        CusText,
-    )
-}
+if TYPE_CHECKING:
+    from edgedp.adept.mechanism import ADePT
+    from edgedp.words.mechanism import WordMechanism
+
+T = TypeVar("T")
+
+
+class LazyRegistry(Mapping[str, "type[T]"], Generic[T]):
+    """A read-only name -> class mapping whose classes are imported on first lookup."""
+
+    def __init__(self, entries: Mapping[str, str]) -> None:
+        self._entries = dict(entries)
+
+    def __getitem__(self, name: str) -> type[T]:
+        module, _, attribute = self._entries[name].partition(":")
+        cls: Any = getattr(importlib.import_module(module), attribute)
+        return cls  # type: ignore[no-any-return]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._entries)
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+
+WORD_MECHANISMS: LazyRegistry[WordMechanism] = LazyRegistry(
+    {
+        "brr": "edgedp.words.brr:BRR",
+        "madlib": "edgedp.words.madlib:Madlib",
+        "mahalanobis": "edgedp.words.mahalanobis:Mahalanobis",
+        "vickrey": "edgedp.words.vickrey:Vickrey",
+        "generalized-vickrey": "edgedp.words.vickrey:GeneralizedVickrey",
+        "tem": "edgedp.words.tem:TEM",
+        "santext": "edgedp.words.santext:SanText",
+        "santext-plus": "edgedp.words.santext:SanTextPlus",
+        "custext": "edgedp.words.custext:CusText",
+    }
+)
 #: Mechanisms that rewrite whole sentences (``edgedp privatize`` runs them line by line).
-SENTENCE_REWRITERS: dict[str, type[ADePT]] = {ADePT.name: ADePT}
+SENTENCE_REWRITERS: LazyRegistry[ADePT] = LazyRegistry({"adept": "edgedp.adept.mechanism:ADePT"})

@@ -7,7 +7,11 @@ import pytest
 from edgedp_export.calibration import hamming_statistics
 from scipy.spatial.distance import pdist
 
-from edgedp.evaluation.calibration import exact_pairwise_statistics, sampled_pairwise_statistics
+from edgedp.evaluation.calibration import (
+    diameter,
+    exact_pairwise_statistics,
+    sampled_pairwise_statistics,
+)
 from edgedp.randomness import RandomSource
 
 
@@ -50,4 +54,24 @@ def test_sampled_statistics_cover_the_exact_average_and_find_the_exact_maximum()
     low, high = stats["average_ci95"]
     assert low <= exact.mean() <= high
     assert high - low < 0.01 * exact.mean()
-    assert stats["maximum"] == pytest.approx(exact.max(), rel=1e-5)  # float32 search
+    assert stats["maximum"] == pytest.approx(exact.max(), rel=1e-12)  # exact (pruned) search
+
+
+@pytest.mark.parametrize(
+    "shape",
+    ["gaussian", "sphere", "two_clusters", "outlier_pair", "duplicates"],
+)
+def test_diameter_is_the_exact_largest_pairwise_distance(shape):
+    rng = np.random.default_rng(11)
+    points = rng.standard_normal((2000, 6)) * np.arange(1, 7)
+    if shape == "sphere":  # every point on the boundary: the pruning keeps them all
+        points /= np.linalg.norm(points, axis=1, keepdims=True)
+    elif shape == "two_clusters":
+        points[:1000] += 40.0
+    elif shape == "outlier_pair":  # the farthest pair is not found by sweeping from the centre
+        points[0], points[1] = np.full(6, 9.0), np.full(6, -9.0)
+        points[2] = np.array([30.0, 0, 0, 0, 0, 0])
+    elif shape == "duplicates":
+        points = np.repeat(points[:10], 200, axis=0)
+    assert diameter(points) == pytest.approx(pdist(points).max(), rel=1e-12)
+    assert diameter(points[:1]) == 0.0

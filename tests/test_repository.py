@@ -21,6 +21,11 @@ def test_readme_opens_with_the_two_commands_and_ci_runs_the_second():
         "pip install ." in install_and_run and "edgedp privatize --mechanism brr" in install_and_run
     )
     assert "pytest" in install_and_test
+    # the packs that are not in the runtime wheel are built from assets/ and installed as wheels
+    assert (
+        "edgedp-export wheel assets/sentences-bbc assets/adept-bbc --out dist" in install_and_test
+    )
+    assert "pip install dist/edgedp_pack_*.whl" in install_and_test
     ci = (ROOT / ".ci" / "run").read_text()
     assert install_and_test in ci.splitlines()
 
@@ -45,7 +50,7 @@ def test_the_runtime_type_checks_strictly():
     assert result.returncode == 0, result.stdout[-5000:]
 
 
-def test_wheel_ships_the_bundled_packs(tmp_path):
+def test_wheel_ships_only_the_default_pack(tmp_path):
     subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(ROOT)],
         check=True,
@@ -56,5 +61,9 @@ def test_wheel_ships_the_bundled_packs(tmp_path):
     names = set(zipfile.ZipFile(wheel).namelist())
     for name in ("manifest.json", "vocab.txt", "codes.npy"):
         assert f"edgedp/assets/words-small/{name}" in names
+    # only the default words pack: the others are their own distributions (edgedp-export wheel)
+    assert {name.split("/")[2] for name in names if name.startswith("edgedp/assets/")} == {
+        "words-small"
+    }
     assert "edgedp/py.typed" in names
     assert not any(name.startswith(("tests/", "export/", "bench/")) for name in names)

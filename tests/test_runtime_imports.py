@@ -23,4 +23,54 @@ def test_import_and_full_privatization_never_load_torch():
     modules = set(report["modules"])
     assert not {name for name in modules if name == "torch" or name.startswith("torch.")}
     assert "onnxruntime" not in modules  # loaded lazily, by the sentence mechanisms only
+    assert not {name for name in modules if name.startswith(("edgedp.documents", "edgedp.adept"))}
     assert len(report["out"]) == 2
+
+
+CLI_SCRIPT = """
+import json, sys
+from edgedp.cli import main
+status = main(["privatize", "--mechanism", "brr", "--epsilon", "0.6", "--threads", "1"])
+print(json.dumps({"status": status, "modules": sorted(sys.modules)}))
+"""
+#: What the BRR command line must never load: the ONNX runtime, torch, the sentence and ADePT
+#: paths, the ledger's sqlite3 (without --ledger), scipy.
+HEAVY = ("onnxruntime", "torch", "edgedp.adept", "edgedp.documents", "sqlite3", "scipy")
+
+
+def test_the_brr_command_line_loads_only_the_word_path():
+    result = subprocess.run(
+        [sys.executable, "-c", CLI_SCRIPT],
+        input="Patient Jane Zorbulak was admitted on 12 March.\n",
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
+    report = json.loads(result.stdout.splitlines()[-1])
+    assert report["status"] == 0
+    loaded = {m for m in report["modules"] if m.split(".")[0] in {h.split(".")[0] for h in HEAVY}}
+    assert not {m for m in loaded for h in HEAVY if m == h or m.startswith(h + ".")}
+
+
+def test_the_lazy_registries_name_their_classes_and_the_cli_mirrors_adept():
+    from edgedp.adept import mechanism as adept
+    from edgedp.cli import privatize
+    from edgedp.mechanisms import SENTENCE_REWRITERS, WORD_MECHANISMS
+
+    for registry in (WORD_MECHANISMS, SENTENCE_REWRITERS):
+        for name, cls in registry.items():
+            assert cls.name == name
+    assert privatize.ADEPT_NOISES == adept.NOISES
+    assert privatize.DEFAULT_ADEPT_PACK == adept.DEFAULT_PACK
+
+
+def test_loading_a_words_pack_imports_no_other_pack_kind():
+    script = (
+        "import sys, edgedp; edgedp.load_pack(); "
+        "print(sorted(m for m in sys.modules if m.startswith(('edgedp.documents', 'edgedp.adept'))))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert result.stdout.strip() == "[]"

@@ -54,9 +54,16 @@ def add_subcommands(
     return commands
 
 
-def _build_parser() -> tuple[argparse.ArgumentParser, dict[str, ModuleType]]:
+def _build_parser(
+    argv: Sequence[str] | None = None,
+) -> tuple[argparse.ArgumentParser, dict[str, ModuleType]]:
+    """The parser; when ``argv`` names a command, only that command's module is imported (command
+    module ``edgedp.cli.<name>`` defines ``NAME = "<name>"``), so ``edgedp privatize`` never
+    imports the sentence path or the ledger. ``--help`` and errors still see every command."""
     parser = UsageParser(prog="edgedp", description="On-device differential privacy for text.")
-    return parser, add_subcommands(parser, COMMAND_MODULES)
+    arguments = sys.argv[1:] if argv is None else list(argv)
+    chosen = [m for m in COMMAND_MODULES if arguments and m.rpartition(".")[2] == arguments[0]]
+    return parser, add_subcommands(parser, chosen or COMMAND_MODULES)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -14,7 +14,9 @@ HELP = "list, describe and verify asset packs"
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     commands = parser.add_subparsers(dest="packs_command", required=True, parser_class=type(parser))
-    commands.add_parser("list", help="list the bundled packs and those in $EDGEDP_PACKS")
+    commands.add_parser(
+        "list", help="list the bundled packs, installed pack distributions and $EDGEDP_PACKS"
+    )
     for name, text in (
         ("info", "describe a pack"),
         ("verify", "check a pack's files and checksums"),
@@ -32,7 +34,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> None:
     if args.packs_command == "list":
         for entry in list_packs():
-            print(f"{entry.name}\t{entry.kind}\t{entry.path}")
+            print(f"{entry.name}\t{entry.kind}\t{entry.path}\t{entry.origin}")
         return
     pack = load_pack(args.path, verify=True)
     if args.packs_command == "fit":
@@ -46,4 +48,8 @@ def run(args: argparse.Namespace) -> None:
         print(json.dumps(summary, indent=2, ensure_ascii=False))
     else:
         files = len(pack.manifest.data["files"])
-        print(f"ok: {pack.name} ({pack.path}): {files} files, sizes and SHA-256 verified")
+        pinned = next(
+            (e for e in list_packs() if e.pin and e.path.resolve() == pack.path.resolve()), None
+        )
+        pin = f"; manifest pinned ({pinned.origin}) to {pinned.pin}" if pinned else ""
+        print(f"ok: {pack.name} ({pack.path}): {files} files, sizes and SHA-256 verified{pin}")

@@ -8,23 +8,26 @@ import io
 import sys
 import warnings
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
-from edgedp.adept.mechanism import DEFAULT_PACK as DEFAULT_ADEPT_PACK
-from edgedp.adept.mechanism import NOISES, privatize_lines
 from edgedp.cli.word_options import (
     add_word_mechanism_arguments,
     build_word_mechanism,
     mechanism_options,
 )
 from edgedp.errors import InputError, NotPrivateWarning
-from edgedp.evaluation.tune import keep_warning
-from edgedp.ledger import Chargeable, PrivacyLedger
 from edgedp.mechanisms import SENTENCE_REWRITERS
 from edgedp.native import set_num_threads
 from edgedp.packs import load_pack
 from edgedp.validation import check_delta, check_epsilon
 from edgedp.words.streaming import privatize_stream
+
+if TYPE_CHECKING:  # the ledger (sqlite3) and ADePT are imported only when a run needs them
+    from edgedp.ledger import Chargeable
+
+#: ADePT's noises and default pack (edgedp.adept.mechanism.NOISES / DEFAULT_PACK; test_cli checks).
+ADEPT_NOISES = ("laplace", "gaussian")
+DEFAULT_ADEPT_PACK = "adept-bbc"
 
 NAME = "privatize"
 HELP = "privatize text word by word (reads FILE or stdin, writes stdout)"
@@ -37,7 +40,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "whitespace and punctuation pass through, every word is resampled."
     )
     add_word_mechanism_arguments(parser, extra_mechanisms=tuple(SENTENCE_REWRITERS))
-    parser.add_argument("--noise", choices=NOISES, help="adept: noise (default laplace)")
+    parser.add_argument("--noise", choices=ADEPT_NOISES, help="adept: noise (default laplace)")
     parser.add_argument("--delta", help="adept with --noise gaussian: delta in (0, 1)")
     parser.add_argument(
         "--seed", type=int, help="fixed seed: reproducible and NOT private (tests, benchmarks)"
@@ -166,6 +169,8 @@ def _run_sentence_rewriter(args: argparse.Namespace) -> None:
         )
     warn_if_seeded(args.seed)
     charge = ledger_charger(args, mechanism)
+    from edgedp.adept.mechanism import privatize_lines
+
     write_privatized(
         args.file, args.encoding, lambda pieces: privatize_lines(mechanism, pieces, charge)
     )
@@ -184,6 +189,8 @@ def run(args: argparse.Namespace) -> None:
     charge = ledger_charger(args, mechanism)
 
     def privatize(pieces: Iterator[str]) -> Iterator[str]:
+        from edgedp.evaluation.tune import keep_warning  # only once there is text to release
+
         released = privatize_stream(mechanism, pieces, before_release=charge)
         for text in released:
             # once the input reads, warn if epsilon keeps < 5 % or > 95 % of words: a small
@@ -212,6 +219,8 @@ def ledger_charger(
         raise InputError("--ledger and --scope go together")
     if args.ledger is None:
         return None
+    from edgedp.ledger import PrivacyLedger
+
     ledger = PrivacyLedger(args.ledger)
 
     def charge(batch: list[Any]) -> None:

@@ -87,7 +87,10 @@ class SentenceEncoder:
         self.dims = dims
         self.max_seq_length = max_seq_length
         self.batch_size = check_positive_int(batch_size, "batch_size")
-        self._session = lazy_session(model, ENCODER_IO, threads, name="encoder.onnx")
+        # int8 weights stay int8 in memory: embed peaks at ~180 MB instead of ~270 MB (native.py)
+        self._session = lazy_session(
+            model, ENCODER_IO, threads, name="encoder.onnx", fold_constants=False
+        )
 
     def encode(self, sentences: Sequence[str], *, independent: bool = False) -> np.ndarray:
         """Unit-length float32 embeddings, shape (len(sentences), dims), in input order.

@@ -17,7 +17,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-import faiss
 import numpy as np
 
 from edgedp.errors import AssetError, InputError
@@ -46,6 +45,7 @@ MAHALANOBIS_PAIRS = 1_000_000
 #: Up to this many words the Mahalanobis statistics are exact over all pairs, above it sampled.
 EXACT_PAIRS_LIMIT = 20_000
 _BLOCK = 256  # rows per block: 256 x 100k float64 distances is 200 MB
+_PAIR_CHUNK = 65_536  # sampled pairs per step: 65,536 x 50 float64 differences is 26 MB
 
 
 def exact_pairwise_statistics(
@@ -89,24 +89,56 @@ def sampled_pairwise_statistics(
     points = np.asarray(points, dtype=np.float64)
     first, second = rng.integers(len(points), pairs), rng.integers(len(points), pairs)
     keep = first != second
-    distances = np.linalg.norm(points[first[keep]] - points[second[keep]], axis=1)
+    first, second = first[keep], second[keep]
+    distances = np.empty(first.size)
+    for start in range(0, first.size, _PAIR_CHUNK):  # (chunk, d) temporaries, not (pairs, d)
+        chunk = slice(start, start + _PAIR_CHUNK)
+        distances[chunk] = np.linalg.norm(points[first[chunk]] - points[second[chunk]], axis=1)
     half_width = 1.96 * distances.std(ddof=1) / np.sqrt(distances.size)
-    squared = (points**2).sum(axis=1)
-    index = faiss.IndexFlatIP(points.shape[1] + 1)
-    index.add(np.hstack([points, squared[:, None]]).astype(np.float32))
-    _, farthest = index.search(
-        np.hstack([-2.0 * points, np.ones((len(points), 1))]).astype(np.float32), 1
-    )
     average = float(distances.mean())
-    differences = points[farthest[:, 0]]
-    differences -= points  # in place: one (n, d) temporary, not two
     return {
         "average": average,
         "average_ci95": [average - float(half_width), average + float(half_width)],
-        "maximum": float(np.sqrt(np.einsum("ij,ij->i", differences, differences).max())),
+        "maximum": diameter(points),
         "pairs": int(distances.size),
-        "method": f"average over {distances.size:,} sampled pairs; maximum by exhaustive search",
+        "method": f"average over {distances.size:,} sampled pairs; maximum exact (pruned search)",
     }
+
+
+def diameter(points: np.ndarray, *, sweeps: int = 4) -> float:
+    """The largest distance between two rows, exactly, without an O(n^2) search in practice.
+
+    With c the mean and R the largest ||y - c||, every pair satisfies ||x - y|| <= ||x - c|| + R.
+    A few farthest-point sweeps find a pair at distance L (a lower bound of the diameter), so both
+    ends of any pair at distance >= L have ||x - c|| >= L - R: only those candidate rows are
+    compared, all pairs among them, in float64 row blocks. Each block's farthest pair is
+    re-measured directly, so the result is a true pairwise distance.
+    """
+    points = np.asarray(points, dtype=np.float64)
+    if len(points) < 2:
+        return 0.0
+    squared = np.einsum("ij,ij->i", points, points)
+
+    def distances_from(point: np.ndarray) -> np.ndarray:  # no (n, d) temporaries
+        return np.sqrt(np.maximum(squared - 2 * (points @ point) + point @ point, 0.0))
+
+    radii = distances_from(points.mean(axis=0))
+    start, best = int(radii.argmax()), 0.0
+    for _ in range(sweeps):  # best: a true pairwise distance, so a lower bound of the diameter
+        farthest = int(distances_from(points[start]).argmax())
+        best = max(best, float(np.linalg.norm(points[farthest] - points[start])))
+        start = farthest
+    slack = 1e-6 * (1.0 + float(squared.max()) ** 0.5)  # covers the rounding of the radii
+    keep = radii >= best - float(radii.max()) - slack
+    candidates, squared = points[keep], squared[keep]
+    for row in range(0, len(candidates), _BLOCK):
+        block = candidates[row : row + _BLOCK]
+        distances = (
+            squared[row : row + len(block), None] + squared[None, :] - 2 * block @ candidates.T
+        )
+        i, j = divmod(int(distances.argmax()), len(candidates))
+        best = max(best, float(np.linalg.norm(candidates[row + i] - candidates[j])))
+    return best
 
 
 def metric_statistics(pack: WordPack, metric: str, *, lam: float = 0.2) -> Mapping[str, Any]:

@@ -214,7 +214,7 @@ class WordMechanism(Mechanism[WordPack]):
     def _assemble_all(
         self, segmented: list[Segmented], released: np.ndarray, state: SentenceState | None
     ) -> list[str]:
-        words = self.pack.vocabulary.words
+        words = self.pack.vocabulary  # by id: never materializes the whole word list
         spelled = [
             words[i] if i >= 0 else (OOV_MASK if i == _MASKED else None) for i in released.tolist()
         ]

@@ -16,7 +16,7 @@ metric (BRR paper, Sec. 5), used by :mod:`edgedp.evaluation.calibration` to comp
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
@@ -29,40 +29,9 @@ from edgedp.manifest import REBUILD_HINT, Manifest
 from edgedp.native import Lazy
 from edgedp.words.euclidean import EuclideanIndex
 from edgedp.words.hamming import INDEX_TYPES, HammingIndex
+from edgedp.words.vocabulary import Vocabulary
 
 BIT_ORDERS = ("big",)
-
-
-class Vocabulary:
-    """The public word list of a pack: id <-> word, with lookups that map unknown words to -1."""
-
-    __slots__ = ("_ids", "_words")
-
-    def __init__(self, words: Iterable[str]) -> None:
-        self._words: tuple[str, ...] = tuple(words)
-        self._ids: Mapping[str, int] = MappingProxyType(
-            {word: index for index, word in enumerate(self._words)}
-        )
-        if len(self._ids) != len(self._words):
-            raise AssetError("vocabulary has duplicate words")
-
-    def __len__(self) -> int:
-        return len(self._words)
-
-    def __contains__(self, word: object) -> bool:
-        return word in self._ids
-
-    def __getitem__(self, word_id: int) -> str:
-        return self._words[word_id]
-
-    @property
-    def words(self) -> tuple[str, ...]:
-        return self._words
-
-    def ids(self, words: Iterable[str]) -> np.ndarray:
-        """Word ids as int64, -1 for words not in the vocabulary."""
-        lookup = self._ids.get
-        return np.fromiter((lookup(word, -1) for word in words), dtype=np.int64)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -128,23 +97,22 @@ class WordPack:
 
 def _read_vocabulary(manifest: Manifest, size: int) -> Vocabulary:
     path = manifest.file(manifest.field("vocabulary", "file", str))
-    text = manifest.text(path.name)
-    words = text.split("\n")
-    if words and words[-1] == "":
-        words.pop()
-    if len(words) != size:
-        raise AssetError(
-            f"pack {manifest.directory}: {path.name} has {len(words)} words, the manifest says "
-            f"{size}; {REBUILD_HINT}"
-        )
-    if any(not word or word != word.strip() for word in words):
-        raise AssetError(f"pack {manifest.directory}: {path.name} has empty or padded lines")
     try:
-        return Vocabulary(words)
+        vocabulary = Vocabulary.from_lines(manifest.contents(path.name))
+    except UnicodeDecodeError:
+        raise AssetError(
+            f"pack {manifest.directory}: {path.name} is not UTF-8; {REBUILD_HINT}"
+        ) from None
     except AssetError as error:
         raise AssetError(
             f"pack {manifest.directory}: {path.name}: {error}; {REBUILD_HINT}"
         ) from None
+    if len(vocabulary) != size:
+        raise AssetError(
+            f"pack {manifest.directory}: {path.name} has {len(vocabulary)} words, the manifest "
+            f"says {size}; {REBUILD_HINT}"
+        )
+    return vocabulary
 
 
 def load_word_pack(manifest: Manifest) -> WordPack:

@@ -13,7 +13,12 @@ from collections.abc import Sequence
 from edgedp.cli import UsageParser, add_subcommands
 from edgedp.errors import EdgedpError
 
-COMMAND_MODULES = ("edgedp_export.words", "edgedp_export.sentences", "edgedp_export.adept")
+COMMAND_MODULES = (
+    "edgedp_export.words",
+    "edgedp_export.sentences",
+    "edgedp_export.adept",
+    "edgedp_export.wheel",
+)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -3,12 +3,14 @@
 edgedp-export words --source glove-6b-50d --words 100000 --bits 256 --out DIR [--force]
 edgedp-export words --source-file vectors.txt --words 5000 --out DIR
 edgedp-export words --default --out assets/words-small     (the bundled default pack)
+edgedp-export words --from-pack words-small --vectors float16 --out medium   (no torch, seconds)
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib.metadata
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,13 +22,13 @@ from tqdm import tqdm
 import edgedp_export
 from edgedp.errors import InputError
 from edgedp.evaluation.calibration import exact_pairwise_statistics, sampled_pairwise_statistics
+from edgedp.packs import load_pack
 from edgedp.randomness import RandomSource
 from edgedp.text import normalize_word, segment
 from edgedp_export.binarize import METHODS, binarize
 from edgedp_export.calibration import hamming_statistics
 from edgedp_export.hamming_index import DEFAULT_PARAMETERS, build_binary_index, index_writer
 from edgedp_export.pack_writer import lines_writer, npy_writer, write_pack
-from edgedp_export.quality import binarization_report, float16_agreement
 from edgedp_export.sources import SOURCES, WordVectors, load_source
 
 NAME = "words"
@@ -245,6 +247,8 @@ def _calibration(codes: np.ndarray, vectors: np.ndarray, *, stored_vectors: bool
 
 def _report(vectors: np.ndarray, config: WordsConfig) -> dict[str, object]:
     """The binarization comparison committed with the pack, and the chosen configuration's row."""
+    from edgedp_export.quality import binarization_report, float16_agreement  # scipy: 6 s import
+
     methods = {
         name: (lambda v, b, s, m=name: binarize(v, method=m, bits=b, seed=s)) for name in METHODS
     }
@@ -327,6 +331,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=Path,
         help="keep only the words listed in this UTF-8 file (one per line)",
     )
+    parser.add_argument(
+        "--from-pack",
+        help="reuse this words pack's vocabulary and codes byte for byte and add --vectors from "
+        "its source (no retraining, no torch; see edgedp_export.extend)",
+    )
+    parser.add_argument(
+        "--calibration",
+        choices=("sampled", "exact"),
+        default="sampled",
+        help="with --from-pack: Euclidean average over sampled pairs (default, seconds) or all "
+        "pairs (minutes); the maximum is always exact",
+    )
     parser.add_argument("--name", help="pack name (default: the output directory's name)")
     parser.add_argument("--out", type=Path, required=True, help="pack directory to write")
     parser.add_argument("--force", action="store_true", help="replace an existing pack")
@@ -348,6 +364,9 @@ SETTING_FLAGS = (
 
 
 def run(args: argparse.Namespace) -> None:
+    if args.from_pack is not None:
+        _run_from_pack(args)
+        return
     settings = {**BASE_SETTINGS, **(PRESETS[args.preset] if args.preset else {})}
     for key in SETTING_FLAGS:
         if getattr(args, key) is not None:
@@ -373,6 +392,54 @@ def run(args: argparse.Namespace) -> None:
         restrict_to=_word_list(args.only_words),
     )
     out = build_words_pack(source, config, args.out, force=args.force)
+    print(f"wrote {out}", file=sys.stderr)
+
+
+def _run_from_pack(args: argparse.Namespace) -> None:
+    """``--from-pack``: add float vectors to an existing pack (see :mod:`edgedp_export.extend`)."""
+    from edgedp_export.extend import extend_words_pack  # no binarization, so no torch
+
+    ignored = [
+        flag
+        for flag in ("preset", "words", "bits", "method", "seed", "index")
+        if getattr(args, flag) is not None
+    ]
+    if args.only_words is not None:
+        ignored.append("only_words")
+    if args.report:
+        ignored.append("report")
+    if ignored:
+        raise InputError(
+            "--from-pack keeps the pack's vocabulary, codes and index; it takes only --vectors, "
+            "--source/--source-file, --calibration, --name, --out, --force "
+            f"(not --{ignored[0].replace('_', '-')})"
+        )
+    base = load_pack(args.from_pack, kind="words", verify=True)  # pinned if it is bundled
+    source_name = args.source
+    if source_name is None and args.source_file is None:
+        match = re.search(r"--source (\S+)", str(base.manifest.data.get("build_command", "")))
+        if match is None:
+            raise InputError(
+                f"pack {base.name} does not say its source: pass --source or --source-file"
+            )
+        source_name = match.group(1)
+    name = args.name or args.out.name
+    vectors = args.vectors or "float16"
+    origin = f"--source {source_name}" if source_name else f"--source-file {args.source_file.name}"
+    command = (
+        f"edgedp-export words --from-pack {base.name} {origin} --vectors {vectors} "
+        f"--calibration {args.calibration} --name {name} --out {name}"
+    )
+    out = extend_words_pack(
+        base,
+        load_source(source_name, args.source_file if source_name is None else None),
+        args.out,
+        vectors=vectors,
+        name=name,
+        command=command,
+        exact_calibration=args.calibration == "exact",
+        force=args.force,
+    )
     print(f"wrote {out}", file=sys.stderr)
 
 

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Proof on ARM: install the runtime's dependencies from the package index's aarch64 wheels into a
+# Debian bookworm arm64 root and run the runtime test subset on aarch64 under qemu-user emulation.
+#
+#   sudo bench/platforms/arm64_qemu.sh [WORKDIR]        (default WORKDIR: /tmp/edgedp-arm64)
+#
+# Needs root (apt-get, debootstrap) and network access to Debian's mirror and the package index.
+# binfmt_misc is NOT required: every aarch64 binary is started explicitly through
+# qemu-aarch64-static -L ROOT (so tests that start a child interpreter with sys.executable cannot
+# run and are deselected). Takes about 20-40 minutes on 2 cores; not part of the default CI run.
+# Results and versions are recorded in bench/README.md ("Platforms").
+set -euo pipefail
+WORK=${1:-/tmp/edgedp-arm64}
+shift || true  # the rest of the arguments go to pytest
+ROOT_FS=$WORK/root
+SITE=$WORK/site
+REPO=$(cd "$(dirname "$0")/../.." && pwd)
+TESTS=(tests/test_vocabulary.py tests/test_randomized_response.py tests/test_hamming.py
+       tests/test_brr.py tests/test_text.py tests/test_noise.py tests/test_randomness.py
+       tests/test_packs.py tests/test_madlib.py tests/test_vickrey.py tests/test_encoder.py)
+mkdir -p "$WORK"
+
+command -v qemu-aarch64-static >/dev/null && command -v debootstrap >/dev/null ||
+    apt-get install -y -q qemu-user-static debootstrap
+if [ ! -x "$ROOT_FS/usr/bin/python3.11" ]; then
+    # first stage only (the second needs binfmt_misc): download, then unpack every .deb ourselves
+    debootstrap --arch=arm64 --foreign --variant=minbase \
+        --include=python3,python3-venv,python3-pip,ca-certificates bookworm "$ROOT_FS" \
+        http://deb.debian.org/debian
+    for deb in "$ROOT_FS"/var/cache/apt/archives/*.deb; do dpkg-deb -x "$deb" "$ROOT_FS"; done
+fi
+# onnxruntime's cpuinfo parses /proc/cpuinfo for the ARM "CPU part" fields; under qemu-user it reads
+# the x86 host's file and dereferences NULL (SIGSEGV on import). qemu -L serves files that exist
+# under the prefix first, so give it the cpuinfo of a 2-core Cortex-A72 (a Raspberry Pi 4's cores).
+mkdir -p "$ROOT_FS/proc"
+for cpu in 0 1; do
+    printf 'processor\t: %s\nBogoMIPS\t: 108.00\nFeatures\t: fp asimd evtstrm crc32 cpuid\nCPU implementer\t: 0x41\nCPU architecture: 8\nCPU variant\t: 0x0\nCPU part\t: 0xd08\nCPU revision\t: 3\n\n' "$cpu"
+done > "$ROOT_FS/proc/cpuinfo"
+PY=(qemu-aarch64-static -L "$ROOT_FS" "$ROOT_FS/usr/bin/python3.11" -s)
+"${PY[@]}" -c 'import platform, sys; print("python", sys.version.split()[0], platform.machine())'
+if [ ! -d "$SITE/numpy" ]; then
+    # Debian's pip, run on aarch64: it selects the index's manylinux aarch64 wheels
+    "${PY[@]}" -c "import sys; sys.path.insert(0, '$ROOT_FS/usr/lib/python3/dist-packages'); \
+from pip._internal.cli.main import main; sys.exit(main())" install --no-cache-dir \
+        --only-binary=:all: --target "$SITE" "numpy>=2.0" "faiss-cpu>=1.11" "onnxruntime>=1.17" \
+        "tokenizers>=0.15" pytest hypothesis scipy tqdm   # sentencex: pure Python, not needed here
+fi
+rm -rf "$WORK/repo" && mkdir -p "$WORK/repo"
+git -C "$REPO" archive HEAD | tar -x -C "$WORK/repo"
+cd "$WORK/repo"
+PYTHONPATH="$SITE:$WORK/repo:$WORK/repo/export" OMP_NUM_THREADS=1 "${PY[@]}" -c \
+    'import numpy, faiss, onnxruntime, tokenizers, platform
+print("aarch64 wheels:", platform.machine(), "numpy", numpy.__version__, "faiss", faiss.__version__,
+      "onnxruntime", onnxruntime.__version__, "tokenizers", tokenizers.__version__)'
+PYTHONPATH="$SITE:$WORK/repo:$WORK/repo/export" OMP_NUM_THREADS=1 "${PY[@]}" -m pytest -q \
+    -p no:cacheprovider -k "not subprocess and not console_script" "${TESTS[@]}" "$@"

@@ -1,0 +1,162 @@
+"""The public word list of a words pack, held compactly: id <-> word without 100,000 Python strings.
+
+A ``dict`` of 100,000 words plus their ``str`` objects and a tuple costs about 13 MB (17 MB at peak
+while loading) in every process that privatizes a word, more than the codes themselves (3.2 MB).
+Here the vocabulary is
+
+* the UTF-8 bytes of ``vocab.txt`` (one word per line; 0.8 MB for words-small),
+* the start offset of every line (int32 or int64),
+* an open-addressing hash table of word ids (int32, at most half full), keyed by a 64-bit
+  hash of the word's UTF-8 bytes (read as a little-endian integer, modulo 2**31 - 1), computed for
+  all words at once with numpy (Horner's rule over byte columns) and for a looked-up word by one
+  ``int.from_bytes``.
+
+Lookups compare the candidate's bytes with the word's, so a hash collision never returns a wrong
+id. The table holds only the public vocabulary; a looked-up word never enters it, so input cannot
+lengthen the probe chains. ``words`` materializes the tuple of all words only when asked.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from typing import overload
+
+import numpy as np
+
+from edgedp.errors import AssetError
+
+_MASK = (1 << 64) - 1
+_PRIME = 2**31 - 1  # Horner steps h * 256 + byte stay below 2**40: exact in uint64
+_MIX = 0x9E3779B97F4A7C15  # Fibonacci hashing: the table slot is taken from the high bits
+_CHUNK = 1 << 16  # words hashed per numpy step (bounds the temporaries)
+_EMPTY = -1
+#: A line that starts or ends with whitespace (other than its newline), as str.strip() would see it.
+_PADDED = re.compile(r"^[^\S\n]|[^\S\n]$", re.MULTILINE)
+
+
+def _hash(data: bytes) -> int:
+    """The word's UTF-8 bytes as a little-endian integer modulo a prime: one C call per word."""
+    return int.from_bytes(data, "little") % _PRIME
+
+
+class Vocabulary:
+    """The public word list of a pack: id <-> word, with lookups that map unknown words to -1."""
+
+    __slots__ = ("_blob", "_shift", "_starts", "_starts_view", "_table", "_table_view", "_words")
+
+    def __init__(self, words: Iterable[str]) -> None:
+        self._init_blob("".join(f"{word}\n" for word in words).encode("utf-8"))
+
+    @classmethod
+    def from_lines(cls, blob: bytes) -> Vocabulary:
+        """From the bytes of a ``vocab.txt`` (UTF-8, one word per line, a final newline)."""
+        vocabulary = cls.__new__(cls)
+        vocabulary._init_blob(blob)
+        return vocabulary
+
+    def _init_blob(self, blob: bytes) -> None:
+        if blob and not blob.endswith(b"\n"):
+            blob += b"\n"
+        self._blob = blob
+        buffer = np.frombuffer(blob, dtype=np.uint8)
+        ends = np.flatnonzero(buffer == 10)
+        dtype = np.int32 if len(blob) < 2**31 else np.int64
+        starts = np.empty(len(ends) + 1, dtype=dtype)
+        starts[0], starts[1:] = 0, ends + 1
+        self._starts = starts  # word i is blob[starts[i] : starts[i + 1] - 1]
+        self._words: tuple[str, ...] | None = None
+        bits = max(4, int(2 * len(ends)).bit_length())  # at most half full
+        self._shift = 64 - bits
+        self._table = np.full(1 << bits, _EMPTY, dtype=np.int32 if len(ends) < 2**31 else np.int64)
+        self._starts_view = memoryview(starts)  # Python ints without numpy scalars (lookups)
+        self._insert_all(buffer, ends)
+        self._table_view = memoryview(self._table)
+
+    def _insert_all(self, buffer: np.ndarray, ends: np.ndarray) -> None:
+        """Validate, hash every word with numpy (Horner's rule over byte columns), insert."""
+        text = self._blob.decode("utf-8")  # UnicodeDecodeError: the caller names the file
+        lengths = ends - self._starts[:-1]
+        if (lengths == 0).any() or _PADDED.search(text):
+            raise AssetError("vocabulary has empty or padded lines")
+        del text
+        values = np.empty(len(ends), dtype=np.uint64)
+        for first in range(0, len(ends), _CHUNK):
+            starts = self._starts[:-1][first : first + _CHUNK].astype(np.int64)
+            chunk = lengths[first : first + _CHUNK]
+            hashed = np.zeros(len(chunk), dtype=np.uint64)
+            for column in range(int(chunk.max(initial=0))):  # most significant (last) byte first
+                active = chunk > column
+                byte = buffer[starts[active] + chunk[active] - 1 - column].astype(np.uint64)
+                hashed[active] = (hashed[active] * np.uint64(256) + byte) % np.uint64(_PRIME)
+            values[first : first + _CHUNK] = hashed
+        self._check_duplicates(values)
+        with np.errstate(over="ignore"):
+            slots = ((values * np.uint64(_MIX)) >> np.uint64(self._shift)).astype(np.int64)
+        del values
+        # Linear probing in rounds: every pending word claims its current slot; of the claims on a
+        # free slot the lowest id wins, the others move one slot on. A word passes a slot only when
+        # it is taken, and slots are never freed, so each word's probe sequence from its home slot
+        # meets no empty slot before the word: the lookup in _id finds it.
+        mask = len(self._table) - 1
+        pending = np.arange(len(ends), dtype=np.int64)
+        while pending.size:
+            free = self._table[slots] == _EMPTY
+            claimed, first_claim = np.unique(slots[free], return_index=True)
+            self._table[claimed] = pending[free][first_claim]
+            placed = np.zeros(pending.size, dtype=bool)
+            placed[np.flatnonzero(free)[first_claim]] = True
+            pending, slots = pending[~placed], (slots[~placed] + 1) & mask
+
+    def _check_duplicates(self, values: np.ndarray) -> None:
+        """Equal words have equal hashes: compare the bytes of words whose hashes collide."""
+        order = np.argsort(values, kind="stable")
+        same = np.flatnonzero(values[order][1:] == values[order][:-1])
+        for position in same.tolist():
+            if self._bytes(int(order[position])) == self._bytes(int(order[position + 1])):
+                raise AssetError("vocabulary has duplicate words")
+
+    def _bytes(self, word_id: int) -> bytes:
+        starts = self._starts_view
+        return self._blob[starts[word_id] : starts[word_id + 1] - 1]
+
+    def _id(self, word: str) -> int:
+        data = word.encode("utf-8", "surrogatepass")
+        slot = ((_hash(data) * _MIX) & _MASK) >> self._shift
+        table, starts, blob = self._table_view, self._starts_view, self._blob
+        mask = len(table) - 1
+        while (candidate := table[slot]) != _EMPTY:
+            if blob[starts[candidate] : starts[candidate + 1] - 1] == data:
+                return candidate
+            slot = (slot + 1) & mask
+        return -1
+
+    def __len__(self) -> int:
+        return len(self._starts) - 1
+
+    def __contains__(self, word: object) -> bool:
+        return isinstance(word, str) and self._id(word) >= 0
+
+    @overload
+    def __getitem__(self, word_id: int) -> str: ...
+    @overload
+    def __getitem__(self, word_id: slice) -> tuple[str, ...]: ...
+    def __getitem__(self, word_id: int | slice) -> str | tuple[str, ...]:
+        if isinstance(word_id, slice):
+            return self.words[word_id]
+        index = range(len(self))[word_id]  # IndexError and negative ids as for a tuple
+        return self._bytes(index).decode("utf-8")
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.words)
+
+    @property
+    def words(self) -> tuple[str, ...]:
+        """Every word in id order (built on first use: 100,000 strings cost about 6 MB)."""
+        if self._words is None:
+            self._words = tuple(self._blob.decode("utf-8").split("\n")[:-1])
+        return self._words
+
+    def ids(self, words: Iterable[str]) -> np.ndarray:
+        """Word ids as int64, -1 for words not in the vocabulary."""
+        return np.fromiter((self._id(word) for word in words), dtype=np.int64)

@@ -1,0 +1,66 @@
+"""The compact vocabulary (edgedp.words.vocabulary) answers exactly as a dict of its words would."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from edgedp.errors import AssetError
+from edgedp.words import vocabulary as module
+from edgedp.words.vocabulary import Vocabulary
+
+WORD = st.text(
+    st.characters(blacklist_categories=("Cs", "Zs", "Zl", "Zp", "Cc")), min_size=1, max_size=40
+).filter(lambda w: w == w.strip())
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(WORD, min_size=1, max_size=300, unique=True), st.lists(WORD, max_size=50))
+def test_lookups_agree_with_a_dict(words, probes):
+    vocabulary = Vocabulary(words)
+    expected = {word: index for index, word in enumerate(words)}
+    queries = words + probes + [w + "x" for w in words[:20]] + ["", "\ud800"]
+    assert vocabulary.ids(queries).tolist() == [expected.get(q, -1) for q in queries]
+    assert len(vocabulary) == len(words)
+    assert vocabulary.words == tuple(words)
+    assert [vocabulary[i] for i in range(len(words))] == words
+    assert vocabulary[-1] == words[-1] and vocabulary[:2] == tuple(words[:2])
+    assert all(word in vocabulary for word in words) and 42 not in vocabulary
+
+
+def test_every_word_is_found_when_all_hashes_collide(monkeypatch):
+    """Force one home slot for every word: the probing rounds and the lookups still agree."""
+    monkeypatch.setattr(module, "_PRIME", 1)  # every hash is 0
+    monkeypatch.setattr(module, "_hash", lambda data: 0)
+    words = [f"w{i}" for i in range(500)] + ["é", "日本", "a" * 100]
+    vocabulary = Vocabulary(words)
+    assert vocabulary.ids(words).tolist() == list(range(len(words)))
+    assert vocabulary.ids(["nope", "w5000"]).tolist() == [-1, -1]
+
+
+@pytest.mark.parametrize(
+    ("blob", "message"),
+    [
+        (b"alpha\nbeta\nalpha\n", "duplicate"),
+        (b"alpha\n\nbeta\n", "empty or padded"),
+        (b"alpha \nbeta\n", "empty or padded"),
+        (b"alpha\n\xc2\xa0beta\n", "empty or padded"),  # a no-break space, as str.strip sees it
+        (b"alpha\r\nbeta\n", "empty or padded"),
+    ],
+)
+def test_bad_word_lists_are_refused(blob, message):
+    with pytest.raises(AssetError, match=message):
+        Vocabulary.from_lines(blob)
+
+
+def test_non_utf8_is_refused_as_unicode_error():
+    with pytest.raises(UnicodeDecodeError):
+        Vocabulary.from_lines(b"alpha\n\xff\n")
+
+
+def test_ids_are_int64_and_the_table_is_at_most_half_full():
+    vocabulary = Vocabulary([f"w{i}" for i in range(1000)])
+    assert vocabulary.ids(["w3"]).dtype == np.int64
+    assert (vocabulary._table >= 0).sum() * 2 <= len(vocabulary._table)
