@@ -166,3 +166,21 @@ def test_console_module_imports_nothing_heavy_before_its_handler():
     text = Path(source).read_text()
     head = text[: text.index("def main")]
     assert "import edgedp" not in head and "from edgedp" not in head
+
+
+class TestPackOfTheWrongKind:
+    """A pack of another kind is one AssetError line (it was an AttributeError, exit 70)."""
+
+    @pytest.mark.parametrize(
+        ("command", "pack"),
+        [
+            (["calibrate", "--from", "madlib", "--epsilon", "10", "--to", "brr"], "sentences-bbc"),
+            (["privatize", "--mechanism", "brr", "--epsilon", "0.6"], "adept-bbc"),
+            (["embed", "--epsilon", "3"], "words-small"),
+        ],
+    )
+    def test_wrong_kind_is_one_line(self, command, pack, capsys):
+        status = main([*command, "--pack", pack])
+        error = capsys.readouterr().err
+        assert status == 1, error
+        assert error.count("\n") == 1 and "pack is needed here" in error

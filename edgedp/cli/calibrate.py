@@ -28,7 +28,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> None:
-    pack = load_pack(args.pack)
+    pack = load_pack(args.pack, kind="words")
     epsilon = parse_epsilon(args.epsilon)
     result = equivalent_epsilon(
         pack,

@@ -36,7 +36,7 @@ from edgedp.documents.deepcandidate import DeepCandidate
 from edgedp.documents.mechanism import Document, SentenceMechanism, document_sentences
 from edgedp.documents.pack import SentencePack
 from edgedp.documents.truncation import Truncation
-from edgedp.errors import AssetError, InputError, NotPrivateWarning
+from edgedp.errors import InputError, NotPrivateWarning
 from edgedp.native import set_num_threads
 from edgedp.packs import load_pack
 from edgedp.text import MAX_TEXT_CHARS, batches
@@ -196,9 +196,7 @@ def _json_line(number: int, record: dict[str, Any]) -> str:
 def run(args: argparse.Namespace) -> None:
     if args.threads is not None:
         set_num_threads(args.threads)
-    pack = load_pack(args.pack or DEFAULT_SENTENCE_PACK)
-    if not isinstance(pack, SentencePack):
-        raise AssetError(f"pack {pack.name} is a {pack.kind} pack; embed needs a sentences pack")
+    pack = load_pack(args.pack or DEFAULT_SENTENCE_PACK, kind="sentences")
     if args.output is not None and args.output.suffix not in (".npy", ".jsonl"):
         raise InputError("--output must end in .jsonl or .npy")
     mechanism = _mechanism(args, pack)

@@ -161,7 +161,7 @@ def _run_sentence_rewriter(args: argparse.Namespace) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", NotPrivateWarning)  # announced once, below
         mechanism = SENTENCE_REWRITERS[args.mechanism](
-            load_pack(args.pack or DEFAULT_ADEPT_PACK),
+            load_pack(args.pack or DEFAULT_ADEPT_PACK, kind="autoencoder"),
             epsilon=parse_epsilon(args.epsilon),
             delta=delta,
             noise=args.noise or "laplace",

@@ -117,7 +117,7 @@ def build_word_mechanism(
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", NotPrivateWarning)
         return WORD_MECHANISMS[args.mechanism](
-            load_pack(args.pack),
+            load_pack(args.pack, kind="words"),
             epsilon=epsilon,
             rng=rng,
             oov=args.oov or "sample",

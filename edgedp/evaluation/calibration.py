@@ -120,7 +120,10 @@ def diameter(points: np.ndarray, *, sweeps: int = 4) -> float:
     squared = np.einsum("ij,ij->i", points, points)
 
     def distances_from(point: np.ndarray) -> np.ndarray:  # no (n, d) temporaries
-        return np.sqrt(np.maximum(squared - 2 * (points @ point) + point @ point, 0.0))
+        distances: np.ndarray = np.sqrt(
+            np.maximum(squared - 2 * (points @ point) + point @ point, 0.0)
+        )
+        return distances
 
     radii = distances_from(points.mean(axis=0))
     start, best = int(radii.argmax()), 0.0
@@ -150,7 +153,8 @@ def metric_statistics(pack: WordPack, metric: str, *, lam: float = 0.2) -> Mappi
                 f"pack {pack.name!r} has no {metric} calibration statistics; rebuild it with a "
                 "current edgedp-export"
             )
-        return pack.calibration[metric]
+        statistics: Mapping[str, Any] = pack.calibration[metric]
+        return statistics
     vectors = pack.require_vectors("the Mahalanobis privacy ratio")
     metric_matrix = regularized_covariance(
         np.asarray(pack.covariance), check_unit_interval(lam, "lam")

@@ -56,7 +56,7 @@ class WordPack:
     @property
     def bits(self) -> int:
         """Length of each word's binary code."""
-        return self.codes.shape[1] * 8
+        return int(self.codes.shape[1]) * 8
 
     @property
     def kind(self) -> str:
@@ -65,7 +65,8 @@ class WordPack:
     @property
     def calibration(self) -> Mapping[str, Any]:
         """Exact pairwise-distance statistics per metric (``hamming``, ``euclidean``, ...)."""
-        return self.manifest.data.get("calibration", MappingProxyType({}))
+        statistics: Mapping[str, Any] = self.manifest.data.get("calibration", MappingProxyType({}))
+        return statistics
 
     def require_vectors(self, mechanism: str) -> np.ndarray:
         """The float vectors, or an AssetError saying how to build a pack that has them."""

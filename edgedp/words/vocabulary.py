@@ -69,9 +69,9 @@ class Vocabulary:
         bits = max(4, int(2 * len(ends)).bit_length())  # at most half full
         self._shift = 64 - bits
         self._table = np.full(1 << bits, _EMPTY, dtype=np.int32 if len(ends) < 2**31 else np.int64)
-        self._starts_view = memoryview(starts)  # Python ints without numpy scalars (lookups)
+        self._starts_view = memoryview(starts.data)  # Python ints without numpy scalars (lookups)
         self._insert_all(buffer, ends)
-        self._table_view = memoryview(self._table)
+        self._table_view = memoryview(self._table.data)
 
     def _insert_all(self, buffer: np.ndarray, ends: np.ndarray) -> None:
         """Validate, hash every word with numpy (Horner's rule over byte columns), insert."""
