@@ -119,6 +119,7 @@ def test_a_missing_pack_names_the_commands_that_install_it(tmp_path, monkeypatch
     empty = tmp_path / "assets"
     empty.mkdir()
     monkeypatch.setattr(edgedp.packs, "bundled_packs_dir", lambda: empty)
+    monkeypatch.setattr(edgedp.packs, "installed_packs", dict)  # as if no pack wheel were installed
     expected = (
         "edgedp-export wheel assets/sentences-bbc --out dist && "
         "pip install dist/edgedp_pack_sentences_bbc-*.whl"

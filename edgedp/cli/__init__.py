@@ -54,16 +54,62 @@ def add_subcommands(
     return commands
 
 
-def _build_parser(
-    argv: Sequence[str] | None = None,
+def build_parser(
+    prog: str, description: str, module_names: Sequence[str], argv: Sequence[str] | None = None
 ) -> tuple[argparse.ArgumentParser, dict[str, ModuleType]]:
-    """The parser; when ``argv`` names a command, only that command's module is imported (command
-    module ``edgedp.cli.<name>`` defines ``NAME = "<name>"``), so ``edgedp privatize`` never
-    imports the sentence path or the ledger. ``--help`` and errors still see every command."""
-    parser = UsageParser(prog="edgedp", description="On-device differential privacy for text.")
+    """The parser; when ``argv`` names a command, only that command's module is imported (a command
+    module ``package.<name>`` defines ``NAME = "<name>"``), so ``edgedp privatize`` never imports
+    the sentence path or the ledger. ``--help`` and errors still see every command."""
+    parser = UsageParser(prog=prog, description=description)
     arguments = sys.argv[1:] if argv is None else list(argv)
-    chosen = [m for m in COMMAND_MODULES if arguments and m.rpartition(".")[2] == arguments[0]]
-    return parser, add_subcommands(parser, chosen or COMMAND_MODULES)
+    chosen = [m for m in module_names if arguments and m.rpartition(".")[2] == arguments[0]]
+    return parser, add_subcommands(parser, chosen or module_names)
+
+
+def command_line(
+    prog: str,
+    description: str,
+    module_names: Sequence[str],
+    argv: Sequence[str] | None = None,
+    *,
+    interrupted: str | None = None,
+) -> int:
+    """Parse ``argv``, run the chosen command, and turn every failure into an exit status with one
+    line on stderr (shared by ``edgedp`` and ``edgedp-export``).
+
+    1: an :class:`~edgedp.errors.EdgedpError` or an operating-system error (a file that cannot be
+    read or written); 2: a usage error; 130: Ctrl-C (``interrupted`` is printed if given); 70: a
+    bug (``EDGEDP_DEBUG=1`` shows the traceback). A closed output pipe ends quietly with 0.
+    """
+    try:
+        parser, commands = build_parser(prog, description, module_names, argv)
+        args = parser.parse_args(argv)
+        commands[args.command].run(args)
+    except EdgedpError as error:
+        print(f"{prog}: error: {error}", file=sys.stderr)
+        return EXIT_ERROR
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # silence the flush at exit
+        return 0
+    except KeyboardInterrupt:
+        if interrupted:
+            print(f"{prog}: {interrupted}", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except OSError as error:
+        if os.environ.get("EDGEDP_DEBUG"):
+            raise
+        print(f"{prog}: error: {error}", file=sys.stderr)
+        return EXIT_ERROR
+    except Exception as error:  # one line, not a traceback (EDGEDP_DEBUG=1 shows it)
+        if os.environ.get("EDGEDP_DEBUG"):
+            raise
+        print(
+            f"{prog}: internal error: {type(error).__name__}: {error} "
+            "(set EDGEDP_DEBUG=1 for details and please report it)",
+            file=sys.stderr,
+        )
+        return EXIT_INTERNAL
+    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -72,25 +118,4 @@ def main(argv: Sequence[str] | None = None) -> int:
     The console script is :func:`edgedp.console.main`, which also covers a Ctrl-C that arrives
     while this package is being imported.
     """
-    try:
-        parser, commands = _build_parser()  # imports every command module: a Ctrl-C may land here
-        args = parser.parse_args(argv)
-        commands[args.command].run(args)
-    except EdgedpError as error:
-        print(f"edgedp: error: {error}", file=sys.stderr)
-        return EXIT_ERROR
-    except BrokenPipeError:
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # silence the flush at exit
-        return 0
-    except KeyboardInterrupt:
-        return EXIT_INTERRUPTED
-    except Exception as error:  # one line, not a traceback (EDGEDP_DEBUG=1 shows it)
-        if os.environ.get("EDGEDP_DEBUG"):
-            raise
-        print(
-            f"edgedp: internal error: {type(error).__name__}: {error} "
-            "(set EDGEDP_DEBUG=1 for details and please report it)",
-            file=sys.stderr,
-        )
-        return EXIT_INTERNAL
-    return 0
+    return command_line("edgedp", "On-device differential privacy for text.", COMMAND_MODULES, argv)

@@ -1,6 +1,6 @@
 """What an autoencoder pack is built from: the settings of ``edgedp-export adept`` and their defaults.
 
-Shared by the command (:mod:`edgedp_export.adept`, no torch) and the build
+Shared by the command (:mod:`edgedp_export.commands.adept`, no torch) and the build
 (:mod:`edgedp_export.autoencoder_build`, torch), so neither imports the other.
 """
 

@@ -1,45 +1,34 @@
 """The ``edgedp-export`` command line: ``edgedp-export <command> ...`` (see ``--help``).
 
 A command module defines ``NAME``, ``HELP``, ``add_arguments(parser)`` and ``run(args)``; register
-it in :data:`COMMAND_MODULES`.
+it in :data:`COMMAND_MODULES`. Parsing and error handling are the runtime's
+(:func:`edgedp.cli.command_line`), so both commands fail the same way.
 """
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Sequence
 
-from edgedp.cli import UsageParser, add_subcommands
-from edgedp.errors import EdgedpError
+from edgedp.cli import command_line
 
 COMMAND_MODULES = (
-    "edgedp_export.words",
-    "edgedp_export.sentences",
-    "edgedp_export.adept",
-    "edgedp_export.wheel",
+    "edgedp_export.commands.words",
+    "edgedp_export.commands.sentences",
+    "edgedp_export.commands.adept",
+    "edgedp_export.commands.wheel",
 )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``edgedp-export``."""
-    parser = UsageParser(prog="edgedp-export", description="Build edgedp asset packs offline.")
-    commands = add_subcommands(parser, COMMAND_MODULES)
-    args = parser.parse_args(argv)
-    try:
-        commands[args.command].run(args)
-    except EdgedpError as error:
-        print(f"edgedp-export: error: {error}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print("edgedp-export: interrupted; nothing was published", file=sys.stderr)
-        return 130
-    except OSError as error:
-        if os.environ.get("EDGEDP_DEBUG"):
-            raise
-        print(f"edgedp-export: error: {error}", file=sys.stderr)
-        return 1
-    return 0
+    return command_line(
+        "edgedp-export",
+        "Build edgedp asset packs offline.",
+        COMMAND_MODULES,
+        argv,
+        interrupted="interrupted; nothing was published",
+    )
 
 
 if __name__ == "__main__":

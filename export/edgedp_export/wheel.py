@@ -1,4 +1,4 @@
-"""``edgedp-export wheel PACKDIR... --out DIR``: a pack as an installable Python distribution.
+"""A pack as an installable Python distribution (the command is ``edgedp-export wheel``).
 
 The convention of spaCy models and model2vec: one wheel per pack, pure Python (``py3-none-any``),
 installing the pack directory as package data of a module ``edgedp_pack_<name>`` and registering it
@@ -14,11 +14,9 @@ bytes. The pack is verified by the runtime loader (every checksum) before it is 
 
 from __future__ import annotations
 
-import argparse
 import base64
 import hashlib
 import re
-import sys
 import zipfile
 from pathlib import Path
 
@@ -26,9 +24,6 @@ import edgedp
 from edgedp.errors import InputError
 from edgedp.manifest import MANIFEST_NAME
 from edgedp.packs import DISTRIBUTION_PREFIX, ENTRY_POINT_GROUP, Pack
-
-NAME = "wheel"
-HELP = "package asset packs as installable wheels (entry point group edgedp.packs)"
 
 _EPOCH = (1980, 1, 1, 0, 0, 0)
 _NAME = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
@@ -131,15 +126,3 @@ def _metadata(distribution: str, version: str, pack: Pack) -> str:
 
 def _digest(data: bytes) -> str:
     return base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("packs", nargs="+", type=Path, metavar="PACKDIR", help="pack directories")
-    parser.add_argument("--out", type=Path, required=True, help="directory for the wheels")
-    parser.add_argument("--version", help="distribution version (default: edgedp's)")
-
-
-def run(args: argparse.Namespace) -> None:
-    for pack_dir in args.packs:
-        wheel = build_wheel(pack_dir, args.out, version=args.version)
-        print(f"wrote {wheel} ({wheel.stat().st_size / 2**20:.1f} MiB)", file=sys.stderr)
