@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 
 from edgedp.cli.privatize import parse_epsilon, warn_if_seeded
-from edgedp.cli.word_options import add_word_mechanism_arguments, build_word_mechanism
+from edgedp.cli.word_options import (
+    add_word_mechanism_arguments,
+    build_word_mechanism,
+    print_report,
+)
 from edgedp.errors import InputError
 from edgedp.evaluation.explain import DEFAULT_SAMPLES, DEFAULT_WORDS, explain
 from edgedp.validation import check_positive_int
@@ -45,8 +47,4 @@ def run(args: argparse.Namespace) -> None:
         words=check_positive_int(args.words, "--words", minimum=2),
         rng=args.seed,
     )
-    if args.json:
-        json.dump(result.as_dict(), sys.stdout, indent=2, default=str)
-        print()
-    else:
-        print(result.render())
+    print_report(result, args.json)

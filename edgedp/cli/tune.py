@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 
 from edgedp.cli.privatize import parse_epsilon
-from edgedp.cli.word_options import add_word_mechanism_arguments, build_word_mechanism
+from edgedp.cli.word_options import (
+    add_word_mechanism_arguments,
+    build_word_mechanism,
+    print_report,
+)
 from edgedp.errors import InputError
 from edgedp.evaluation.explain import mechanism_metric
 from edgedp.evaluation.tune import AGGREGATES, PRIORS, TUNE_SAMPLES, TUNE_WORDS, tune
@@ -63,8 +65,4 @@ def run(args: argparse.Namespace) -> None:
         samples=check_positive_int(args.samples, "--samples", minimum=2),
         choose_t=args.choose_t,
     )
-    if args.json:
-        json.dump(result.as_dict(), sys.stdout, indent=2, default=str)
-        print()
-    else:
-        print(result.render())
+    print_report(result, args.json)

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import json
+import sys
 import warnings
+from typing import Any
 
 from edgedp.errors import InputError, NotPrivateWarning
 from edgedp.identifiers import DEFAULT_PROTECT, PROTECT_KINDS
@@ -108,6 +111,15 @@ def _parse_weights(text: str) -> list[float]:
         return [float(item) for item in text.split(",")]
     except ValueError:
         raise InputError(f"--weights must be comma-separated numbers, got {text!r}") from None
+
+
+def print_report(report: Any, as_json: bool) -> None:
+    """An explain or tune result on stdout: ``report.render()``, or ``report.as_dict()`` as JSON."""
+    if as_json:
+        json.dump(report.as_dict(), sys.stdout, indent=2, default=str)
+        print()
+    else:
+        print(report.render())
 
 
 def build_word_mechanism(

@@ -74,19 +74,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--force", action="store_true", help="replace an existing pack")
 
 
-SETTING_FLAGS = (
-    "source",
-    "words",
-    "bits",
-    "method",
-    "seed",
-    "vectors",
-    "index",
-    "index_parameter",
-    "search_parameter",
-    "report",
-    "name",
-)
+#: The settings of the codes and index, in the order the canonical command line writes them.
+BUILD_FLAGS = ("bits", "method", "seed", "vectors", "index", "index_parameter", "search_parameter")
+SETTING_FLAGS = ("source", "words", *BUILD_FLAGS, "report", "name")
 
 
 def run(args: argparse.Namespace) -> None:
@@ -197,15 +187,7 @@ def _command(settings: dict[str, object], args: argparse.Namespace) -> str:
         else f"--source-file {args.source_file.name}"
     )
     parts.append(f"--words {'all' if settings['words'] is None else settings['words']}")
-    for key in (
-        "bits",
-        "method",
-        "seed",
-        "vectors",
-        "index",
-        "index_parameter",
-        "search_parameter",
-    ):
+    for key in BUILD_FLAGS:
         if settings[key] is not None:
             parts.append(f"--{key.replace('_', '-')} {settings[key]}")
     parts.append("--report" if settings["report"] else "--no-report")
