@@ -311,8 +311,8 @@ def load_pack(
     manifest = read_manifest(directory)
     if kind is not None and manifest.kind != kind:
         raise AssetError(
-            f"pack {manifest.name} ({directory}) is a {manifest.kind} pack; a {kind} pack is "
-            "needed here"
+            f"pack {manifest.name} ({directory}) is a {manifest.kind} pack; this needs a {kind} "
+            "pack"
         )
     pin = expected_digest or location_pin
     if pin is not None and manifest.digest != pin:

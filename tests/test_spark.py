@@ -34,7 +34,9 @@ CLI_DOCUMENTS = 800  # ~21,000 words through the CLI
 
 @pytest.fixture(scope="module")
 def spark():
-    # the Python workers must run this interpreter and import this checkout's edgedp
+    # the Python workers must run this interpreter and import this checkout's edgedp; the
+    # variables are restored afterwards so that no later test inherits them
+    saved = {name: os.environ.get(name) for name in ("PYSPARK_PYTHON", "PYTHONPATH")}
     os.environ["PYSPARK_PYTHON"] = sys.executable
     os.environ["PYTHONPATH"] = os.pathsep.join(
         filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])
@@ -49,6 +51,11 @@ def spark():
     session.sparkContext.setLogLevel("ERROR")
     yield session
     session.stop()
+    for name, value in saved.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
 
 
 @pytest.fixture(scope="module")
