@@ -6,7 +6,7 @@ adapters are thin wrappers around it. A :class:`CorpusJob`, planned on the drive
 :func:`plan_privatize` or :func:`plan_embed`, is what travels to the workers: a few names and
 numbers, never a pack or a random state.
 
-**Packs.** A worker loads the pack itself, once per process (memory-mapped and verified: every
+**Packs.** A worker loads the pack itself, once per process (read into private memory and verified: every
 file's SHA-256), by the name or path the driver was given, pinned by the manifest digest the driver
 took (``expected_digest``, or the digest of the pack the driver loaded). A worker that finds a pack
 with another digest raises :class:`~edgedp.errors.AssetError` and the job fails: nothing is ever
