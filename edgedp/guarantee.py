@@ -60,8 +60,9 @@ class Guarantee:
         per = f" (epsilon per {self.metric_unit})" if self.metric_unit else ""
         delta = f" + {self.delta:g}" if self.delta else ""
         return (
-            f"Protects {self.protects}: for {self.relation}, every output's probability changes "
-            f"by at most a factor {bound}{delta}{per}; charged per {self.unit}."
+            f"Protects {self.protects}. Neighbouring inputs: {self.relation}. Between them, every "
+            f"output's probability changes by at most a factor {bound}{delta}{per}. Charged per "
+            f"{self.unit}."
         )
 
     def as_dict(self) -> dict[str, Any]:

@@ -392,3 +392,16 @@ def test_sentence_mechanisms_are_charged_per_document_and_sentence(tmp_path):
         not_private = edgedp.NonPrivateMean(sentences)
     with pytest.raises(InputError, match="NOT private"):
         ledger.guard(not_private, "docs").embed("x")
+
+
+def test_a_guarantee_states_itself():
+    promise = event(0.5, 1e-6, unit="sentence").guarantee
+    assert promise.accounting_unit == "sentence:dp"
+    statement = promise.statement()
+    assert "a test unit" in statement and "test neighbours" in statement
+    assert "e^0.5 + 1e-06" in statement and statement.endswith("Charged per sentence.")
+    hamming = Guarantee("a word", "two words", "word", 0.6, metric="hamming", metric_unit="bit")
+    assert "e^(0.6 * d_hamming)" in hamming.statement() and "per bit" in hamming.statement()
+    assert hamming.as_dict()["accounting_unit"] == "word:hamming"
+    with pytest.raises(InputError):
+        Guarantee("a word", "two words", "paragraph", 1.0)
