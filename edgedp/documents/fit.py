@@ -286,13 +286,14 @@ def pack_fit(
     )
 
 
-def read_sample(path: Path) -> tuple[list[str], list[str] | None]:
-    """Texts (and labels, if every line has one) of a JSONL sample: ``{"text": ..., "label": ...}``."""
-    texts, labels = [], []
+def text_records(path: Path) -> list[tuple[int, dict[str, Any]]]:
+    """(line number, object) for every non-blank line of a JSONL file; each needs a ``"text"``
+    string. The one reader of public JSONL documents (``packs fit`` samples, export corpora)."""
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError) as error:
         raise InputError(f"cannot read {path}: {error}") from None
+    records = []
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
@@ -302,10 +303,17 @@ def read_sample(path: Path) -> tuple[list[str], list[str] | None]:
             raise InputError(f"{path.name}:{number}: not JSON ({error})") from None
         if not isinstance(record, dict) or not isinstance(record.get("text"), str):
             raise InputError(f'{path.name}:{number}: expected an object with a "text" string')
-        texts.append(record["text"])
-        labels.append(record.get("label"))
-    if not texts:
+        records.append((number, record))
+    if not records:
         raise InputError(f"{path} holds no documents")
+    return records
+
+
+def read_sample(path: Path) -> tuple[list[str], list[str] | None]:
+    """Texts (and labels, if every line has one) of a JSONL sample: ``{"text": ..., "label": ...}``."""
+    records = [record for _, record in text_records(path)]
+    texts = [record["text"] for record in records]
+    labels = [record.get("label") for record in records]
     if all(label is not None for label in labels):
         return texts, [str(label) for label in labels]
     return texts, None

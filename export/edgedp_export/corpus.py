@@ -20,11 +20,11 @@ import argparse
 import hashlib
 import importlib.metadata
 import importlib.util
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from edgedp.documents.fit import text_records
 from edgedp.errors import InputError
 from edgedp.manifest import sha256_file
 
@@ -150,30 +150,14 @@ def folder_corpus(root: Path, *, license_name: str, attribution: str) -> PublicC
 
 def jsonl_corpus(path: Path, *, license_name: str, attribution: str) -> PublicCorpus:
     """One JSON object per line with ``text`` (optional ``id``, ``label``); 10 % validation."""
-    documents = []
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as error:
-        raise InputError(f"cannot read {path}: {error}") from None
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as error:
-            raise InputError(f"{path.name}:{number}: not JSON ({error})") from None
-        if not isinstance(record, dict) or not isinstance(record.get("text"), str):
-            raise InputError(f'{path.name}:{number}: expected an object with a "text" string')
-        label = record.get("label")
-        documents.append(
-            PublicDocument(
-                str(record.get("id", f"line-{number}")),
-                record["text"],
-                None if label is None else str(label),
-            )
+    documents = [
+        PublicDocument(
+            str(record.get("id", f"line-{number}")),
+            record["text"],
+            None if record.get("label") is None else str(record["label"]),
         )
-    if not documents:
-        raise InputError(f"{path} holds no documents")
+        for number, record in text_records(path)
+    ]
     if len({document.id for document in documents}) != len(documents):
         raise InputError(f"{path.name}: document ids must be unique")
     provenance = {
