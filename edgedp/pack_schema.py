@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import re
+from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,11 +26,12 @@ from edgedp.errors import AssetError
 MAX_COUNT = 1 << 40
 
 
-class Node:
+class Node(ABC):
     """A schema node: ``check`` raises :class:`AssetError` naming ``path`` on any mismatch."""
 
+    @abstractmethod
     def check(self, value: Any, path: str, where: str) -> None:
-        raise NotImplementedError
+        """Raise AssetError unless ``value`` (at ``path`` in the manifest of ``where``) fits."""
 
 
 def _fail(where: str, path: str, expected: str, value: Any) -> AssetError:
