@@ -2,20 +2,19 @@
 
 Every ```python block of README.md is run in order in one fresh interpreter, in a directory holding
 a small float pack named ``medium`` (the README builds one with ``edgedp-export words ... --out
-medium``; the test builds a tiny one from planted vectors, so the example runs in seconds). The
+medium``; the test builds a tiny one (the ``euclid_pack`` fixture), so the example runs in seconds). The
 same code must pass ``mypy --strict``: ``load_pack`` is typed per pack kind.
 """
 
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from edgedp_export.cli import main as export_main
-from helpers import write_vector_file
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 _BLOCK = re.compile(r"^```python\n(.*?)^```", re.MULTILINE | re.DOTALL)
@@ -28,27 +27,10 @@ def readme_python() -> str:
 
 
 @pytest.fixture(scope="module")
-def workdir(tmp_path_factory, planted) -> Path:
+def workdir(tmp_path_factory, euclid_pack) -> Path:
     """A directory with ``medium``: a float pack the README's Euclidean examples can load."""
     directory = tmp_path_factory.mktemp("readme")
-    words, vectors, _ = planted
-    source = write_vector_file(directory / "vectors.txt", words, vectors)
-    code = export_main(
-        [
-            "words",
-            "--source-file",
-            str(source),
-            "--words",
-            str(len(words)),
-            "--bits",
-            "64",
-            "--vectors",
-            "float32",
-            "--out",
-            str(directory / "medium"),
-        ]
-    )
-    assert code == 0
+    shutil.copytree(euclid_pack.path, directory / "medium")
     (directory / "readme_example.py").write_text(readme_python(), encoding="utf-8")
     return directory
 
