@@ -123,11 +123,11 @@ class _NoHalf(SanText):
     """Broken: Pr[y | x] proportional to exp(-epsilon d) (the factor 1/2 forgotten)."""
 
     def sample(self, word_ids):
-        self.epsilon *= 2
+        self.coefficient *= 2  # the exponential-mechanism coefficient epsilon, not epsilon / 2
         try:
             return super().sample(word_ids)
         finally:
-            self.epsilon /= 2
+            self.coefficient /= 2
 
 
 class _KeepsSensitive(SanTextPlus):

@@ -42,6 +42,7 @@ import numpy as np
 
 from edgedp.guarantee import Guarantee
 from edgedp.native import Lazy
+from edgedp.noise import exponential_mechanism_coefficient
 from edgedp.validation import check_choice, check_positive_int
 from edgedp.words.mechanism import WordMechanism, WordOptions
 from edgedp.words.pack import WordPack
@@ -126,6 +127,8 @@ class CusText(WordMechanism):
         **options: Unpack[WordOptions],
     ) -> None:
         super().__init__(pack, epsilon=epsilon, **options)
+        #: epsilon / 2 (exponential mechanism, score sensitivity d), from its one conversion
+        self.coefficient = exponential_mechanism_coefficient(self.epsilon, sensitivity=1.0)
         self.k = check_positive_int(k, "k", minimum=2)
         self.space_name = check_choice(space, "space", SPACES)
         if self.space_name == "euclidean":
@@ -189,7 +192,7 @@ class CusText(WordMechanism):
         flat = spread == 0.0
         scores = -(gaps - low) / np.where(flat, 1.0, spread)
         scores = np.where(flat, 0.0, scores)
-        weights = np.where(valid, 0.5 * self.epsilon * scores, -np.inf)
+        weights = np.where(valid, self.coefficient * scores, -np.inf)
         return candidates, weights
 
     def _release(self, word_ids: np.ndarray) -> np.ndarray:

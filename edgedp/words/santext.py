@@ -49,6 +49,7 @@ import numpy as np
 from edgedp.errors import PrivacyParameterError
 from edgedp.guarantee import Guarantee
 from edgedp.native import Lazy
+from edgedp.noise import exponential_mechanism_coefficient
 from edgedp.validation import check_unit_interval
 from edgedp.words.mechanism import WordMechanism, WordOptions
 from edgedp.words.pack import WordPack
@@ -78,6 +79,8 @@ class SanText(WordMechanism):
         **options: Unpack[WordOptions],
     ) -> None:
         super().__init__(pack, epsilon=epsilon, **options)
+        #: epsilon / 2 (exponential mechanism, score sensitivity d), from its one conversion
+        self.coefficient = exponential_mechanism_coefficient(self.epsilon, sensitivity=1.0)
         vectors = pack.require_vectors(type(self).__name__)
         self._distances: Lazy[VectorDistances] = Lazy(lambda: VectorDistances(vectors))
 
@@ -111,7 +114,7 @@ class SanText(WordMechanism):
             distances = table.to_all(block)
             if outputs is not None:
                 distances = distances[:, outputs]
-            distances *= -0.5 * self.epsilon
+            distances *= -self.coefficient
             chosen = self.rng.choice_from_log_weights(distances)
             released[start : start + len(block)] = chosen if outputs is None else outputs[chosen]
         return released

@@ -64,6 +64,7 @@ import numpy as np
 from edgedp.errors import InputError
 from edgedp.guarantee import Guarantee
 from edgedp.native import Lazy
+from edgedp.noise import exponential_mechanism_coefficient
 from edgedp.validation import check_choice
 from edgedp.words.mechanism import WordMechanism, WordOptions
 from edgedp.words.pack import WordPack
@@ -141,6 +142,8 @@ class TEM(WordMechanism):
         **options: Unpack[WordOptions],
     ) -> None:
         super().__init__(pack, epsilon=epsilon, **options)
+        #: epsilon / 2 (exponential mechanism, score sensitivity d), from its one conversion
+        self.coefficient = exponential_mechanism_coefficient(self.epsilon, sensitivity=1.0)
         self.space_name = check_choice(space, "space", SPACES)
         self.beta = float(beta)
         size = len(pack.vocabulary)
@@ -213,7 +216,7 @@ class TEM(WordMechanism):
         """ln of the bottom element's weight: epsilon / 2 * (-gamma) + ln|V minus L_w|."""
         outside = len(self.pack.vocabulary) - inside
         with np.errstate(divide="ignore"):
-            return -0.5 * self.epsilon * self.gamma + np.log(outside.astype(np.float64))
+            return -self.coefficient * self.gamma + np.log(outside.astype(np.float64))
 
     def _bottom_words(
         self, word_ids: np.ndarray, lims: np.ndarray, ids: np.ndarray, rows: np.ndarray
@@ -251,7 +254,7 @@ class TEM(WordMechanism):
                 distances = hamming_to_all(self.pack.codes, block)
             else:
                 distances = self._distances.get().to_all(block)
-            distances *= -0.5 * self.epsilon
+            distances *= -self.coefficient
             released[start : start + len(block)] = self.rng.choice_from_log_weights(distances)
         return released
 
@@ -263,7 +266,7 @@ class TEM(WordMechanism):
         rows = np.repeat(np.arange(count), inside)
         # each row: its candidates, then its bottom element
         weights = np.empty(len(ids) + count)
-        weights[np.arange(len(ids)) + rows] = -0.5 * self.epsilon * distances
+        weights[np.arange(len(ids)) + rows] = -self.coefficient * distances
         bottom_at = lims[1:] + np.arange(count)
         weights[bottom_at] = self._bottom_log_weights(inside)
         chosen = select_ragged(lims + np.arange(count + 1), weights, self.rng)
