@@ -278,3 +278,43 @@ def test_linear_recoders_export_and_load(tiny, tmp_path, kind):
         assert np.all(recoded[:, 5:] == 0) and np.abs(recoded[:, :5]).max() > 0
     release = edgedp.DeepCandidate(pack, epsilon=5.0).release("Bank shares rose. Profit fell.")
     assert 0 <= release.index < len(pack.candidates)
+
+
+def test_encoder_reused_from_a_pack_byte_for_byte(tiny, tmp_path, monkeypatch):
+    """--encoder-from copies the source pack's encoder: same bytes, same embeddings, no model."""
+    _, documents, source = tiny
+
+    def no_export(*args, **kwargs):
+        raise AssertionError("the transformer must not be exported again")
+
+    monkeypatch.setattr("edgedp_export.sentences.export_transformer", no_export)
+    monkeypatch.setattr("edgedp_export.sentences.torch_sentence_embeddings", no_export)
+    out = tmp_path / "domain"
+    arguments = ["sentences", "--corpus-jsonl", str(documents), "--license", "CC0-1.0"]
+    settings = ["--clusters", "4", "--candidates", "60", "--projections", "20", "--epochs", "2"]
+    code = export_main(
+        [*arguments, "--encoder-from", str(source), *settings, "--threads", "1", "--out", str(out)]
+    )
+    assert code == 0
+    for name in ("encoder.onnx", "tokenizer.json", "reference_embeddings.npy"):
+        assert (out / name).read_bytes() == (source / name).read_bytes()
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    original = json.loads((source / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["encoder"]["copied_from"]["pack"] == original["name"]
+    assert manifest["encoder"]["model"] == original["encoder"]["model"]
+    assert f"--encoder-from {original['name']}" in manifest["build_command"]
+    pack, reference = edgedp.load_pack(out), edgedp.load_pack(source)
+    sentences = ["Bank shares rose.", "The team won the match."]
+    np.testing.assert_array_equal(
+        pack.encoder.encode(sentences), reference.encoder.encode(sentences)
+    )
+    assert pack.check_encoder() > 0.99
+
+
+def test_encoder_from_refuses_weights_and_other_kinds(tiny, tmp_path):
+    _, documents, source = tiny
+    arguments = ["sentences", "--corpus-jsonl", str(documents), "--license", "CC0-1.0"]
+    out = ["--out", str(tmp_path / "p")]
+    assert export_main([*arguments, "--encoder-from", str(source), "--weights", "fp32", *out]) == 1
+    assert export_main([*arguments, "--encoder-from", "words-small", *out]) == 1
+    assert not (tmp_path / "p").exists()

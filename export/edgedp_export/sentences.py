@@ -7,13 +7,20 @@ the public documents with the *runtime* encoder, cluster them, train the recoder
 candidates, draw the projections, choose the recommended projection count per epsilon on the
 validation split, store torch reference embeddings, and write the pack atomically. Only the corpus's
 train and validation splits are read; for BBC News the test split is left for the benchmark.
+
+A domain pack can reuse the encoder of an installed pack instead (``--encoder-from``): its
+``encoder.onnx`` and ``tokenizer.json`` are copied byte for byte with their manifest section and
+reference embeddings, so no transformer is exported (no model folder, about a third of the peak
+memory) and every pack built that way embeds a sentence exactly as the source pack does.
 """
 
 from __future__ import annotations
 
+import hashlib
 import importlib.metadata
 import shutil
 import tempfile
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,6 +30,7 @@ from tqdm import tqdm
 
 import edgedp_export
 from edgedp.documents.encoder import Recoder, SentenceEncoder
+from edgedp.documents.pack import SentencePack
 from edgedp.documents.splitting import split_sentences
 from edgedp.errors import InputError
 from edgedp_export.candidates import (
@@ -165,39 +173,117 @@ def _split_documents(corpus: PublicCorpus, split: str) -> tuple[list[str], list[
     return ids, sentences
 
 
-def _fidelity(
-    model_dir: Path, encoder: SentenceEncoder, sentences: list[str]
-) -> tuple[float, float]:
-    reference = torch_sentence_embeddings(model_dir, sentences)
-    cosines = np.sum(encoder.encode(sentences) * reference, axis=1)
-    return float(cosines.min()), float(cosines.mean())
+@dataclass(frozen=True)
+class EncoderParts:
+    """The encoder written to the scratch folder, its manifest section and reference embeddings.
+
+    ``fidelity`` measures the ONNX encoder against torch on sentences of the corpus; it is ``None``
+    when the section already carries the measurement (an encoder reused from a pack).
+    """
+
+    section: dict[str, Any]
+    reference_sentences: tuple[str, ...]
+    reference_embeddings: np.ndarray
+    fidelity: Callable[[SentenceEncoder, list[str]], dict[str, Any]] | None
+
+
+def export_encoder(model_dir: Path, weights: str, scratch: Path) -> EncoderParts:
+    """Export the sentence-transformers model in ``model_dir`` to ONNX (needs torch)."""
+    if weights not in WEIGHTS:
+        raise InputError(f"weights must be one of {', '.join(WEIGHTS)}")
+    info = check_sentence_transformers_folder(model_dir)
+    export_transformer(model_dir, scratch / "fp32.onnx")
+    if weights == "int8":
+        stored = quantize_weights_int8(scratch / "fp32.onnx", scratch / "encoder.onnx")
+    else:
+        (scratch / "fp32.onnx").rename(scratch / "encoder.onnx")
+        stored = {"weights": "fp32", "compute": "fp32"}
+    (scratch / "tokenizer.json").write_text(
+        sentence_transformers_tokenizer(model_dir, info["max_seq_length"]), encoding="utf-8"
+    )
+
+    def fidelity(encoder: SentenceEncoder, sentences: list[str]) -> dict[str, Any]:
+        reference = torch_sentence_embeddings(model_dir, sentences)
+        cosines = np.sum(encoder.encode(sentences) * reference, axis=1)
+        return {
+            "sentences": len(sentences),
+            "min_cosine": round(float(cosines.min()), 6),
+            "mean_cosine": round(float(cosines.mean()), 6),
+            "on": "validation sentences of the corpus (not shipped)",
+        }
+
+    references = REFERENCE_SENTENCES
+    return EncoderParts(
+        info | stored | {"model": model_provenance(model_dir)},
+        references,
+        torch_sentence_embeddings(model_dir, list(references)),
+        fidelity,
+    )
+
+
+def _plain(value: Any) -> Any:
+    """A writable copy of a (read-only) manifest value."""
+    if isinstance(value, Mapping):
+        return {key: _plain(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(item) for item in value]
+    return value
+
+
+def reuse_encoder(pack: SentencePack, scratch: Path) -> EncoderParts:
+    """Copy the encoder of an installed ``sentences`` pack, byte for byte (no torch, no model)."""
+    manifest = pack.manifest
+    for name in ("file", "tokenizer"):
+        written = manifest.field("encoder", name, str)
+        (scratch / f"{'encoder.onnx' if name == 'file' else 'tokenizer.json'}").write_bytes(
+            manifest.contents(written)
+        )
+    section = {
+        key: _plain(value)
+        for key, value in manifest.data["encoder"].items()
+        if key not in ("file", "tokenizer")
+    }
+    if isinstance(section.get("fidelity_vs_torch_fp32"), dict):
+        section["fidelity_vs_torch_fp32"]["on"] = (
+            f"validation sentences of the corpus of pack {pack.name} (same encoder bytes)"
+        )
+    section["copied_from"] = {
+        "pack": pack.name,
+        "encoder_sha256": hashlib.sha256((scratch / "encoder.onnx").read_bytes()).hexdigest(),
+    }
+    return EncoderParts(
+        section,
+        pack.reference_sentences,
+        np.array(pack.reference_embeddings, dtype=np.float32),
+        None,
+    )
 
 
 def build_sentences_pack(
-    corpus: PublicCorpus, model_dir: Path, config: SentencesConfig, out: Path, *, force: bool
+    corpus: PublicCorpus,
+    encoder_from: Path | SentencePack,
+    config: SentencesConfig,
+    out: Path,
+    *,
+    force: bool,
 ) -> Path:
-    """Build, verify and atomically write a sentences pack at ``out``."""
-    if config.weights not in WEIGHTS:
-        raise InputError(f"weights must be one of {', '.join(WEIGHTS)}")
-    encoder_info = check_sentence_transformers_folder(model_dir)
-    dims = encoder_info["dims"]
+    """Build, verify and atomically write a sentences pack at ``out``.
+
+    ``encoder_from`` is a sentence-transformers folder to export (torch) or a loaded pack whose
+    encoder is reused as it is.
+    """
     with tempfile.TemporaryDirectory(prefix="edgedp-sentences-") as scratch_name:
         scratch = Path(scratch_name)
-        export_transformer(model_dir, scratch / "fp32.onnx")
-        if config.weights == "int8":
-            weights = quantize_weights_int8(scratch / "fp32.onnx", scratch / "encoder.onnx")
+        if isinstance(encoder_from, SentencePack):
+            parts = reuse_encoder(encoder_from, scratch)
         else:
-            (scratch / "fp32.onnx").rename(scratch / "encoder.onnx")
-            weights = {"weights": "fp32", "compute": "fp32"}
-        (scratch / "tokenizer.json").write_text(
-            sentence_transformers_tokenizer(model_dir, encoder_info["max_seq_length"]),
-            encoding="utf-8",
-        )
+            parts = export_encoder(encoder_from, config.weights, scratch)
+        dims = int(parts.section["dims"])
         encoder = SentenceEncoder(
             scratch / "encoder.onnx",
             scratch / "tokenizer.json",
             dims=dims,
-            max_seq_length=encoder_info["max_seq_length"],
+            max_seq_length=int(parts.section["max_seq_length"]),
             threads=config.threads,
         )
 
@@ -251,8 +337,8 @@ def build_sentences_pack(
         scores = expected_cosines(candidates, projections, recoded_validation, grid=grid)
         recommended = recommend_projections(scores, grid=grid)
 
-        references = list(REFERENCE_SENTENCES)
-        reference_embeddings = torch_sentence_embeddings(model_dir, references)
+        references = list(parts.reference_sentences)
+        reference_embeddings = parts.reference_embeddings
         reference_recoded = recode_with_torch(training.module, reference_embeddings)
         reference_cosine = float(
             np.min(np.sum(encoder.encode(references) * reference_embeddings, axis=1))
@@ -260,15 +346,18 @@ def build_sentences_pack(
         recoder_error = float(
             np.max(np.abs(recoder.recode(reference_embeddings) - reference_recoded))
         )
-        sample = [s for doc in validation_sentences for s in doc]
-        sample = sorted(sample)[:: max(1, len(sample) // FIDELITY_SENTENCES)][:FIDELITY_SENTENCES]
-        fidelity_min, fidelity_mean = _fidelity(model_dir, encoder, sample)
+        encoder_section = dict(parts.section)
+        if parts.fidelity is not None:
+            sample = [s for doc in validation_sentences for s in doc]
+            sample = sorted(sample)[:: max(1, len(sample) // FIDELITY_SENTENCES)]
+            encoder_section["fidelity_vs_torch_fp32"] = parts.fidelity(
+                encoder, sample[:FIDELITY_SENTENCES]
+            )
 
         manifest = _manifest(
             corpus,
-            model_dir,
             config,
-            encoder_info | weights,
+            encoder_section,
             training.summary,
             {
                 "count": len(sources),
@@ -276,11 +365,7 @@ def build_sentences_pack(
                 "validation_documents": len(validation),
             },
             recommended,
-            {
-                "sentences": len(sample),
-                "min_cosine": round(fidelity_min, 6),
-                "mean_cosine": round(fidelity_mean, 6),
-            },
+            len(references),
             {"min_cosine": reference_cosine, "recoder_max_abs_error": recoder_error},
         )
         files: dict[str, FileWriter] = {
@@ -300,13 +385,12 @@ def build_sentences_pack(
 
 def _manifest(
     corpus: PublicCorpus,
-    model_dir: Path,
     config: SentencesConfig,
     encoder: dict[str, Any],
     recoder: dict[str, Any],
     counts: dict[str, int],
     recommended: list[dict[str, Any]],
-    fidelity: dict[str, Any],
+    reference_count: int,
     reference: dict[str, float],
 ) -> dict[str, Any]:
     source = dict(corpus.provenance)
@@ -316,25 +400,18 @@ def _manifest(
         "(recoder epochs, recommended projections), the rest train (recoder, clusters, "
         "candidates, truncation box)"
     )
-    model = model_provenance(model_dir)
     return {
         "kind": "sentences",
         "name": config.name,
         "description": (
-            f"DeepCandidate pack: {model['name']} encoder ({config.weights} weights), recoder H, "
+            f"DeepCandidate pack: {encoder['model']['name']} encoder "
+            f"({str(encoder['weights']).split(',')[0]} weights), recoder H, "
             f"{counts['count']:,} public candidates from {source['name']}"
         ),
         "source": source,
         "build_command": config.command,
         "built_with": _versions(),
-        "encoder": {
-            "file": "encoder.onnx",
-            "tokenizer": "tokenizer.json",
-            **encoder,
-            "model": model,
-            "fidelity_vs_torch_fp32": fidelity
-            | {"on": "validation sentences of the corpus (not shipped)"},
-        },
+        "encoder": {"file": "encoder.onnx", "tokenizer": "tokenizer.json", **encoder},
         "recoder": {"file": "recoder.onnx", "input": "embeddings", "output": "recoded", **recoder},
         "candidates": {
             "file": "candidates.npy",
@@ -364,7 +441,7 @@ def _manifest(
             "sentences": "reference_sentences.txt",
             "embeddings": "reference_embeddings.npy",
             "recoded": "reference_recoded.npy",
-            "count": len(REFERENCE_SENTENCES),
+            "count": reference_count,
             "computed_with": "torch: transformers model, mean pooling, L2 normalize; recoder H",
             "min_cosine": round(reference["min_cosine"], 6),
             "recoder_max_abs_error": float(f"{reference['recoder_max_abs_error']:.3g}"),

