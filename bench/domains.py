@@ -18,7 +18,10 @@ Protocol (``python -m bench domains``):
   The general pack is built with each recoder variant: ``H50`` (the bundled recipe, 50 clusters),
   ``H200`` (200 clusters: H asked to keep finer structure), ``PCA64`` (projection on the 64
   leading principal components of the public document means, zero-padded to 384 dimensions) and
-  ``identity`` (no recoder).
+  ``identity`` (no recoder), and ``F8``/``F32``: projection on the 8 or 32 leading Fisher
+  directions of *document identity* (between-document over within-document scatter of the public
+  sentences, the within-document scatter whitened): the linear map that makes the sentences of one
+  document agree and different documents differ, which is what approximate Tukey depth needs.
 * Evaluation on the evaluated domain's *test* split (20 %, by id hash: documents no pack saw):
   logistic regression (standardized, C on the validation split) trained on the train split's
   non-private features of the space it will see (plain means for "non-private", recoded means of
@@ -52,7 +55,7 @@ TRIALS = 3
 PER_DOMAIN = 250
 MIN_SENTENCES = 4
 PROJECTION_GRID = (10, 20, 30, 50)
-RECODERS = ("H50", "H200", "PCA64", "identity")
+RECODERS = ("H50", "H200", "PCA64", "identity", "F8", "F32")
 PCA_COMPONENTS = 64
 VALIDATION_SAMPLE = 200
 #: Recoder epochs (the bundled BBC recoder stopped at 11 of 20).
@@ -79,7 +82,29 @@ def _means(documents: list[np.ndarray]) -> np.ndarray:
     return np.stack([d.mean(axis=0, dtype=np.float64) for d in documents]).astype(np.float32)
 
 
+def _fisher(train: list[np.ndarray], directions: int) -> Callable[[np.ndarray], np.ndarray]:
+    """Projection on the leading generalized eigenvectors of (between, within)-document scatter."""
+    documents = [np.asarray(d, np.float64) for d in train if d.shape[0] >= 2]
+    centre = np.concatenate(documents).mean(axis=0)
+    dims = centre.shape[0]
+    within, between, count = np.zeros((dims, dims)), np.zeros((dims, dims)), 0
+    for sentences in documents:
+        mean = sentences.mean(axis=0)
+        within += (sentences - mean).T @ (sentences - mean)
+        between += len(sentences) * np.outer(mean - centre, mean - centre)
+        count += len(sentences)
+    within = within / count + 1e-3 * np.trace(within / count) / dims * np.eye(dims)
+    values, vectors = np.linalg.eigh(within)
+    whitening = vectors / np.sqrt(values)
+    ratios, eigenvectors = np.linalg.eigh(whitening.T @ (between / count) @ whitening)
+    weight = whitening @ eigenvectors[:, np.argsort(ratios)[::-1][:directions]]
+    print(f"   Fisher ratios (between/within): {np.sort(ratios)[::-1][:directions].round(2)}")
+    return lambda x: ((np.asarray(x, np.float64) - centre) @ weight).astype(np.float32)
+
+
 def _recoder(kind: str, train: list[np.ndarray], validation: list[np.ndarray], seed: int):
+    if kind.startswith("F"):
+        return _fisher(train, int(kind[1:]))
     if kind == "identity":
         return lambda x: np.asarray(x, dtype=np.float32)
     if kind.startswith("PCA"):
