@@ -204,7 +204,7 @@ def fit_from_embeddings(
         else label_signal_kept(plain_means, recoded_means, [labels[i] for i in used])
     )
     short = float(np.mean(sizes < SHORT_SENTENCES))
-    verdict, advice = _verdict(short, kept, hits)
+    verdict, advice = _verdict(name, short, kept, hits)
     return PackFit(
         pack=name,
         documents=len(sentences),
@@ -225,7 +225,9 @@ def fit_from_embeddings(
     )
 
 
-def _verdict(short: float, kept: float | None, hits: dict[float, float]) -> tuple[str, list[str]]:
+def _verdict(
+    name: str, short: float, kept: float | None, hits: dict[float, float]
+) -> tuple[str, list[str]]:
     advice = []
     reference = hits[min(hits, key=lambda e: abs(np.log(e / 10.0)))]
     poor_pack = reference < POOR_HITS
@@ -244,7 +246,8 @@ def _verdict(short: float, kept: float | None, hits: dict[float, float]) -> tupl
     if poor_pack or poor_recoder:
         advice.append(
             "build a domain pack from public documents of this domain: edgedp-export sentences "
-            "--corpus-jsonl public.jsonl --license ... --min-sentences 4 --out my-pack (README)"
+            f"--corpus-jsonl public.jsonl --license ... --encoder-from {name} --min-sentences 4 "
+            "--out my-pack (README)"
         )
     if short > POOR_SHORT_SHARE:
         advice.append(
