@@ -108,6 +108,15 @@ def _require(
     return value
 
 
+def thaw(value: Any) -> Any:
+    """A writable copy of a read-only manifest value: plain dicts and lists (JSON-able)."""
+    if isinstance(value, Mapping):
+        return {key: thaw(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [thaw(item) for item in value]
+    return value
+
+
 def _freeze(value: Any) -> Any:
     if isinstance(value, dict):
         return MappingProxyType({key: _freeze(item) for key, item in value.items()})

@@ -38,6 +38,7 @@ import numpy as np
 import edgedp_export
 from edgedp.errors import InputError
 from edgedp.evaluation.calibration import exact_pairwise_statistics, sampled_pairwise_statistics
+from edgedp.manifest import thaw
 from edgedp.randomness import RandomSource
 from edgedp.text import normalize_word
 from edgedp.words.pack import WordPack
@@ -130,7 +131,7 @@ def extend_words_pack(
     files["vectors.npy"] = npy_writer(stored)
     covariance = np.atleast_2d(np.cov(stored.astype(np.float64), rowvar=False))
     files["covariance.npy"] = npy_writer(covariance)
-    manifest: dict[str, Any] = {key: _plain(data[key]) for key in CARRIED_SECTIONS if key in data}
+    manifest: dict[str, Any] = {key: thaw(data[key]) for key in CARRIED_SECTIONS if key in data}
     manifest.update(
         {
             "kind": "words",
@@ -141,7 +142,7 @@ def extend_words_pack(
                 "pack": base.name,
                 "manifest_sha256": base.manifest.digest,
                 "build_command": data.get("build_command", ""),
-                "built_with": _plain(data.get("built_with", {})),
+                "built_with": thaw(data.get("built_with", {})),
                 "copied_files": sorted(_copied_files(base)),
             },
             "built_with": {
@@ -151,7 +152,7 @@ def extend_words_pack(
                 "tokenizers": importlib.metadata.version("tokenizers"),
             },
             "calibration": {
-                "hamming": _plain(data["calibration"]["hamming"]),
+                "hamming": thaw(data["calibration"]["hamming"]),
                 "euclidean": euclidean_calibration(stored, exact=exact_calibration),
             },
             "euclidean": {
@@ -174,12 +175,3 @@ def _copied_files(base: WordPack) -> list[str]:
 def _copy(base: WordPack, name: str) -> FileWriter:
     source = base.manifest.file(name)
     return lambda path: shutil.copyfile(source, path)
-
-
-def _plain(value: Any) -> Any:
-    """A frozen manifest section as plain JSON-able dicts and lists."""
-    if isinstance(value, Mapping):
-        return {key: _plain(item) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [_plain(item) for item in value]
-    return value

@@ -20,7 +20,7 @@ import hashlib
 import importlib.metadata
 import shutil
 import tempfile
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -33,6 +33,7 @@ from edgedp.documents.encoder import Recoder, SentenceEncoder
 from edgedp.documents.pack import SentencePack
 from edgedp.documents.splitting import split_sentences
 from edgedp.errors import InputError
+from edgedp.manifest import thaw
 from edgedp_export.candidates import (
     EPSILON_GRID,
     PROJECTION_GRID,
@@ -221,15 +222,6 @@ def export_encoder(model_dir: Path, weights: str, scratch: Path) -> EncoderParts
     )
 
 
-def _plain(value: Any) -> Any:
-    """A writable copy of a (read-only) manifest value."""
-    if isinstance(value, Mapping):
-        return {key: _plain(item) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [_plain(item) for item in value]
-    return value
-
-
 def reuse_encoder(pack: SentencePack, scratch: Path) -> EncoderParts:
     """Copy the encoder of an installed ``sentences`` pack, byte for byte (no torch, no model)."""
     manifest = pack.manifest
@@ -239,7 +231,7 @@ def reuse_encoder(pack: SentencePack, scratch: Path) -> EncoderParts:
             manifest.contents(written)
         )
     section = {
-        key: _plain(value)
+        key: thaw(value)
         for key, value in manifest.data["encoder"].items()
         if key not in ("file", "tokenizer")
     }
