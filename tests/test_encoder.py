@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -39,6 +40,35 @@ def test_batching_and_order_do_not_change_embeddings(sentence_pack):
     reversed_order = sentence_pack.encoder.encode(sentences[::-1])[::-1]
     np.testing.assert_allclose(together, reversed_order, atol=2e-5)
     assert sentence_pack.encoder.encode([]).shape == (0, sentence_pack.dims)
+
+
+def test_batches_group_similar_lengths_within_the_sentence_and_token_caps(sentence_pack):
+    manifest = sentence_pack.manifest
+    encoder = SentenceEncoder(
+        manifest.contents("encoder.onnx"),
+        manifest.contents("tokenizer.json"),
+        dims=sentence_pack.dims,
+        max_seq_length=256,
+        batch_size=3,
+        batch_tokens=40,
+    )
+    calls = []
+    session = encoder._session.get()
+
+    class Recording:
+        def run(self, outputs, feeds):
+            calls.append(feeds["attention_mask"])
+            return session.run(outputs, feeds)
+
+    encoder._session = SimpleNamespace(get=Recording)
+    sentences = ["Hi.", "word " * 30, "A short one.", "Why?", "word " * 12, "Yes.", "Ok then."]
+    encoded = encoder.encode(sentences)
+    np.testing.assert_allclose(encoded, sentence_pack.encoder.encode(sentences), atol=2e-5)
+    assert sorted(len(mask) for mask in calls) == [1, 1, 2, 3]  # 7 rows, caps 3 rows / 40 tokens
+    for mask in calls:
+        assert len(mask) <= 3 and (len(mask) == 1 or mask.size <= 40)
+    longest = [int(mask.sum(axis=1).max()) for mask in calls]
+    assert longest == sorted(longest)  # shortest sentences first: little padding
 
 
 def test_independent_embeddings_depend_on_their_own_sentence_only(sentence_pack):
