@@ -166,7 +166,7 @@ def gumbel_max_coefficient(
     epsilon; epsilon times the diameter for metric DP), which sizes the Gumbel tail event.
     ``extra``: the caller's own additive term (e.g. the rounding of float distances), at any
     coefficient up to epsilon / (2 sensitivity). Refuses (PrivacyParameterError) an epsilon that
-    the folded slack would use up.
+    the folded slack would use up, or whose unfolded slack would be a delta above 1/2.
     """
     epsilon = check_epsilon(epsilon)
     full = exponential_mechanism_coefficient(epsilon, sensitivity)
@@ -181,6 +181,11 @@ def gumbel_max_coefficient(
     )
     slack = sum_at_least([gumbel, 4.0 * LOG_WEIGHT_ROUNDING * log_weight_bound, extra])
     if resolution is None:
+        if math.expm1(slack) >= 0.5:
+            raise PrivacyParameterError(
+                f"at epsilon {epsilon!r} the floating-point slack {slack:.3g} of the draw would be "
+                "a delta above 1/2 (edgedp.noise.gumbel_max_coefficient)"
+            )
         return GumbelMaxCoefficient(full, slack, log10_delta, folded=False)
     resolution = _check_sensitivity(resolution, "resolution")
     fold = scale_at_least(slack, resolution)
