@@ -162,14 +162,19 @@ class TEM(WordMechanism):
         )
         self._gamma_given = gamma is not None
         hamming = self.space_name == "hamming"
+        #: gamma at least the vocabulary's diameter: L_w = V for every w and no bottom element, so
+        #: every distance is needed and one matrix product beats a range search returning all of V.
+        margin = 1.0 if hamming else 1 + 1e-4  # integers; float32-found maximum
+        self.covers_vocabulary = self.gamma >= _diameter(pack, self.space_name) * margin
         vectors = None if hamming else pack.require_vectors(type(self).__name__)
         #: The coefficient (epsilon / 2, less the folded Gumbel-max slack in Hamming space) and
-        #: what the float draw leaves (:func:`edgedp.words.sampling.distance_coefficient`).
+        #: what the float draw leaves (:func:`edgedp.words.sampling.distance_coefficient`); the
+        #: scores are -c min(d, gamma), untruncated when L_w = V.
         self.calibration = distance_coefficient(
             self.epsilon,
             bits=pack.bits if hamming else None,
             vectors=vectors,
-            truncation=self.gamma,
+            truncation=math.inf if self.covers_vocabulary else self.gamma,
             offset=math.log(size),
         )
         self.coefficient = self.calibration.coefficient
@@ -178,12 +183,6 @@ class TEM(WordMechanism):
             self._distances: Lazy[VectorDistances] = Lazy(
                 lambda: VectorDistances(euclidean_vectors)
             )
-        #: gamma at least the vocabulary's diameter: L_w = V for every w and no bottom element, so
-        #: every distance is needed and one matrix product beats a range search returning all of V.
-        margin = (
-            1.0 if self.space_name == "hamming" else 1 + 1e-4
-        )  # integers; float32-found maximum
-        self.covers_vocabulary = self.gamma >= _diameter(pack, self.space_name) * margin
 
     def parameters(self) -> dict[str, object]:
         chosen = {"gamma": self.gamma} if self._gamma_given else {"beta": self.beta}
