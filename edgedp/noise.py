@@ -17,7 +17,8 @@ import numpy as np
 
 from edgedp.errors import PrivacyParameterError
 from edgedp.randomness import RandomSource
-from edgedp.validation import check_delta, check_epsilon
+from edgedp.realised import gumbel_max_slack
+from edgedp.validation import check_delta, check_epsilon, check_positive_int
 
 _DECIMAL = Context(prec=80, Emax=10**6, Emin=-(10**6))
 _TWO_POW_64 = 2**64
@@ -101,6 +102,103 @@ def exponential_mechanism_coefficient(epsilon: float, sensitivity: float) -> flo
     if Fraction(coefficient) > Fraction(epsilon) / (2 * Fraction(sensitivity)):
         coefficient = math.nextafter(coefficient, 0.0)
     return coefficient
+
+
+#: Each computed log weight is within this times B of the exact one of the proof (B bounds the
+#: log weights' magnitudes): a product c * u, a log and a sum, each rounded by at most 2^-52 B.
+LOG_WEIGHT_ROUNDING = 2.0**-50
+
+
+@dataclass(frozen=True, slots=True)
+class GumbelMaxCoefficient:
+    """The coefficient of an exponential mechanism drawn by Gumbel-max over floats, and its slack.
+
+    ``slack`` xi bounds how far one realised draw's log-ratio between two inputs can exceed the
+    exact law's: 4 eta of :func:`edgedp.realised.gumbel_max_slack`, 4 * 2^-50 B for the rounding of
+    the log weights, and the caller's ``extra`` term. ``folded``: xi was taken out of epsilon, so the
+    realised loss is at most epsilon * d for every d >= the resolution; otherwise xi is left to the
+    guarantee's delta (:meth:`delta`). ``log10_delta``: the Gumbel tail event, per candidate.
+    """
+
+    coefficient: float
+    slack: float
+    log10_delta: float
+    folded: bool
+
+    def delta(self, candidates: int) -> float:
+        """The delta one draw among ``candidates`` adds to the exact law's: e^xi - 1 if not folded.
+
+        Pr[M(x) in S] <= e^(loss + xi) Pr[M(x') in S] + tail <= e^loss Pr[M(x') in S] + (e^xi - 1)
+        + tail (if e^loss Pr[M(x') in S] >= 1 the bound is trivial). Rounded up. The tail event,
+        ``candidates`` * 10^log10_delta (below 2^-1000), is carried here only with the unfolded
+        slack: a folded draw states it in words, as DeepCandidate does, and returns 0.0.
+        """
+        if self.folded:
+            return 0.0
+        tail = check_positive_int(candidates, "candidates") * 2.0**-1000
+        return sum_at_least([math.nextafter(math.expm1(self.slack), math.inf), tail])
+
+
+def gumbel_max_coefficient(
+    epsilon: float,
+    sensitivity: float,
+    *,
+    log_weight_bound: float,
+    loss_bound: float | None = None,
+    resolution: float | None = 1.0,
+    extra: float = 0.0,
+) -> GumbelMaxCoefficient:
+    """The coefficient c of exp(c * utility) for a draw by ``choice_from_log_weights``, slack folded.
+
+    :meth:`~edgedp.randomness.RandomSource.choice_from_log_weights` is Gumbel-max over floats:
+    every realised probability is within e^(+-2 eta) of the exact law of the log weights it is
+    given (plus a tail event below 2^-1000), so the realised log-ratio between two inputs is the
+    exact one plus at most xi (:class:`GumbelMaxCoefficient`). The exact law at coefficient c has
+    log-ratio at most 2 c sensitivity d(x, x') (d = 1 for plain DP). With ``resolution`` r (the
+    smallest d of two inputs whose log weights can differ: 1 for plain DP and for integer metrics),
+    c is computed for epsilon - xi / r, both rounded toward privacy, so 2 c sensitivity d + xi <=
+    epsilon d for every d >= r. ``resolution=None`` (no such r is known, as for Euclidean
+    distances between arbitrary words) keeps c = epsilon / (2 sensitivity) and leaves xi to delta.
+
+    ``log_weight_bound`` B: a public bound, valid at every coefficient up to epsilon /
+    (2 sensitivity), on |w_i| and on max_j w_j - w_i for every finite log weight of a row.
+    ``loss_bound``: the largest log-ratio the guarantee allows between two inputs (default
+    epsilon; epsilon times the diameter for metric DP), which sizes the Gumbel tail event.
+    ``extra``: the caller's own additive term (e.g. the rounding of float distances), at any
+    coefficient up to epsilon / (2 sensitivity). Refuses (PrivacyParameterError) an epsilon that
+    the folded slack would use up, or whose unfolded slack would be a delta above 1/2.
+    """
+    epsilon = check_epsilon(epsilon)
+    full = exponential_mechanism_coefficient(epsilon, sensitivity)
+    if not (math.isfinite(log_weight_bound) and log_weight_bound >= 0):
+        raise PrivacyParameterError(
+            f"log_weight_bound must be finite and >= 0, got {log_weight_bound!r}"
+        )
+    if not (math.isfinite(extra) and extra >= 0):
+        raise PrivacyParameterError(f"extra must be finite and >= 0, got {extra!r}")
+    gumbel, log10_delta = gumbel_max_slack(
+        log_weight_bound, epsilon if loss_bound is None else check_epsilon(loss_bound)
+    )
+    slack = sum_at_least([gumbel, 4.0 * LOG_WEIGHT_ROUNDING * log_weight_bound, extra])
+    if resolution is None:
+        if math.expm1(slack) >= 0.5:
+            raise PrivacyParameterError(
+                f"at epsilon {epsilon!r} the floating-point slack {slack:.3g} of the draw would be "
+                "a delta above 1/2 (edgedp.noise.gumbel_max_coefficient)"
+            )
+        return GumbelMaxCoefficient(full, slack, log10_delta, folded=False)
+    resolution = _check_sensitivity(resolution, "resolution")
+    fold = scale_at_least(slack, resolution)
+    reduced = epsilon - fold
+    if Fraction(reduced) > Fraction(epsilon) - Fraction(fold):
+        reduced = math.nextafter(reduced, 0.0)
+    if not reduced > 0.0:
+        raise PrivacyParameterError(
+            f"epsilon {epsilon!r} is not above the floating-point slack {fold:.3g} of its "
+            "Gumbel-max draw (edgedp.noise.gumbel_max_coefficient)"
+        )
+    coefficient = exponential_mechanism_coefficient(reduced, sensitivity)
+    return GumbelMaxCoefficient(coefficient, slack, log10_delta, folded=True)
 
 
 def _check_sensitivity(value: float, name: str) -> float:

@@ -17,7 +17,10 @@ rational/integer arithmetic over the samplers' bit patterns or a proven bound; n
   every key w_i + G_i is within eta of its ideal value, so each realised probability lies in
   [e^-2eta p_i, e^2eta p_i] outside an event of probability below n e^-(Gamma - 1) where |G| > Gamma.
   A mechanism that claims epsilon through it realises (epsilon + 4 eta, delta') with delta' below
-  2^-1000 (:func:`gumbel_max_slack`); DeepCandidate folds 4 eta into its coefficient.
+  2^-1000 (:func:`gumbel_max_slack`). :func:`edgedp.noise.gumbel_max_coefficient` folds 4 eta (and
+  the rounding of the log weights) into the coefficient where the neighbour relation has a
+  smallest distance (DeepCandidate, CusText, TEM in Hamming space) and otherwise leaves it to a
+  stated delta (SanText, SanText+, TEM in Euclidean space).
 * :meth:`~edgedp.randomness.RandomSource.discrete_laplace` and
   :meth:`~edgedp.randomness.RandomSource.bernoulli` are exact: realised = ideal, delta 0.
 * Float Laplace/Gaussian noise (:meth:`laplace`, :meth:`standard_normal`) has full tails; on

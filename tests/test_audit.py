@@ -40,6 +40,7 @@ from edgedp.evaluation.audit import (
 )
 from edgedp.noise import (
     exponential_mechanism_coefficient,
+    gumbel_max_coefficient,
     laplace_scale,
     multivariate_laplace_radius_scale,
     rr_flip_threshold,
@@ -396,11 +397,11 @@ def test_deepcandidate_passes(sentence_pack, recoded, seeded):
 def test_deepcandidate_with_epsilon_instead_of_half_is_caught(
     sentence_pack, recoded, seeded, monkeypatch
 ):
-    monkeypatch.setattr(
-        edgedp.documents.deepcandidate,
-        "exponential_mechanism_coefficient",
-        lambda epsilon, sensitivity: epsilon / sensitivity,
-    )
+    def broken(*args, **kwargs):  # the coefficient epsilon, not epsilon / 2
+        right = gumbel_max_coefficient(*args, **kwargs)
+        return dataclasses.replace(right, coefficient=2 * right.coefficient)
+
+    monkeypatch.setattr(edgedp.documents.deepcandidate, "gumbel_max_coefficient", broken)
     assert not audit_deepcandidate(sentence_pack, recoded, seeded(15)).passed
 
 

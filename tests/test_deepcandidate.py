@@ -4,6 +4,7 @@ documents, the paper's Table 1, sampling, parameters and the API on the bundled 
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -13,6 +14,9 @@ from sentence_helpers import unit_rows, with_candidates
 import edgedp
 from edgedp.documents.deepcandidate import selection_probabilities
 from edgedp.errors import InputError, PrivacyParameterError
+from edgedp.noise import LOG_WEIGHT_ROUNDING
+from edgedp.randomness import RandomSource
+from edgedp.realised import gumbel_max_slack
 
 SPORT_TEXT = (
     "The striker scored twice as United beat their rivals 3-1 in the league on Saturday. "
@@ -66,6 +70,32 @@ def test_sampling_follows_the_exact_distribution(toy, seeded):
     assert stats.chisquare(counts, expected * draws).pvalue > 1e-4
     # A mechanism that ignored depth (uniform) would be rejected by the same test.
     assert stats.chisquare(counts, np.full(len(expected), draws / len(expected))).pvalue < 1e-4
+
+
+@pytest.mark.parametrize("epsilon", [1e-6, 0.5, 3.0, 30.0, 1000.0])
+def test_choice_leaves_room_for_the_float_draw(toy, seeded, monkeypatch, epsilon):
+    # choose() draws by Gumbel-max over floats: realised loss <= 2 c + xi, xi = 4 eta (scores up
+    # to B = epsilon / 2 * k, a depth being at most the k sentences: a public bound, not the
+    # batch's private depths) + the rounding of c * depth (4 * 2^-50 B). Exactly: 2 c + xi <= eps.
+    pack, sentences = toy
+    seen: list[np.ndarray] = []
+    draw = RandomSource.choice_from_log_weights
+
+    def spy(self, log_weights):
+        seen.append(np.array(log_weights))
+        return draw(self, log_weights)
+
+    monkeypatch.setattr(RandomSource, "choice_from_log_weights", spy)
+    mechanism = edgedp.DeepCandidate(pack, epsilon=epsilon, projections=40, rng=seeded(3))
+    depths = mechanism.depths(sentences)
+    mechanism.choose([sentences])
+    assert depths[0] == 4
+    coefficient = Fraction(float(seen[0][0, 0])) / 4  # c * 4 is exact
+    bound = epsilon / 2 * len(sentences)
+    xi = Fraction(gumbel_max_slack(bound, epsilon)[0]) + 4 * Fraction(
+        LOG_WEIGHT_ROUNDING
+    ) * Fraction(bound)
+    assert 2 * coefficient + xi <= Fraction(epsilon)
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,9 @@ import pytest
 
 from edgedp.errors import PrivacyParameterError
 from edgedp.noise import (
+    LOG_WEIGHT_ROUNDING,
     exponential_mechanism_coefficient,
+    gumbel_max_coefficient,
     laplace_scale,
     multivariate_laplace_radius_scale,
     rr_flip_threshold,
@@ -18,6 +20,7 @@ from edgedp.noise import (
     scale_at_least,
     sum_at_least,
 )
+from edgedp.realised import gumbel_max_slack
 
 _HIGH = Context(prec=120, Emax=10**6)
 
@@ -100,6 +103,72 @@ def test_exponential_mechanism_coefficient_rounds_down(epsilon, sensitivity):
     exact = Fraction(epsilon) / (2 * Fraction(sensitivity))
     assert Fraction(coefficient) <= exact
     assert Fraction(math.nextafter(coefficient, math.inf)) > exact
+
+
+def _draw_slack(bound: float, loss: float) -> Fraction:
+    """xi of a Gumbel-max draw, exactly: 4 eta plus the rounding of log weights bounded by B."""
+    return Fraction(gumbel_max_slack(bound, loss)[0]) + 4 * Fraction(
+        LOG_WEIGHT_ROUNDING
+    ) * Fraction(bound)
+
+
+@pytest.mark.parametrize("epsilon", [2e-11, 1e-6, 0.1, 1.0, 23.0, 1000.0, 1e6])
+@pytest.mark.parametrize("sensitivity", [1.0, 3.0])
+@pytest.mark.parametrize("bound", [0.0, 5.0, 5000.0])
+@pytest.mark.parametrize("resolution", [1.0, 0.5, 7.0])
+def test_gumbel_max_coefficient_folds_the_slack_below_epsilon_exactly(
+    epsilon, sensitivity, bound, resolution
+):
+    # The realised loss is at most 2 c sensitivity d + xi; it must be <= epsilon d for every
+    # d >= resolution, i.e. (epsilon - 2 c sensitivity) resolution >= xi, in exact arithmetic.
+    xi = _draw_slack(bound, epsilon)
+    if xi >= Fraction(epsilon) * Fraction(resolution):  # e.g. log weights of 5000 at 2e-11
+        with pytest.raises(PrivacyParameterError, match="slack"):
+            gumbel_max_coefficient(
+                epsilon, sensitivity, log_weight_bound=bound, resolution=resolution
+            )
+        return
+    folded = gumbel_max_coefficient(
+        epsilon, sensitivity, log_weight_bound=bound, resolution=resolution
+    )
+    assert folded.folded and Fraction(folded.slack) >= xi
+    gap = Fraction(epsilon) - 2 * Fraction(sensitivity) * Fraction(folded.coefficient)
+    assert gap * Fraction(resolution) >= xi
+    # ... and it gives up no more than twice the slack (not a needlessly flat distribution).
+    assert gap * Fraction(resolution) <= 2 * xi + Fraction(epsilon) * 2**-50
+    assert folded.delta(10**6) == 0.0  # only the tail event (< 2^-1000) is left, in words
+
+
+@pytest.mark.parametrize("epsilon", [1e-13, 5e-13, 1e-12])
+def test_gumbel_max_coefficient_refuses_an_epsilon_the_slack_uses_up(epsilon):
+    xi = _draw_slack(0.0, epsilon)
+    assert Fraction(epsilon) <= xi  # ~1.1e-12: 4 eta at the smallest scores
+    with pytest.raises(PrivacyParameterError, match="slack"):
+        gumbel_max_coefficient(epsilon, 1.0, log_weight_bound=0.0)
+    # With resolution 1/1000 (metric DP whose closest distinct inputs are 1e-3 apart) the slack
+    # costs 1000 times more epsilon.
+    with pytest.raises(PrivacyParameterError, match="slack"):
+        gumbel_max_coefficient(500 * epsilon, 1.0, log_weight_bound=0.0, resolution=1e-3)
+
+
+def test_gumbel_max_coefficient_without_resolution_states_a_delta():
+    # No resolution (Euclidean metric DP): c stays epsilon / (2 sensitivity) and xi becomes
+    # delta = e^xi - 1 (rounded up), the extra term included.
+    plain = gumbel_max_coefficient(2.0, 1.0, log_weight_bound=30.0, resolution=None, extra=1e-9)
+    assert not plain.folded
+    assert plain.coefficient == exponential_mechanism_coefficient(2.0, 1.0)
+    xi = _draw_slack(30.0, 2.0) + Fraction(1e-9)
+    assert Fraction(plain.slack) >= xi
+    delta = Fraction(plain.delta(1000))
+    assert delta >= xi + xi**2 / 2  # e^xi - 1 >= xi + xi^2 / 2
+    assert delta <= 2 * xi
+    with pytest.raises(PrivacyParameterError, match="delta above 1/2"):
+        gumbel_max_coefficient(2.0, 1.0, log_weight_bound=0.0, resolution=None, extra=0.5)
+    for bad in (float("nan"), -1.0, float("inf")):
+        with pytest.raises(PrivacyParameterError):
+            gumbel_max_coefficient(2.0, 1.0, log_weight_bound=bad)
+        with pytest.raises(PrivacyParameterError):
+            gumbel_max_coefficient(2.0, 1.0, log_weight_bound=1.0, extra=bad)
 
 
 @pytest.mark.parametrize("bad", [0.0, -1.0, float("nan"), float("inf")])

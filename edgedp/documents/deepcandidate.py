@@ -9,10 +9,8 @@ import numpy as np
 
 from edgedp.documents.mechanism import Document, SentenceMechanism, sentence_embeddings
 from edgedp.documents.pack import SentencePack
-from edgedp.errors import PrivacyParameterError
-from edgedp.noise import exponential_mechanism_coefficient
+from edgedp.noise import exponential_mechanism_coefficient, gumbel_max_coefficient
 from edgedp.randomness import RandomSource
-from edgedp.realised import gumbel_max_slack
 from edgedp.validation import check_epsilon, check_positive_int
 
 #: Sensitivity of the approximate Tukey depth under the replacement of one sentence.
@@ -124,19 +122,18 @@ class DeepCandidate(SentenceMechanism):
         if not arrays:
             return np.empty(0, dtype=np.int64)
         scores = np.stack([self._depth.depths(array) for array in arrays]).astype(np.float64)
-        # Gumbel-max over floats realises each probability within e^(+-slack/2) of the exact law
-        # (edgedp.realised.gumbel_max_slack): the coefficient is computed for epsilon - slack, so
-        # the realised loss stays <= epsilon (slack ~1e-12; delta below 2^-1000, edgedp.realised).
-        span = float(self.coefficient * (scores.max() - scores.min()))
-        slack, _ = gumbel_max_slack(span, self.epsilon)
-        if slack >= self.epsilon:
-            raise PrivacyParameterError(
-                f"epsilon {self.epsilon!r} is below the float slack {slack:.3g}"
-            )
-        coefficient = exponential_mechanism_coefficient(
-            self.epsilon - slack, sensitivity=DEPTH_SENSITIVITY
+        # Gumbel-max over floats realises each probability within e^(+-2 eta) of the exact law of
+        # its log weights: the slack xi (edgedp.noise.gumbel_max_coefficient) is folded into the
+        # coefficient, so the realised loss stays <= epsilon (xi ~1e-12; delta below 2^-1000).
+        # Its bound B on the log weights is public: a depth is at most the number of sentences k
+        # (not protected), so B = c * max k (not the batch's observed depths, which are private).
+        largest = max(len(array) for array in arrays)
+        calibration = gumbel_max_coefficient(
+            self.epsilon,
+            DEPTH_SENSITIVITY,
+            log_weight_bound=self.coefficient * max(largest, 1),
         )
-        return self.rng.choice_from_log_weights(coefficient * scores).astype(np.int64)
+        return self.rng.choice_from_log_weights(calibration.coefficient * scores).astype(np.int64)
 
     def _release(self, embeddings: list[np.ndarray]) -> np.ndarray:
         return np.asarray(self.pack.candidates[self.choose(embeddings)], dtype=np.float32)

@@ -16,7 +16,8 @@ the Hamming distance of the binary codes (``space="hamming"``: the paper allows 
 **Guarantee, exactly as the paper proves it: epsilon-DP (plain, not metric) between any two words
 with the same output set.** For x, x' with f_map(x) = f_map(x') = S, both draw from S; the
 normalised scores lie in [-1, 0], so the score's sensitivity is 1 and the exponential mechanism
-with epsilon / 2 gives Pr[y | x] <= e^epsilon Pr[y | x'] for every y. The proof needs the mapping
+with epsilon / 2 gives Pr[y | x] <= e^epsilon Pr[y | x'] for every y (for the exact law; the
+float draw's slack is folded into the coefficient, see :class:`CusText`). The proof needs the mapping
 (a partition, so that x and x' share the whole output set) and the bounded, normalised score; it
 needs no metric (no triangle inequality). Words in *different* sets are not protected from each
 other: their outputs are disjoint, so the output reveals the input's set (of >= K similar words).
@@ -29,8 +30,9 @@ set come from FAISS k-nearest searches in batches of the next unassigned words (
 searches, each a scan of the vocabulary with a flat index: O(|V|^2 / K), the paper's cost too), and
 an exact scan of the unassigned words when a word's neighbours are all taken (typical at the end of
 the walk). It is built once per mechanism, on first use; measured in bench/README.md. A release is vectorised:
-O(K) distances per word, one exact draw per word
-(:meth:`edgedp.randomness.RandomSource.choice_from_log_weights`).
+O(K) distances per word, one Gumbel-max draw per word
+(:meth:`edgedp.randomness.RandomSource.choice_from_log_weights`; its float slack is folded into
+epsilon, see :class:`CusText`).
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ import numpy as np
 
 from edgedp.guarantee import Guarantee
 from edgedp.native import Lazy
-from edgedp.noise import exponential_mechanism_coefficient
+from edgedp.noise import exponential_mechanism_coefficient, gumbel_max_coefficient
 from edgedp.validation import check_choice, check_positive_int
 from edgedp.words.mechanism import WordMechanism, WordOptions
 from edgedp.words.pack import WordPack
@@ -111,6 +113,13 @@ class CusText(WordMechanism):
     input's set. No metric or bounded distance is needed: the normalised score is bounded by
     construction. See the module docstring.
 
+    **On the machine** (:attr:`calibration`). The float scores lie in [-1, 0] exactly (rounding is
+    monotone), so the exact law of the computed log weights c u has log-ratio <= 2 c whatever the
+    distances' rounding; the Gumbel-max draw adds at most xi (~1e-12,
+    :func:`edgedp.noise.gumbel_max_coefficient`). Plain DP has one neighbour distance, 1, so xi is
+    folded: c = (epsilon - xi) / 2 rounded down, and the realised loss is <= 2 c + xi <= epsilon,
+    plus a tail event below 2^-1000 per candidate. An epsilon not above xi is refused.
+
     Parameters: ``epsilon`` > 0; ``k`` the output-set size (>= 2, default 20, the paper's code);
     ``space`` ``"euclidean"`` (float vectors) or ``"hamming"`` (binary codes).
     """
@@ -127,8 +136,15 @@ class CusText(WordMechanism):
         **options: Unpack[WordOptions],
     ) -> None:
         super().__init__(pack, epsilon=epsilon, **options)
-        #: epsilon / 2 (exponential mechanism, score sensitivity d), from its one conversion
-        self.coefficient = exponential_mechanism_coefficient(self.epsilon, sensitivity=1.0)
+        #: (epsilon - xi) / 2: the exponential mechanism's coefficient (score sensitivity 1) with
+        #: the slack xi of the float draw folded in (scores and log weights lie in [-1, 0] and
+        #: [-epsilon / 2, 0], so B = epsilon / 2; see the class docstring)
+        self.calibration = gumbel_max_coefficient(
+            self.epsilon,
+            1.0,
+            log_weight_bound=exponential_mechanism_coefficient(self.epsilon, sensitivity=1.0),
+        )
+        self.coefficient = self.calibration.coefficient
         self.k = check_positive_int(k, "k", minimum=2)
         self.space_name = check_choice(space, "space", SPACES)
         if self.space_name == "euclidean":
@@ -180,7 +196,8 @@ class CusText(WordMechanism):
     # -- release ---------------------------------------------------------------------------------
 
     def log_weights(self, word_ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """``(candidates, log_weights)``: each input's output set and epsilon u(x, y) / 2."""
+        """``(candidates, log_weights)``: each input's output set and c u(x, y), c the
+        :attr:`coefficient` ((epsilon - xi) / 2)."""
         set_of, members = self.output_sets()
         candidates = members[set_of[word_ids]]
         valid = candidates >= 0

@@ -1,4 +1,4 @@
-"""The sampling word mechanisms' common parts: exact distances and exponential-mechanism selection.
+"""The sampling word mechanisms' common parts: distances and exponential-mechanism selection.
 
 TEM (:mod:`edgedp.words.tem`), SanText (:mod:`edgedp.words.santext`) and CusText
 (:mod:`edgedp.words.custext`) release a vocabulary word drawn with probability proportional to
@@ -7,9 +7,13 @@ exp(score) over a candidate set that differs from word to word. This module hold
 * :class:`VectorDistances`: Euclidean distances between vocabulary words in float64, one formula
   for every caller (d(w, w) = 0 exactly), from the pack's vectors; :func:`hamming_pair_distances`:
   exact integer Hamming distances between packed codes.
+* :func:`euclidean_rounding`: how far those float64 distances can be from the exact ones, and how
+  large they can be; :func:`distance_coefficient`: the exponential-mechanism coefficient of TEM
+  and SanText with the float draw's slack folded in (Hamming) or stated as a delta (Euclidean).
 * :func:`select_ragged`: one exponential-mechanism draw per row of a ragged (CSR) list of log
-  weights, through :meth:`edgedp.randomness.RandomSource.choice_from_log_weights` (exact
-  exponential-mechanism semantics; no sampler of our own), in blocks of at most
+  weights, through :meth:`edgedp.randomness.RandomSource.choice_from_log_weights` (Gumbel-max
+  over floats: each probability within e^(+-2 eta) of the exact law, eta from
+  :func:`edgedp.realised.gumbel_max_slack`; no sampler of our own), in blocks of at most
   :data:`BLOCK_ELEMENTS` padded entries so that memory stays bounded for any vocabulary.
 * :func:`uniform_outside_rows`: for many rows at once, a uniform word of the vocabulary minus the
   row's set (vectorised rejection, then an exact enumeration for the rare rows still rejected).
@@ -17,20 +21,37 @@ exp(score) over a candidate set that differs from word to word. This module hold
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
+from edgedp.errors import InputError
+from edgedp.noise import (
+    GumbelMaxCoefficient,
+    exponential_mechanism_coefficient,
+    gumbel_max_coefficient,
+)
 from edgedp.randomness import RandomSource
 
 #: Padded log weights per selection block: 2^21 float64 values (16 MiB), whatever the batch.
 BLOCK_ELEMENTS = 1 << 21
 
 
+#: A formula distance is recomputed from the difference when |a|^2 + |b|^2 - 2 a.b is below this
+#: fraction of |a|^2 + |b|^2 (where the subtraction cancels); see :func:`euclidean_rounding`.
+CANCELLATION = 0.25
+_DIRECT_ELEMENTS = 1 << 20
+
+
 class VectorDistances:
     """Euclidean distances between vocabulary words, in float64 (a copy of the vectors).
 
-    d(a, b)^2 = |a|^2 + |b|^2 - 2 a.b in float64, clipped at 0, and exactly 0 for a word with
-    itself. The formula is fixed per instance, so a mechanism scores every pair with the same
-    function; its rounding (relative 1e-15 of |a|^2) is far below any privacy-relevant scale.
+    d(a, b)^2 = |a|^2 + |b|^2 - 2 a.b in float64 (one matrix product), clipped at 0; where that
+    cancels (below :data:`CANCELLATION` of |a|^2 + |b|^2: close words, and a word with itself) it
+    is recomputed as sum_i (a_i - b_i)^2, so identical vectors are at distance exactly 0. Every
+    distance is then within a relative ~1e-12 (300 dimensions) of the exact one
+    (:func:`euclidean_rounding`); the formula alone was ~1e-7 |a| off for close words. The
+    formula is fixed per instance, so a mechanism scores every pair with the same function.
     """
 
     def __init__(self, vectors: np.ndarray) -> None:
@@ -44,24 +65,103 @@ class VectorDistances:
     def nbytes(self) -> int:
         return int(self.vectors.nbytes + self.squared.nbytes)
 
+    def _direct(self, first: np.ndarray, second: np.ndarray) -> np.ndarray:
+        """sum_i (a_i - b_i)^2 for paired ids, in chunks of bounded memory."""
+        out = np.empty(len(first))
+        step = max(1, _DIRECT_ELEMENTS // max(self.vectors.shape[1], 1))
+        for start in range(0, len(first), step):
+            gap = (
+                self.vectors[first[start : start + step]]
+                - self.vectors[second[start : start + step]]
+            )
+            out[start : start + step] = np.einsum("ij,ij->i", gap, gap)
+        return out
+
     def pairs(self, first: np.ndarray, second: np.ndarray) -> np.ndarray:
         """d(first[i], second[i]) for paired id arrays."""
+        first, second = np.asarray(first, dtype=np.int64), np.asarray(second, dtype=np.int64)
         dots = np.einsum("ij,ij->i", self.vectors[first], self.vectors[second])
-        squared = self.squared[first] + self.squared[second] - 2.0 * dots
+        total = self.squared[first] + self.squared[second]
+        squared = total - 2.0 * dots
+        close = np.flatnonzero(squared < CANCELLATION * total)
+        squared[close] = self._direct(first[close], second[close])
         distances: np.ndarray = np.sqrt(np.maximum(squared, 0.0))
-        distances[first == second] = 0.0
         return distances
 
     def to_all(self, ids: np.ndarray) -> np.ndarray:
         """(len(ids), vocabulary) distances from each word of ``ids`` to every word."""
-        squared = (
-            self.squared[ids, None]
-            + self.squared[None, :]
-            - 2.0 * (self.vectors[ids] @ self.vectors.T)
-        )
+        ids = np.asarray(ids, dtype=np.int64)
+        total = self.squared[ids, None] + self.squared[None, :]
+        squared = total - 2.0 * (self.vectors[ids] @ self.vectors.T)
+        total *= CANCELLATION
+        rows, columns = np.nonzero(squared < total)
+        squared[rows, columns] = self._direct(ids[rows], columns)
         distances: np.ndarray = np.sqrt(np.maximum(squared, 0.0, out=squared), out=squared)
-        distances[np.arange(len(ids)), ids] = 0.0
         return distances
+
+
+def euclidean_rounding(vectors: np.ndarray) -> tuple[float, float]:
+    """(D, err) for :class:`VectorDistances` over ``vectors``: every computed distance is <= D,
+    and within err of the exact Euclidean distance of the two (float32/float16, so exact) vectors.
+
+    With n the dimension and kappa = (n + 8) 2^-52: the squared norms and dot products are within
+    gamma_n of |a|^2, |b|^2, |a||b| in any summation order, so with the sum and the difference
+    |fl(s) - s| <= kappa (|a| + |b|)^2 <= 2 kappa (1 + 2 kappa) t, t = fl(|a|^2 + |b|^2). A kept
+    formula value has fl(s) >= rho t (rho = :data:`CANCELLATION`), so |fl(s) - s| <= r fl(s)
+    with r = 2 kappa (1 + 2 kappa) / rho; a recomputed sum of squared differences is within
+    gamma_(n+3) <= r of s. Then |sqrt(fl(s)) - sqrt(s)| <= r sqrt(fl(s)) and the sqrt rounds once:
+    err = (r + 2^-52) D. D = 2 R (1 + 2 kappa), R the largest norm (from the float64 squared norms,
+    rounded up).
+    """
+    rows = np.asarray(vectors)
+    largest = 0.0
+    for start in range(0, rows.shape[0], 1 << 14):
+        block = np.asarray(rows[start : start + (1 << 14)], dtype=np.float64)
+        largest = max(largest, float(np.einsum("ij,ij->i", block, block).max(initial=0.0)))
+    kappa = (rows.shape[1] + 8) * 2.0**-52
+    radius = math.sqrt(largest * (1.0 + kappa)) * (1.0 + 2.0**-50)
+    diameter = 2.0 * radius * (1.0 + 2.0 * kappa)
+    relative = 2.0 * kappa * (1.0 + 2.0 * kappa) / CANCELLATION + 2.0**-52
+    return diameter, relative * (1.0 + 2.0**-20) * diameter
+
+
+def distance_coefficient(
+    epsilon: float,
+    *,
+    bits: int | None = None,
+    vectors: np.ndarray | None = None,
+    truncation: float = math.inf,
+    offset: float = 0.0,
+) -> GumbelMaxCoefficient:
+    """The coefficient c of log weights -c d(x, y) for epsilon * d metric DP (TEM, SanText).
+
+    The exact law has log-ratio <= 2 c d(x, x'); a Gumbel-max draw adds xi
+    (:func:`edgedp.noise.gumbel_max_coefficient`). Log weights are bounded by
+    B = max(epsilon / 2 * min(truncation, D), offset) (D the diameter; ``offset`` the largest
+    extra log weight, TEM's ln|V|). Hamming space (``bits``): distances are exact integers, so two
+    different words are at d = 0 (identical codes: identical rows, identical laws) or d >= 1, and
+    xi is folded into epsilon with resolution 1: epsilon * d metric DP exactly, with no delta
+    beyond the 2^-1000 tail event. Euclidean space (``vectors``): distinct words can be
+    arbitrarily close (and their computed rows differ by the rounding of :class:`VectorDistances`
+    even at d ~ 0), so no fold covers them: c stays epsilon / 2 and xi, which includes 4 c err for
+    the distance rounding (:func:`euclidean_rounding`), becomes a delta per word (e^xi - 1).
+    """
+    full = exponential_mechanism_coefficient(epsilon, sensitivity=1.0)
+    if bits is not None:
+        diameter, error, resolution = float(bits), 0.0, 1.0
+    elif vectors is not None:
+        diameter, error = euclidean_rounding(vectors)
+        resolution = None
+    else:
+        raise InputError("distance_coefficient needs bits or vectors")
+    return gumbel_max_coefficient(
+        epsilon,
+        1.0,
+        log_weight_bound=max(full * min(truncation, diameter), offset),
+        loss_bound=epsilon * max(1.0, diameter),
+        resolution=resolution,
+        extra=4.0 * full * error,
+    )
 
 
 def hamming_pair_distances(codes: np.ndarray, first: np.ndarray, second: np.ndarray) -> np.ndarray:

@@ -11,6 +11,17 @@ metric and nothing more: **no bounded metric is needed for the metric-DP stateme
 needed only to turn it into plain LDP: with D = the largest distance between two vocabulary words
 (``pack.calibration["euclidean"]["maximum"]``), SanText is epsilon * D-LDP (the paper's remark).
 
+*On the machine.* The law above is exact; the release computes d in float64
+(:class:`~edgedp.words.sampling.VectorDistances`: within err = ~1e-12 D of the exact distance,
+D the diameter bound, :func:`~edgedp.words.sampling.euclidean_rounding`) and draws by Gumbel-max
+over floats (:meth:`edgedp.randomness.RandomSource.choice_from_log_weights`: each probability
+within e^(+-2 eta) of the exact law of its log weights, eta ~1e-13). So the realised log-ratio is
+at most epsilon d(x, x') + xi, xi = 4 eta + 2 epsilon err + the rounding of the log weights
+(:func:`edgedp.words.sampling.distance_coefficient`). An additive xi is not proportional to d,
+and distinct words can be arbitrarily close (or share a vector), so it cannot be folded into
+epsilon: the guarantee states it as delta = e^xi - 1 per word (``guarantee().delta``, ~1e-11
+epsilon for 300-dimensional vectors of norm ~6), plus a tail event below 2^-1000.
+
 **SanText+.** Words are split by *public* frequency: the ``sensitive_fraction`` w of least frequent
 vocabulary words are sensitive (V_S), the rest non-sensitive (V_N). Packs list their vocabulary in
 frequency order, so the rank is the public frequency proxy: |V_S| = ceil(w |V|) (rounded toward
@@ -23,7 +34,7 @@ frequency order, so the rank is the public frequency proxy: |V_S| = ceil(w |V|) 
   w 0.9).
 
 *Guarantee, as the paper states it (utility-optimised metric LDP, UMLDP).* (i) Between two
-sensitive words: epsilon * d_2 metric DP, exactly as SanText (the normaliser runs over V_S for both).
+sensitive words: epsilon * d_2 metric DP, as SanText (the normaliser runs over V_S for both).
 (ii) For any two words x, x' and an output y in V_S: Pr[y | x] <= e^(epsilon d(x, x') + ln(1/p))
 Pr[y | x'] (the factor 1/p appears when x' is non-sensitive and x sensitive). (iii) An output in V_N
 can only come from that very word, kept: it reveals that the input was that non-sensitive word. So
@@ -35,7 +46,7 @@ the ``oov`` policy of every word mechanism (:mod:`edgedp.words.mechanism`) and a
 **Cost.** Every draw scores the whole vocabulary (V_S for SanText+): distances in float64 from a
 float64 copy of the vectors (:class:`~edgedp.words.sampling.VectorDistances`), computed for blocks of
 inputs by one matrix product, at most :data:`~edgedp.words.sampling.BLOCK_ELEMENTS` values per
-block, and one exact draw per row (:meth:`edgedp.randomness.RandomSource.choice_from_log_weights`).
+block, and one Gumbel-max draw per row (:meth:`edgedp.randomness.RandomSource.choice_from_log_weights`).
 O(|V| d) per word, no Python loop over the vocabulary.
 """
 
@@ -49,11 +60,10 @@ import numpy as np
 from edgedp.errors import PrivacyParameterError
 from edgedp.guarantee import Guarantee
 from edgedp.native import Lazy
-from edgedp.noise import exponential_mechanism_coefficient
 from edgedp.validation import check_unit_interval
 from edgedp.words.mechanism import WordMechanism, WordOptions
 from edgedp.words.pack import WordPack
-from edgedp.words.sampling import VectorDistances, rows_per_block
+from edgedp.words.sampling import VectorDistances, distance_coefficient, rows_per_block
 
 #: The paper's SanText+ defaults (its released code's --p and --sensitive_word_percentage).
 DEFAULT_P = 0.3
@@ -65,7 +75,8 @@ class SanText(WordMechanism):
     """SanText: Pr[y | x] proportional to exp(-epsilon * ||phi(x) - phi(y)||_2 / 2) over the vocabulary.
 
     **Guarantee.** epsilon * d_2 metric DP for any two vocabulary words (no bounded metric needed;
-    epsilon * D plain LDP with D the vocabulary's diameter). See the module docstring. Needs a pack
+    epsilon * D plain LDP with D the vocabulary's diameter), with the delta per word of the float
+    draw and distances (``guarantee().delta``; module docstring, "On the machine"). Needs a pack
     with float vectors.
     """
 
@@ -79,9 +90,11 @@ class SanText(WordMechanism):
         **options: Unpack[WordOptions],
     ) -> None:
         super().__init__(pack, epsilon=epsilon, **options)
-        #: epsilon / 2 (exponential mechanism, score sensitivity d), from its one conversion
-        self.coefficient = exponential_mechanism_coefficient(self.epsilon, sensitivity=1.0)
         vectors = pack.require_vectors(type(self).__name__)
+        #: epsilon / 2 and the slack of the float draw and distances, left to the delta
+        #: (:func:`edgedp.words.sampling.distance_coefficient`)
+        self.calibration = distance_coefficient(self.epsilon, vectors=vectors)
+        self.coefficient = self.calibration.coefficient
         self._distances: Lazy[VectorDistances] = Lazy(lambda: VectorDistances(vectors))
 
     @property
@@ -95,6 +108,7 @@ class SanText(WordMechanism):
             relation="any two vocabulary words (epsilon * their Euclidean distance)",
             unit="word",
             epsilon=self.epsilon,
+            delta=self.calibration.delta(len(self.pack.vocabulary)),
             metric="euclidean",
         )
 
@@ -184,6 +198,7 @@ class SanTextPlus(SanText):
             ),
             unit="word",
             epsilon=self.epsilon,
+            delta=self.calibration.delta(len(self._sensitive_ids)),
             metric="euclidean",
         )
 

@@ -21,7 +21,8 @@ Define u(w, y) = -min(d(w, y), gamma) for every vocabulary word y. Then
 * Numerators change by at most e^(epsilon d(w, w') / 2), and so does every term of Z, so
   Pr[TEM(w) = y] <= e^(epsilon d(w, w')) Pr[TEM(w') = y]: **epsilon * d metric DP**, and, because
   the score is truncated, also **epsilon * gamma DP between any two vocabulary words** (no bounded
-  metric is needed: the truncation bounds the score).
+  metric is needed: the truncation bounds the score). This is the exact law; what the float draw
+  and distances add, and how the coefficient absorbs it, is in :class:`TEM` ("On the machine").
 
 What breaks it (the peers' bugs, planted in tests/test_tem.py and caught by the auditor):
 returning the *input* word when bottom wins (its probability then jumps by the bottom's mass;
@@ -38,7 +39,8 @@ value the peers use). gamma changes utility and cost, never the epsilon * d guar
 **Spaces.** ``space="euclidean"``: d is the Euclidean distance of the pack's float vectors, in
 float64 from one matrix product per block of inputs against the whole vocabulary
 (:class:`~edgedp.words.sampling.VectorDistances`): membership d <= gamma and the scores use one
-exact formula. (A FAISS range search on the flat index scans the same vocabulary in float32, so it
+float64 formula (within a relative ~1e-12 of the exact distance: stated in the delta).
+(A FAISS range search on the flat index scans the same vocabulary in float32, so it
 is no cheaper, and its float32 boundary would need a margin and re-measuring; it was the first
 version, and gathering the vectors of large candidate sets to re-measure them dominated its cost.)
 ``space="hamming"``: d is the Hamming distance of the binary codes (integer,
@@ -47,9 +49,10 @@ a missing candidate would change the distribution). When gamma is at least the v
 (the pack's exact calibration maximum; the paper's recipe at small epsilon), L_w = V for every word
 and there is no bottom: TEM is then SanText's exponential mechanism, computed with one matrix
 product per block instead of a range search that returns the whole vocabulary. Selection draws through
-:meth:`edgedp.randomness.RandomSource.choice_from_log_weights` (exact exponential-mechanism
-semantics, equivalent to Gumbel-max); the bottom's uniform word is drawn exactly (vectorised
-rejection, then an exact enumeration of the complement for rows whose L_w covers most of V).
+:meth:`edgedp.randomness.RandomSource.choice_from_log_weights` (Gumbel-max over floats: each
+probability within e^(+-2 eta) of the exact law, eta ~1e-13; see :class:`TEM` for how the
+guarantee absorbs it); the bottom's uniform word is drawn exactly (vectorised rejection, then an
+exact enumeration of the complement for rows whose L_w covers most of V).
 
 Out-of-vocabulary tokens never reach the output (:mod:`edgedp.words.mechanism`).
 """
@@ -64,13 +67,13 @@ import numpy as np
 from edgedp.errors import InputError
 from edgedp.guarantee import Guarantee
 from edgedp.native import Lazy
-from edgedp.noise import exponential_mechanism_coefficient
 from edgedp.validation import check_choice
 from edgedp.words.mechanism import WordMechanism, WordOptions
 from edgedp.words.pack import WordPack
 from edgedp.words.sampling import (
     BLOCK_ELEMENTS,
     VectorDistances,
+    distance_coefficient,
     hamming_pair_distances,
     hamming_to_all,
     rows_per_block,
@@ -124,6 +127,15 @@ class TEM(WordMechanism):
     ``space="hamming"``); since scores are truncated at gamma, also epsilon * gamma DP between any
     two vocabulary words. Proof sketch and the choice of gamma: module docstring.
 
+    **On the machine** (:attr:`calibration`). The draw is Gumbel-max over floats: the realised
+    log-ratio is the exact law's plus at most a slack xi (~1e-12 at epsilon ~10). Hamming: distances
+    are integers, so two words are at d = 0 (same code, same row, same law) or d >= 1, and the
+    coefficient is (epsilon - xi) / 2: the realised loss is <= (epsilon - xi) d + xi <= epsilon d,
+    plus a tail event below 2^-1000 per candidate. Euclidean: two words can be arbitrarily close,
+    so xi cannot be folded into epsilon * d; it is stated as ``guarantee().delta`` = e^xi - 1
+    (~1e-11 epsilon for 300-dimensional vectors of norm ~6), xi including the float rounding of the
+    distances (:func:`~edgedp.words.sampling.euclidean_rounding`, relative ~1e-12, which dominates).
+
     Parameters: ``epsilon`` > 0; ``gamma`` the threshold (>= 0) or ``None`` for the paper's recipe
     (:func:`gamma_for_beta` with ``beta``, default 0.001); ``space`` ``"euclidean"`` (needs float
     vectors) or ``"hamming"``; ``rng``, ``oov``, ``casing`` as for every word mechanism.
@@ -142,8 +154,6 @@ class TEM(WordMechanism):
         **options: Unpack[WordOptions],
     ) -> None:
         super().__init__(pack, epsilon=epsilon, **options)
-        #: epsilon / 2 (exponential mechanism, score sensitivity d), from its one conversion
-        self.coefficient = exponential_mechanism_coefficient(self.epsilon, sensitivity=1.0)
         self.space_name = check_choice(space, "space", SPACES)
         self.beta = float(beta)
         size = len(pack.vocabulary)
@@ -151,15 +161,28 @@ class TEM(WordMechanism):
             gamma_for_beta(self.epsilon, self.beta, size) if gamma is None else _check_gamma(gamma)
         )
         self._gamma_given = gamma is not None
-        if self.space_name == "euclidean":
-            vectors = pack.require_vectors(type(self).__name__)
-            self._distances: Lazy[VectorDistances] = Lazy(lambda: VectorDistances(vectors))
+        hamming = self.space_name == "hamming"
         #: gamma at least the vocabulary's diameter: L_w = V for every w and no bottom element, so
         #: every distance is needed and one matrix product beats a range search returning all of V.
-        margin = (
-            1.0 if self.space_name == "hamming" else 1 + 1e-4
-        )  # integers; float32-found maximum
+        margin = 1.0 if hamming else 1 + 1e-4  # integers; float32-found maximum
         self.covers_vocabulary = self.gamma >= _diameter(pack, self.space_name) * margin
+        vectors = None if hamming else pack.require_vectors(type(self).__name__)
+        #: The coefficient (epsilon / 2, less the folded Gumbel-max slack in Hamming space) and
+        #: what the float draw leaves (:func:`edgedp.words.sampling.distance_coefficient`); the
+        #: scores are -c min(d, gamma), untruncated when L_w = V.
+        self.calibration = distance_coefficient(
+            self.epsilon,
+            bits=pack.bits if hamming else None,
+            vectors=vectors,
+            truncation=math.inf if self.covers_vocabulary else self.gamma,
+            offset=math.log(size),
+        )
+        self.coefficient = self.calibration.coefficient
+        if vectors is not None:
+            euclidean_vectors = vectors
+            self._distances: Lazy[VectorDistances] = Lazy(
+                lambda: VectorDistances(euclidean_vectors)
+            )
 
     def parameters(self) -> dict[str, object]:
         chosen = {"gamma": self.gamma} if self._gamma_given else {"beta": self.beta}
@@ -174,12 +197,14 @@ class TEM(WordMechanism):
         return "bit" if self.space_name == "hamming" else None
 
     def guarantee(self) -> Guarantee:
-        """epsilon * d metric DP per word (d Euclidean, or Hamming with epsilon per bit)."""
+        """epsilon * d metric DP per word (d Euclidean, or Hamming with epsilon per bit); in
+        Euclidean space with the delta of the float draw and distances (class docstring)."""
         return Guarantee(
             protects="which vocabulary word was written at each word slot",
             relation="any two vocabulary words (epsilon * their distance; at most epsilon * gamma)",
             unit="word",
             epsilon=self.epsilon,
+            delta=self.calibration.delta(len(self.pack.vocabulary) + 1),
             metric=self.space_name,
             metric_unit="bit" if self.space_name == "hamming" else None,
         )
@@ -198,7 +223,7 @@ class TEM(WordMechanism):
                 np.float64
             )
         else:
-            # one float64 matrix product per block: exact distances to every word (a flat FAISS
+            # one float64 matrix product per block: distances to every word, one formula (a flat FAISS
             # range search scans the same vocabulary, in float32, and would need re-measuring)
             every = self._distances.get().to_all(word_ids)
             rows, ids = np.nonzero(every <= self.gamma)
@@ -213,7 +238,7 @@ class TEM(WordMechanism):
     # -- the two steps the peers get wrong (overridden only by the tests' broken variants) --------
 
     def _bottom_log_weights(self, inside: np.ndarray) -> np.ndarray:
-        """ln of the bottom element's weight: epsilon / 2 * (-gamma) + ln|V minus L_w|."""
+        """ln of the bottom element's weight: c * (-gamma) + ln|V minus L_w| (c the coefficient)."""
         outside = len(self.pack.vocabulary) - inside
         with np.errstate(divide="ignore"):
             return -self.coefficient * self.gamma + np.log(outside.astype(np.float64))
