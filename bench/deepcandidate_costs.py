@@ -22,6 +22,7 @@ import numpy as np
 
 import edgedp
 from bench.harness import Report, median_seconds, threads
+from edgedp.documents.encoder import SentenceEncoder
 from edgedp.documents.mechanism import sentence_embeddings
 from edgedp.documents.splitting import split_sentences
 from edgedp.documents.tukey import CandidateDepth
@@ -99,6 +100,13 @@ def _torch_encoder(sentences: list[str], count: int):
     return lambda: torch_sentence_embeddings(model_dir, sentences, batch_size=32)
 
 
+#: Batched encoder settings compared: (label, most sentences, most tokens per call).
+BATCHINGS = (
+    ("batches of 32 (the default before 2026-11-23)", 32, 10**9),
+    ("batches of <= 8 sentences and 512 tokens (default)", 8, 512),
+)
+
+
 def encoder_rows(report: Report, sentences: list[str], quick: bool) -> None:
     for count in (1,) if quick else (1, 2):
         with threads(count):
@@ -107,16 +115,27 @@ def encoder_rows(report: Report, sentences: list[str], quick: bool) -> None:
             torch_seconds = (
                 None if reference is None else median_seconds(reference, repeats=1, warmup=1)
             )
-            for independent in (False, True):
-                seconds = median_seconds(
-                    lambda p=pack, i=independent: p.encoder.encode(sentences, independent=i),
-                    repeats=1 if quick else 3,
+            encoders = {
+                label: SentenceEncoder(
+                    pack.manifest.contents("encoder.onnx"),
+                    pack.manifest.contents("tokenizer.json"),
+                    dims=pack.dims,
+                    max_seq_length=pack.encoder.max_seq_length,
+                    threads=count,
+                    batch_size=size,
+                    batch_tokens=tokens,
                 )
+                for label, size, tokens in BATCHINGS
+            }
+            runs = {label: (lambda e=e: e.encode(sentences)) for label, e in encoders.items()}
+            runs["one sentence per run (the DP path)"] = lambda p=pack: p.encoder.encode(
+                sentences, independent=True
+            )
+            for measure, run in runs.items():
+                seconds = median_seconds(run, repeats=1 if quick else 3)
                 report.add(
                     table="sentence encoder throughput",
-                    measure="one sentence per run (the DP path)"
-                    if independent
-                    else "batches of 32",
+                    measure=measure,
                     threads=count,
                     sentences=len(sentences),
                     sentences_per_s=len(sentences) / seconds,
