@@ -88,6 +88,19 @@ def _cut_pieces(pieces: Iterable[str], guarded: bool) -> Iterator[str]:
         yield carry
 
 
+def _bounded(pieces: Iterable[str], size: int) -> Iterator[str]:
+    """``pieces`` sliced to at most ``size`` characters each (re-cut at safe points afterwards).
+
+    Without this a 64 kB piece (the CLI's read size) made one batch of ~10,000 words whatever
+    ``batch_chars`` said, and randomized response on it allocates ~0.8 kB per word at once.
+    """
+    for piece in pieces:
+        if size < 1 or len(piece) <= size:
+            yield piece
+        else:
+            yield from (piece[start : start + size] for start in range(0, len(piece), size))
+
+
 def privatize_stream(
     mechanism: WordMechanism,
     pieces: Iterable[str],
@@ -102,7 +115,8 @@ def privatize_stream(
     """
     casing = SentenceState()
     guarded = "identifiers" in mechanism.protect
-    for batch in batches(_cut_pieces(pieces, guarded), limit=batch_chars, size=len):
+    bounded = _bounded(pieces, batch_chars)
+    for batch in batches(_cut_pieces(bounded, guarded), limit=batch_chars, size=len):
         if before_release is not None:
             before_release(batch)
         yield from mechanism.privatize_batch(batch, continued=casing)
