@@ -24,6 +24,8 @@ def test_lookups_agree_with_a_dict(words, probes):
     queries = words + probes + [w + "x" for w in words[:20]] + ["", "\ud800"]
     assert vocabulary.ids(queries).tolist() == [expected.get(q, -1) for q in queries]
     assert len(vocabulary) == len(words)
+    assert list(vocabulary.iter_words()) == words
+    assert vocabulary._words is None  # iter_words decodes one word at a time
     assert vocabulary.words == tuple(words)
     assert [vocabulary[i] for i in range(len(words))] == words
     assert vocabulary[-1] == words[-1] and vocabulary[:2] == tuple(words[:2])

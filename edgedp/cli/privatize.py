@@ -189,12 +189,12 @@ def run(args: argparse.Namespace) -> None:
     charge = ledger_charger(args, mechanism)
 
     def privatize(pieces: Iterator[str]) -> Iterator[str]:
-        from edgedp.evaluation.tune import keep_warning  # only once there is text to release
+        from edgedp.words.keep_rate import keep_warning  # only once there is text to release
 
         released = privatize_stream(mechanism, pieces, before_release=charge)
         for text in released:
             # once the input reads, warn if epsilon keeps < 5 % or > 95 % of words: a small
-            # Monte Carlo on public words (~0.1 s), cached in memory per pack and parameters
+            # Monte Carlo on public words, cached in memory per pack and parameters
             warning = keep_warning(mechanism)
             if warning is not None:
                 print(f"edgedp: warning: {warning}", file=sys.stderr)

@@ -150,6 +150,15 @@ class Vocabulary:
     def __iter__(self) -> Iterator[str]:
         return iter(self.words)
 
+    def iter_words(self) -> Iterator[str]:
+        """Every word in id order, decoded one at a time (never holds the whole list)."""
+        if self._words is not None:
+            yield from self._words
+            return
+        blob, starts = self._blob, self._starts_view
+        for word_id in range(len(self)):
+            yield blob[starts[word_id] : starts[word_id + 1] - 1].decode("utf-8")
+
     @property
     def words(self) -> tuple[str, ...]:
         """Every word in id order (built on first use: 100,000 strings cost about 6 MB)."""

@@ -1,0 +1,197 @@
+"""The share of a text's words a word mechanism keeps unchanged, estimated on public words.
+
+The light half of the evaluation tools (:mod:`edgedp.evaluation`), kept here so that ``edgedp
+privatize`` can warn about a useless epsilon without loading them: :func:`keep_warning` warns
+when a mechanism keeps fewer than :data:`LOW_KEEP` or more than :data:`HIGH_KEEP` of a text's words.
+It needs numpy and the mechanism only.
+
+**The word set and the weights.** The estimate runs on word-like vocabulary words (letters, or
+letters and digits that are not a number: :func:`public_word_set`) at geometrically spaced
+frequency ranks, each released a few times. Each word of the set stands for the ranks between its
+neighbours and carries their Zipf mass (:func:`zipf_prior`: the packs' vocabularies are in
+corpus-frequency order), so the weighted share of kept words estimates the share of a running
+text's words that come out unchanged. Only public words are drawn and released, with a fixed
+public stream (:meth:`edgedp.randomness.RandomSource._public`), so the same mechanism always gets
+the same warning; nothing private is computed or cached.
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+
+from edgedp.errors import InputError, NotPrivateWarning
+from edgedp.identifiers import identifier_spans
+from edgedp.randomness import RandomSource
+from edgedp.validation import check_positive_int
+from edgedp.words.mechanism import WordMechanism
+from edgedp.words.pack import WordPack
+
+#: Words of the public word set of the Monte Carlo estimates (``edgedp explain``'s default).
+DEFAULT_WORDS = 200
+#: The privatize warning: share kept outside [LOW_KEEP, HIGH_KEEP].
+LOW_KEEP, HIGH_KEEP = 0.05, 0.95
+#: (public words, releases each) of the warning's estimate: a cheap stage, then a decisive one.
+WARNING_STAGES = ((20, 2), (40, 5))
+#: Seed of the public stream of the warning's estimate.
+WARNING_SEED = 2
+Z_975 = 1.96
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A Monte Carlo estimate with its 95 % interval and how it was obtained."""
+
+    value: float
+    low: float
+    high: float
+    words: int
+    samples: int  # releases per word
+    method: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def __str__(self) -> str:
+        return f"{self.value:.3f} [{self.low:.3f}, {self.high:.3f}]"
+
+
+def alphabetic_ids(pack: WordPack) -> np.ndarray:
+    """Ids of the words a text's word slot can hold and a mechanism releases, in rank order.
+
+    Letters and digits only (punctuation splits a slot), with a letter, and not a number or other
+    identifier (those go to the identifier guard): ``house``, ``mp3``; not ``1990s`` or ``e.g.``.
+    The words are decoded one at a time (the whole word list as strings would cost ~7 MB).
+    """
+    alphabetic = np.fromiter(
+        (
+            index
+            for index, word in enumerate(pack.vocabulary.iter_words())
+            if word.isalnum()
+            and (word.isalpha() or (any(c.isalpha() for c in word) and not _identifier(word)))
+        ),
+        dtype=np.int64,
+    )
+    if len(alphabetic) < 2:
+        raise InputError(f"pack {pack.name!r} has fewer than 2 words to measure on")
+    return alphabetic
+
+
+def _identifier(word: str) -> bool:
+    return next(identifier_spans(word), None) is not None
+
+
+def public_word_set(
+    pack: WordPack, count: int = DEFAULT_WORDS, *, alphabetic: np.ndarray | None = None
+) -> np.ndarray:
+    """Ids of ``count`` word-like vocabulary words at geometrically spaced ranks (public, fixed).
+
+    ``alphabetic``: :func:`alphabetic_ids` of the pack, if already computed.
+    """
+    alphabetic = alphabetic_ids(pack) if alphabetic is None else alphabetic
+    count = min(check_positive_int(count, "words"), len(alphabetic))
+    if count == len(alphabetic):
+        return alphabetic
+    positions = np.unique(np.geomspace(1, len(alphabetic), 4 * count).astype(np.int64) - 1)
+    if len(positions) > count:
+        positions = positions[np.linspace(0, len(positions) - 1, count).astype(np.int64)]
+    return alphabetic[positions]
+
+
+def zipf_prior(
+    pack: WordPack, word_ids: np.ndarray, *, alphabetic: np.ndarray | None = None
+) -> np.ndarray:
+    """Text-frequency weights of the word set: Zipf's law over the pack's word-like words.
+
+    A running-text token is the word-like vocabulary word of rank r with probability proportional
+    to 1 / r (rank = vocabulary id + 1: packs are in corpus-frequency order). The word set is a
+    stratified sample of the ranks: each of its words stands for the words between the midpoints to
+    its neighbours and gets their total Zipf mass, so a weighted mean over the set estimates the
+    share of a text's tokens (stratified Monte Carlo). ``alphabetic`` as for
+    :func:`public_word_set`.
+    """
+    alphabetic = alphabetic_ids(pack) if alphabetic is None else alphabetic
+    positions = np.searchsorted(alphabetic, np.asarray(word_ids, dtype=np.int64))
+    if not np.all(np.diff(positions) > 0) or not np.array_equal(alphabetic[positions], word_ids):
+        raise InputError("the word set must be sorted, distinct word-like vocabulary ids")
+    mass = np.concatenate([[0.0], np.cumsum(1.0 / (alphabetic + 1.0))])
+    edges = np.concatenate([[0], (positions[1:] + positions[:-1]) // 2 + 1, [len(alphabetic)]])
+    weights: np.ndarray = mass[edges[1:]] - mass[edges[:-1]]
+    return weights / float(weights.sum())
+
+
+def weighted_keep(unchanged: np.ndarray, prior: np.ndarray, samples: int, words: int) -> Estimate:
+    """The Zipf-weighted share kept, from each word's share of unchanged releases."""
+    value = float(prior @ unchanged)
+    counts = np.rint(unchanged * samples)
+    smoothed = (counts + 1) / (samples + 2)
+    half = Z_975 * float(np.sqrt((prior**2 * smoothed * (1 - smoothed) / samples).sum()))
+    return Estimate(
+        value,
+        max(0.0, value - half),
+        min(1.0, value + half),
+        words,
+        samples,
+        "Zipf-weighted (text-like) mean of N_w; normal stratified Monte Carlo interval",
+    )
+
+
+_KEEP_CACHE: dict[tuple[str, str, str], Estimate] = {}
+
+
+def quick_keep(mechanism: WordMechanism) -> Estimate:
+    """A small estimate of the share kept, cached in memory per (pack digest, mechanism class,
+    parameters): public words only, nothing private is cached.
+
+    Two stages, so that the common case costs little: 20 public words x 2 releases; only if that
+    estimate is outside [0.2, 0.8] (near where a warning is due) 40 words x 5 releases decide.
+    The releases are drawn by a copy of the mechanism on a fixed public stream.
+    """
+    parameters = {
+        key: value
+        for key, value in mechanism.parameters().items()
+        if key not in ("oov", "casing", "protect")
+    }
+    key = (
+        mechanism.pack.manifest.digest,
+        type(mechanism).__qualname__,
+        json.dumps(parameters, sort_keys=True, default=str),
+    )
+    if key not in _KEEP_CACHE:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", NotPrivateWarning)  # public words only
+            evaluator = type(mechanism)(
+                mechanism.pack,
+                rng=RandomSource._public(WARNING_SEED),
+                **mechanism.parameters(),  # type: ignore[arg-type]
+            )
+        alphabetic = alphabetic_ids(mechanism.pack)
+        for count, samples in WARNING_STAGES:
+            words = public_word_set(mechanism.pack, count, alphabetic=alphabetic)
+            released = evaluator.privatize_ids(np.repeat(words, samples))
+            unchanged = (released.reshape(len(words), samples) == words[:, None]).mean(axis=1)
+            prior = zipf_prior(mechanism.pack, words, alphabetic=alphabetic)
+            kept = weighted_keep(unchanged, prior, samples, len(words))
+            if 0.2 <= kept.value <= 0.8:
+                break
+        _KEEP_CACHE[key] = kept
+    return _KEEP_CACHE[key]
+
+
+def keep_warning(mechanism: WordMechanism) -> str | None:
+    """A warning when ``mechanism`` keeps more than 95 % or fewer than 5 % of a text's words."""
+    kept = quick_keep(mechanism)
+    if kept.value > HIGH_KEEP:
+        what = "almost a copy of the input: little privacy"
+    elif kept.value < LOW_KEEP:
+        what = "mostly unrelated words: little utility"
+    else:
+        return None
+    return (
+        f"epsilon {mechanism.epsilon:g} keeps about {kept.value:.0%} of words unchanged ({what}); "
+        f"see `edgedp explain` and `edgedp tune --keep 0.5`"
+    )
