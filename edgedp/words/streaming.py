@@ -31,8 +31,10 @@ from edgedp.words.mechanism import WordMechanism
 
 #: No vocabulary word is this long, even before NFKC normalization (packs hold words <= 100 chars).
 MAX_TOKEN_CHARS = 4096
-#: Characters gathered before a vectorized batch is privatized.
-BATCH_CHARS = 1 << 14  # 1 << 16 cost 15 MB more peak RSS on BBC text, at no measurable speed gain
+#: Characters gathered before a vectorized batch is privatized. Randomized response allocates
+#: ~0.8 kB per word of a batch at once: 1 << 14 cost the BRR command
+#: line ~4 MB more peak RSS than 1 << 12 on BBC text, and was not faster (the search dominates).
+BATCH_CHARS = 1 << 12
 #: Stands in for a token longer than MAX_TOKEN_CHARS: one out-of-vocabulary word slot.
 OVERLONG_TOKEN = "\x00"  # noqa: S105  (not a password)
 
