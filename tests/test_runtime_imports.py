@@ -37,7 +37,8 @@ print(json.dumps({"status": status, "modules": sorted(sys.modules)}))
 #: paths, the ledger's sqlite3 (without --ledger), scipy; and (issue 17, a lean runtime) the
 #: evaluation tools (the keep-rate warning is edgedp.words.keep_rate), numpy.random (~6.7 MB
 #: resident; the warning's public stream is Python's), OpenSSL through hashlib (~3.5 MB; small
-#: packs are hashed by CPython's built-in SHA-256).
+#: packs are hashed by CPython's built-in SHA-256), tokenizers (~3.4 MB; edgedp.text splits with
+#: a regular expression), importlib.resources (~1 MB; only the public name list needs it).
 HEAVY = (
     "onnxruntime",
     "torch",
@@ -48,6 +49,8 @@ HEAVY = (
     "edgedp.evaluation",
     "numpy.random",
     "_hashlib",
+    "tokenizers",
+    "importlib.resources",
 )
 
 

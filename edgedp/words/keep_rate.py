@@ -96,7 +96,9 @@ def public_word_set(
     count = min(check_positive_int(count, "words"), len(alphabetic))
     if count == len(alphabetic):
         return alphabetic
-    positions = np.unique(np.geomspace(1, len(alphabetic), 4 * count).astype(np.int64) - 1)
+    spaced = np.geomspace(1, len(alphabetic), 4 * count).astype(np.int64) - 1
+    # np.unique's first call costs ~0.7 MB of resident memory (its hash-table code): a set here
+    positions = np.array(sorted(set(spaced.tolist())), dtype=np.int64)
     if len(positions) > count:
         positions = positions[np.linspace(0, len(positions) - 1, count).astype(np.int64)]
     return alphabetic[positions]
@@ -118,10 +120,28 @@ def zipf_prior(
     positions = np.searchsorted(alphabetic, np.asarray(word_ids, dtype=np.int64))
     if not np.all(np.diff(positions) > 0) or not np.array_equal(alphabetic[positions], word_ids):
         raise InputError("the word set must be sorted, distinct word-like vocabulary ids")
-    mass = np.concatenate([[0.0], np.cumsum(1.0 / (alphabetic + 1.0))])
     edges = np.concatenate([[0], (positions[1:] + positions[:-1]) // 2 + 1, [len(alphabetic)]])
-    weights: np.ndarray = mass[edges[1:]] - mass[edges[:-1]]
+    mass = _zipf_mass(alphabetic, edges)
+    weights: np.ndarray = mass[1:] - mass[:-1]
     return weights / float(weights.sum())
+
+
+def _zipf_mass(alphabetic: np.ndarray, edges: np.ndarray, block: int = 1 << 13) -> np.ndarray:
+    """sum(1 / (alphabetic[:e] + 1)) for each e of ``edges``, accumulated in order.
+
+    The cumulative sum of the whole vocabulary, a block at a time (bit for bit the same sums:
+    each block's accumulation starts from the running total), so that no temporary is as long as
+    the vocabulary.
+    """
+    mass = np.zeros(len(edges), dtype=np.float64)
+    total = 0.0
+    for start in range(0, len(alphabetic), block):
+        chunk = alphabetic[start : start + block]
+        running = np.cumsum(np.concatenate([[total], 1.0 / (chunk + 1.0)]))
+        inside = (edges > start) & (edges <= start + len(chunk))
+        mass[inside] = running[edges[inside] - start]
+        total = float(running[-1])
+    return mass
 
 
 def weighted_keep(unchanged: np.ndarray, prior: np.ndarray, samples: int, words: int) -> Estimate:
