@@ -100,12 +100,15 @@ class Vocabulary:
                 byte = buffer[starts[active] + chunk[active] - 1 - column].astype(np.uint64)
                 hashed[active] = (hashed[active] * np.uint64(256) + byte) % np.uint64(_PRIME)
             values[first:last] = hashed
-        self._check_duplicates(values)
         # Linear probing in rounds, a chunk of ids at a time in id order: every pending word claims
         # its current slot; of the claims on a free slot the lowest id wins, the others move one
         # slot on. A word passes a slot only when it is taken, and slots are never freed, so each
         # word's probe sequence from its home slot meets no empty slot before the word: the lookup
         # in _id finds it.
+        # Duplicates: two equal words a < b have one home slot, and b passes the slot a takes
+        # (in a's round, when they are in the same chunk: both start at home and move together;
+        # later, when a's chunk came first: a's slot lies on b's probe sequence). So b is checked
+        # against every word whose slot it passes; only equal hashes compare bytes.
         mask = len(self._table) - 1
         for first in range(0, count, _CHUNK):
             pending = np.arange(first, min(first + _CHUNK, count), dtype=np.int64)
@@ -116,16 +119,17 @@ class Vocabulary:
                 free = self._table[slots] == _EMPTY
                 claimed, first_claim = np.unique(slots[free], return_index=True)
                 self._table[claimed] = pending[free][first_claim]
-                placed = np.zeros(pending.size, dtype=bool)
-                placed[np.flatnonzero(free)[first_claim]] = True
-                pending, slots = pending[~placed], (slots[~placed] + 1) & mask
+                moving = np.ones(pending.size, dtype=bool)
+                moving[np.flatnonzero(free)[first_claim]] = False
+                pending, slots = pending[moving], slots[moving]
+                self._check_duplicates(pending, self._table[slots], values)
+                slots = (slots + 1) & mask
 
-    def _check_duplicates(self, values: np.ndarray) -> None:
-        """Equal words have equal hashes: compare the bytes of words whose hashes collide."""
-        order = np.argsort(values, kind="stable")
-        same = np.flatnonzero(values[order][1:] == values[order][:-1])
-        for position in same.tolist():
-            if self._bytes(int(order[position])) == self._bytes(int(order[position + 1])):
+    def _check_duplicates(self, words: np.ndarray, holders: np.ndarray, values: np.ndarray) -> None:
+        """Refuse a word equal to the word holding the slot it passes (equal hashes compare bytes)."""
+        same = values[words] == values[holders]
+        for word, holder in zip(words[same].tolist(), holders[same].tolist(), strict=True):
+            if self._bytes(word) == self._bytes(holder):
                 raise AssetError("vocabulary has duplicate words")
 
     def _bytes(self, word_id: int) -> bytes:
