@@ -60,88 +60,116 @@ class Estimate:
         return f"{self.value:.3f} [{self.low:.3f}, {self.high:.3f}]"
 
 
-def alphabetic_ids(pack: WordPack) -> np.ndarray:
-    """Ids of the words a text's word slot can hold and a mechanism releases, in rank order.
+def word_like_mask(pack: WordPack) -> np.ndarray:
+    """Per vocabulary id: can a text's word slot hold the word, and a mechanism release it?
 
     Letters and digits only (punctuation splits a slot), with a letter, and not a number or other
     identifier (those go to the identifier guard): ``house``, ``mp3``; not ``1990s`` or ``e.g.``.
-    The words are decoded one at a time (the whole word list as strings would cost ~7 MB).
+    The words are decoded one at a time (the whole word list as strings would cost ~7 MB) into a
+    boolean mask (0.1 MB for 100,000 words). At least two words must qualify.
     """
-    alphabetic = np.fromiter(
-        (
-            index
-            for index, word in enumerate(pack.vocabulary.iter_words())
-            if word.isalnum()
-            and (word.isalpha() or (any(c.isalpha() for c in word) and not _identifier(word)))
-        ),
-        dtype=np.int64,
+    vocabulary = pack.vocabulary
+    mask = np.fromiter(
+        (_word_like(word) for word in vocabulary.iter_words()), dtype=bool, count=len(vocabulary)
     )
-    if len(alphabetic) < 2:
+    if np.count_nonzero(mask) < 2:
         raise InputError(f"pack {pack.name!r} has fewer than 2 words to measure on")
-    return alphabetic
+    return mask
+
+
+def _word_like(word: str) -> bool:
+    return word.isalnum() and (
+        word.isalpha() or (any(c.isalpha() for c in word) and not _identifier(word))
+    )
 
 
 def _identifier(word: str) -> bool:
     return next(identifier_spans(word), None) is not None
 
 
-def public_word_set(
-    pack: WordPack, count: int = DEFAULT_WORDS, *, alphabetic: np.ndarray | None = None
-) -> np.ndarray:
-    """Ids of ``count`` word-like vocabulary words at geometrically spaced ranks (public, fixed).
+def alphabetic_ids(pack: WordPack) -> np.ndarray:
+    """Ids of the word-like words (:func:`word_like_mask`), in rank order."""
+    return np.flatnonzero(word_like_mask(pack))
 
-    ``alphabetic``: :func:`alphabetic_ids` of the pack, if already computed.
-    """
-    alphabetic = alphabetic_ids(pack) if alphabetic is None else alphabetic
-    count = min(check_positive_int(count, "words"), len(alphabetic))
-    if count == len(alphabetic):
-        return alphabetic
-    spaced = np.geomspace(1, len(alphabetic), 4 * count).astype(np.int64) - 1
+
+def public_word_set(pack: WordPack, count: int = DEFAULT_WORDS) -> np.ndarray:
+    """Ids of ``count`` word-like vocabulary words at geometrically spaced ranks (public, fixed)."""
+    mask = word_like_mask(pack)
+    ranks = _spaced_ranks(int(np.count_nonzero(mask)), count)
+    return _scan(mask, ranks)[0]
+
+
+def _spaced_ranks(total: int, count: int) -> np.ndarray:
+    """Ranks (0 = the most frequent) of ``count`` of ``total`` word-like words, geometrically
+    spaced; all of them if ``count >= total``."""
+    count = min(check_positive_int(count, "words"), total)
+    if count == total:
+        return np.arange(total, dtype=np.int64)
+    spaced = np.geomspace(1, total, 4 * count).astype(np.int64) - 1
     # np.unique's first call costs ~0.7 MB of resident memory (its hash-table code): a set here
     positions = np.array(sorted(set(spaced.tolist())), dtype=np.int64)
     if len(positions) > count:
         positions = positions[np.linspace(0, len(positions) - 1, count).astype(np.int64)]
-    return alphabetic[positions]
+    return positions
 
 
-def zipf_prior(
-    pack: WordPack, word_ids: np.ndarray, *, alphabetic: np.ndarray | None = None
-) -> np.ndarray:
+def _scan(
+    mask: np.ndarray, ranks: np.ndarray, block: int = 1 << 13
+) -> tuple[np.ndarray, np.ndarray]:
+    """For sorted ranks among the word-like words: their ids, and the Zipf mass up to and including
+    each, sum(1 / (id + 1)) over the word-like ids of rank <= r.
+
+    One pass over the mask a block at a time, so no temporary is as long as the vocabulary; the
+    masses are accumulated in rank order, each block's running sum starting from the total so far
+    (the same sums, bit for bit, as one cumulative sum over all word-like ids).
+    """
+    ids = np.empty(len(ranks), dtype=np.int64)
+    mass = np.empty(len(ranks), dtype=np.float64)
+    seen, total = 0, 0.0
+    for start in range(0, len(mask), block):
+        found = np.flatnonzero(mask[start : start + block]) + start
+        if not len(found):
+            continue
+        running = np.cumsum(np.concatenate([[total], 1.0 / (found + 1.0)]))[1:]
+        inside = (ranks >= seen) & (ranks < seen + len(found))
+        ids[inside] = found[ranks[inside] - seen]
+        mass[inside] = running[ranks[inside] - seen]
+        seen, total = seen + len(found), float(running[-1])
+    return ids, mass
+
+
+def zipf_prior(pack: WordPack, word_ids: np.ndarray) -> np.ndarray:
     """Text-frequency weights of the word set: Zipf's law over the pack's word-like words.
 
     A running-text token is the word-like vocabulary word of rank r with probability proportional
     to 1 / r (rank = vocabulary id + 1: packs are in corpus-frequency order). The word set is a
     stratified sample of the ranks: each of its words stands for the words between the midpoints to
     its neighbours and gets their total Zipf mass, so a weighted mean over the set estimates the
-    share of a text's tokens (stratified Monte Carlo). ``alphabetic`` as for
-    :func:`public_word_set`.
+    share of a text's tokens (stratified Monte Carlo).
     """
-    alphabetic = alphabetic_ids(pack) if alphabetic is None else alphabetic
-    positions = np.searchsorted(alphabetic, np.asarray(word_ids, dtype=np.int64))
-    if not np.all(np.diff(positions) > 0) or not np.array_equal(alphabetic[positions], word_ids):
+    mask = word_like_mask(pack)
+    ids = np.asarray(word_ids)
+    if (
+        ids.ndim != 1
+        or not len(ids)
+        or not np.issubdtype(ids.dtype, np.integer)
+        or ids.min() < 0
+        or ids.max() >= len(mask)
+        or not np.all(np.diff(ids) > 0)
+        or not mask[ids].all()
+    ):
         raise InputError("the word set must be sorted, distinct word-like vocabulary ids")
-    edges = np.concatenate([[0], (positions[1:] + positions[:-1]) // 2 + 1, [len(alphabetic)]])
-    mass = _zipf_mass(alphabetic, edges)
+    ranks = np.cumsum(mask, dtype=np.int64)[ids] - 1
+    return _zipf_weights(mask, ranks)
+
+
+def _zipf_weights(mask: np.ndarray, ranks: np.ndarray) -> np.ndarray:
+    """:func:`zipf_prior` of the word-like words of sorted, distinct ``ranks``."""
+    total = int(np.count_nonzero(mask))
+    edges = np.concatenate([[0], (ranks[1:] + ranks[:-1]) // 2 + 1, [total]])
+    mass = np.concatenate([[0.0], _scan(mask, edges[1:] - 1)[1]])
     weights: np.ndarray = mass[1:] - mass[:-1]
     return weights / float(weights.sum())
-
-
-def _zipf_mass(alphabetic: np.ndarray, edges: np.ndarray, block: int = 1 << 13) -> np.ndarray:
-    """sum(1 / (alphabetic[:e] + 1)) for each e of ``edges``, accumulated in order.
-
-    The cumulative sum of the whole vocabulary, a block at a time (bit for bit the same sums:
-    each block's accumulation starts from the running total), so that no temporary is as long as
-    the vocabulary.
-    """
-    mass = np.zeros(len(edges), dtype=np.float64)
-    total = 0.0
-    for start in range(0, len(alphabetic), block):
-        chunk = alphabetic[start : start + block]
-        running = np.cumsum(np.concatenate([[total], 1.0 / (chunk + 1.0)]))
-        inside = (edges > start) & (edges <= start + len(chunk))
-        mass[inside] = running[edges[inside] - start]
-        total = float(running[-1])
-    return mass
 
 
 def weighted_keep(unchanged: np.ndarray, prior: np.ndarray, samples: int, words: int) -> Estimate:
@@ -189,12 +217,13 @@ def quick_keep(mechanism: WordMechanism) -> Estimate:
                 rng=RandomSource._public(WARNING_SEED),
                 **mechanism.parameters(),  # type: ignore[arg-type]
             )
-        alphabetic = alphabetic_ids(mechanism.pack)
+        mask = word_like_mask(mechanism.pack)
         for count, samples in WARNING_STAGES:
-            words = public_word_set(mechanism.pack, count, alphabetic=alphabetic)
+            ranks = _spaced_ranks(int(np.count_nonzero(mask)), count)
+            words = _scan(mask, ranks)[0]  # public_word_set(pack, count)
             released = evaluator.privatize_ids(np.repeat(words, samples))
             unchanged = (released.reshape(len(words), samples) == words[:, None]).mean(axis=1)
-            prior = zipf_prior(mechanism.pack, words, alphabetic=alphabetic)
+            prior = _zipf_weights(mask, ranks)  # zipf_prior(pack, words)
             kept = weighted_keep(unchanged, prior, samples, len(words))
             if 0.2 <= kept.value <= 0.8:
                 break
