@@ -38,7 +38,8 @@ print(json.dumps({"status": status, "modules": sorted(sys.modules)}))
 #: evaluation tools (the keep-rate warning is edgedp.words.keep_rate), numpy.random (~6.7 MB
 #: resident; the warning's public stream is Python's), OpenSSL through hashlib (~3.5 MB; small
 #: packs are hashed by CPython's built-in SHA-256), tokenizers (~3.4 MB; edgedp.text splits with
-#: a regular expression), importlib.resources (~1 MB; only the public name list needs it).
+#: a regular expression), importlib.resources (~1 MB; only the public name list needs it), shutil
+#: (~0.5 MB with zlib, bz2 and lzma; argparse's help formatter imports it for the terminal width).
 HEAVY = (
     "onnxruntime",
     "torch",
@@ -51,6 +52,7 @@ HEAVY = (
     "_hashlib",
     "tokenizers",
     "importlib.resources",
+    "shutil",
 )
 
 
