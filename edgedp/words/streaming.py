@@ -31,10 +31,11 @@ from edgedp.words.mechanism import WordMechanism
 
 #: No vocabulary word is this long, even before NFKC normalization (packs hold words <= 100 chars).
 MAX_TOKEN_CHARS = 4096
-#: Characters gathered before a vectorized batch is privatized. Randomized response allocates
-#: ~0.8 kB per word of a batch at once: 1 << 14 cost the BRR command
-#: line ~4 MB more peak RSS than 1 << 12 on BBC text, and was not faster (the search dominates).
-BATCH_CHARS = 1 << 12
+#: Characters gathered before a vectorized batch is privatized. A batch's work (randomized response
+#: alone allocates ~0.8 kB per word at once) sets the BRR command line's peak RSS on BBC text:
+#: 1 << 14 cost ~5 MB more than 1 << 11, 1 << 12 ~0.8 MB more, with no speed gain (the exact
+#: search's cost is per word); 1 << 10 saved 0.3 MB more but was slower.
+BATCH_CHARS = 1 << 11
 #: Stands in for a token longer than MAX_TOKEN_CHARS: one out-of-vocabulary word slot.
 OVERLONG_TOKEN = "\x00"  # noqa: S105  (not a password)
 
