@@ -32,7 +32,8 @@ DEFAULT_ADEPT_PACK = "adept-bbc"
 
 NAME = "privatize"
 HELP = "privatize text word by word (reads FILE or stdin, writes stdout)"
-_READ_BYTES = 1 << 16
+#: Bytes read at a time; each read is decoded whole (64 kB cost ~0.2 MB more peak RSS, issue 17).
+_READ_BYTES = 1 << 14
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
