@@ -222,8 +222,8 @@ class RandomSource:
         top, low = threshold >> 56, threshold & (2**56 - 1)
         count = math.prod(size) if isinstance(size, tuple) else size
         first = self.random_bytes(count)
+        ties = np.flatnonzero(first == top)  # before ``result``: one byte per draw less at once
         result = first < top
-        ties = np.flatnonzero(first == top)
         if ties.size:
             rest = self.uint64(ties.size) & _LOW_56_BITS
             result[ties] = rest < np.uint64(low)
