@@ -66,15 +66,23 @@ def word_like_mask(pack: WordPack) -> np.ndarray:
     Letters and digits only (punctuation splits a slot), with a letter, and not a number or other
     identifier (those go to the identifier guard): ``house``, ``mp3``; not ``1990s`` or ``e.g.``.
     The words are decoded one at a time (the whole word list as strings would cost ~7 MB) into a
-    boolean mask (0.1 MB for 100,000 words). At least two words must qualify.
+    boolean mask (0.1 MB for 100,000 words), computed once per pack (by manifest digest: public
+    data) and read-only. At least two words must qualify.
     """
-    vocabulary = pack.vocabulary
-    mask = np.fromiter(
-        (_word_like(word) for word in vocabulary.iter_words()), dtype=bool, count=len(vocabulary)
-    )
+    digest = pack.manifest.digest
+    if digest not in _MASKS:
+        vocabulary = pack.vocabulary
+        words = vocabulary.iter_words()
+        mask = np.fromiter((_word_like(w) for w in words), dtype=bool, count=len(vocabulary))
+        mask.flags.writeable = False
+        _MASKS[digest] = mask
+    mask = _MASKS[digest]
     if np.count_nonzero(mask) < 2:
         raise InputError(f"pack {pack.name!r} has fewer than 2 words to measure on")
     return mask
+
+
+_MASKS: dict[str, np.ndarray] = {}
 
 
 def _word_like(word: str) -> bool:
