@@ -48,7 +48,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 from functools import cache
-from importlib import resources
 
 from edgedp.errors import PrivacyParameterError
 
@@ -135,6 +134,8 @@ def identifier_spans(text: str) -> Iterator[tuple[int, int, str]]:
 @cache
 def public_names() -> frozenset[str]:
     """The public first-name and surname list (lower case); see :data:`NAMES_FILE`."""
+    from importlib import resources  # ~1 MB resident: only for protect="names" (issue 17)
+
     text = resources.files("edgedp").joinpath("data", NAMES_FILE).read_text(encoding="utf-8")
     return frozenset(
         line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#")

@@ -25,7 +25,7 @@ any pack content is used.
 
 from __future__ import annotations
 
-import hashlib
+import importlib
 import io
 import json
 import os
@@ -34,7 +34,7 @@ import stat
 from collections.abc import Mapping
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -50,6 +50,8 @@ _MAX_MANIFEST_BYTES = 1 << 20
 _SAFE_FILE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 _SHA256_HEX = re.compile(r"^[0-9a-f]{64}$")
 _HASH_CHUNK = 1 << 20
+#: Packs of at most this many bytes are hashed with CPython's built-in SHA-256 (see _sha256).
+BUILTIN_SHA256_MAX_BYTES = 16 << 20
 #: Deepest JSON nesting a manifest may use (the bundled ones use 5).
 MAX_MANIFEST_DEPTH = 16
 #: Longest integer literal a manifest may hold (int() refuses > 4300 digits with ValueError).
@@ -68,9 +70,37 @@ _DIR_FD = os.open in os.supports_dir_fd
 REBUILD_HINT = "rebuild it with edgedp-export or reinstall edgedp for a bundled pack"
 
 
+class _Digest(Protocol):
+    def update(self, data: bytes, /) -> None: ...
+    def hexdigest(self) -> str: ...
+
+
+def _sha256(expected_bytes: int) -> _Digest:
+    """A SHA-256 hash object for about ``expected_bytes`` of data (same digest either way).
+
+    ``hashlib`` loads OpenSSL's libcrypto, about 3.5 MB of resident memory: as much as the bundled
+    words pack's vocabulary, for hashing 4 MB. Up to :data:`BUILTIN_SHA256_MAX_BYTES` the digest is
+    computed by CPython's own SHA-256 module instead (``_sha256`` in 3.11, ``_sha2`` from 3.12;
+    ~200 MB/s against OpenSSL's ~1.6 GB/s, so ~20 ms for the bundled pack). These modules are
+    private, so this is the pattern CPython's own ``random`` uses for ``_sha512``: try them, and
+    fall back to ``hashlib`` (an interpreter without them, or a big pack, where OpenSSL's speed
+    is worth its memory). tests/test_packs.py checks both paths against hashlib.
+    """
+    if expected_bytes <= BUILTIN_SHA256_MAX_BYTES:
+        for module in ("_sha2", "_sha256"):
+            try:
+                builtin: _Digest = importlib.import_module(module).sha256()
+            except (ImportError, AttributeError):
+                continue
+            return builtin
+    import hashlib
+
+    return hashlib.sha256()
+
+
 def sha256_file(path: Path) -> str:
     """Hex SHA-256 of a file, read in chunks."""
-    digest = hashlib.sha256()
+    digest = _sha256(path.stat().st_size)
     with path.open("rb") as handle:
         while chunk := handle.read(_HASH_CHUNK):
             digest.update(chunk)
@@ -227,11 +257,12 @@ class Manifest:
         """Read every listed file once into private memory, checking its size (before reading)
         and, by default, the SHA-256 of the bytes read; those bytes are what the pack then uses."""
         contents: dict[str, bytes] = {}
+        total = sum(entry["bytes"] for entry in self.data["files"].values())
         with _DirectoryHandle(self.directory) as directory:
             for name, entry in self.data["files"].items():
                 _regular_file(self.directory, name)
                 buffer = directory.read(name, entry["bytes"])
-                if checksums and _sha256(buffer) != entry["sha256"]:
+                if checksums and _hex_sha256(buffer, total) != entry["sha256"]:
                     raise AssetError(
                         f"pack {self.directory}: {name} does not match its SHA-256 in the manifest "
                         f"(corrupted or tampered with); {REBUILD_HINT}"
@@ -240,8 +271,9 @@ class Manifest:
         self._contents = contents
 
 
-def _sha256(buffer: bytes) -> str:
-    digest = hashlib.sha256()
+def _hex_sha256(buffer: bytes, pack_bytes: int) -> str:
+    """Hex SHA-256 of one file of a pack of ``pack_bytes`` bytes in all."""
+    digest = _sha256(pack_bytes)
     digest.update(buffer)
     return digest.hexdigest()
 
@@ -477,4 +509,4 @@ def read_manifest(directory: Path) -> Manifest:
             raise AssetError(f"{entry_where}: negative size")
         if not _SHA256_HEX.match(_require(entry, "sha256", str, entry_where)):
             raise AssetError(f"{entry_where}: 'sha256' must be 64 lower-case hex digits")
-    return Manifest(directory, data, hashlib.sha256(raw).hexdigest())
+    return Manifest(directory, data, _hex_sha256(raw, len(raw)))

@@ -56,7 +56,7 @@ import math
 import numbers
 import os
 import warnings
-from typing import NoReturn
+from typing import NoReturn, Protocol
 
 import numpy as np
 
@@ -78,6 +78,26 @@ _BYTE_SHIFT = np.uint64(56)
 _LOW_56_BITS = np.uint64(2**56 - 1)
 
 
+class _ByteStream(Protocol):
+    """What a reproducible source draws from: ``numpy.random.Generator`` or :class:`_Mersenne`."""
+
+    def bytes(self, length: int) -> bytes: ...
+
+
+class _Mersenne:
+    """Bytes of Python's Mersenne Twister: a reproducible public stream without ``numpy.random``."""
+
+    __slots__ = ("_random",)
+
+    def __init__(self, seed: int) -> None:
+        import random
+
+        self._random = random.Random(seed)  # noqa: S311 - public Monte Carlo only (_public)
+
+    def bytes(self, length: int) -> bytes:
+        return self._random.randbytes(length)
+
+
 class RandomSource:
     """A source of random bits; build one with :func:`resolve_rng` or the classmethods."""
 
@@ -86,7 +106,7 @@ class RandomSource:
     def __init__(self) -> None:
         """The private default (OS entropy); :meth:`seeded` makes the reproducible one."""
         self._seed_sequence: np.random.SeedSequence | None = None
-        self._generator: np.random.Generator | None = None
+        self._generator: _ByteStream | None = None
         self._owner_pid = os.getpid()
 
     @classmethod
@@ -108,6 +128,20 @@ class RandomSource:
         source = cls()
         source._seed_sequence = seed_sequence
         source._generator = np.random.Generator(np.random.PCG64(seed_sequence))
+        return source
+
+    @classmethod
+    def _public(cls, seed: int) -> RandomSource:
+        """A reproducible, NOT private source for Monte Carlo on public words, *without* a warning
+        and without ``numpy.random`` (internal).
+
+        Importing ``numpy.random`` costs ~6.7 MB of resident memory, more than the bundled pack:
+        ``edgedp privatize``'s keep-rate warning (:mod:`edgedp.words.keep_rate`) draws its public
+        releases from Python's Mersenne Twister instead. Never for anything private; it cannot
+        spawn (its children would have no seed sequence).
+        """
+        source = cls()
+        source._generator = _Mersenne(seed)
         return source
 
     @classmethod
@@ -140,15 +174,21 @@ class RandomSource:
 
     def spawn(self, count: int) -> list[RandomSource]:
         """Independent sources for ``count`` workers (OS-entropy sources stay OS-entropy)."""
+        self._check_spawnable()
         if self._seed_sequence is None:
             return [RandomSource() for _ in range(count)]
         return [RandomSource._derived(child) for child in self._seed_sequence.spawn(count)]
 
     def spawn_seeds(self, count: int) -> list[np.random.SeedSequence | None]:
         """Picklable seeds of ``count`` independent child sources (None: OS entropy, no seed)."""
+        self._check_spawnable()
         if self._seed_sequence is None:
             return [None] * count
         return list(self._seed_sequence.spawn(count))
+
+    def _check_spawnable(self) -> None:
+        if self._generator is not None and self._seed_sequence is None:
+            raise InputError("a public evaluation source (RandomSource._public) cannot spawn")
 
     # -- raw bits -------------------------------------------------------------------------------
 
@@ -182,8 +222,8 @@ class RandomSource:
         top, low = threshold >> 56, threshold & (2**56 - 1)
         count = math.prod(size) if isinstance(size, tuple) else size
         first = self.random_bytes(count)
+        ties = np.flatnonzero(first == top)  # before ``result``: one byte per draw less at once
         result = first < top
-        ties = np.flatnonzero(first == top)
         if ties.size:
             rest = self.uint64(ties.size) & _LOW_56_BITS
             result[ties] = rest < np.uint64(low)

@@ -4,9 +4,13 @@ The layout of the input (whitespace, line breaks, punctuation) is public: it pas
 other token is a *word slot*: whatever a mechanism puts there must be sampled from the public
 vocabulary, so no character of a private word can reach the output.
 
-* Splitting uses the ``tokenizers`` pre-tokenizers: split on Unicode whitespace, then isolate every
-  punctuation character. Tokens are word slots unless they are a single character of
-  :data:`PASS_THROUGH_PUNCTUATION`; adjacent word tokens merge into one slot.
+* Splitting: split on Unicode whitespace (:data:`SPLITTING_WHITESPACE`) and around every character of
+  :data:`PASS_THROUGH_PUNCTUATION`, each of which passes through on its own; every other run of
+  characters is one word slot. This is exactly what splitting with the ``tokenizers``
+  pre-tokenizers (WhitespaceSplit, then isolated Punctuation) and merging adjacent word tokens into
+  one slot gave, which edgedp did until issue 17 (``tokenizers`` costs the word path ~3.4 MB of
+  resident memory): tests/test_text.py checks every code point, and the segmentation of random
+  texts, against ``tokenizers``.
 * Whitespace between tokens passes through if it is ASCII whitespace; any other whitespace character
   (no-break space, ideographic space, ...) is written as a plain space, because unusual whitespace
   can identify a keyboard or a device.
@@ -18,14 +22,12 @@ vocabulary, so no character of a private word can reach the output.
 
 from __future__ import annotations
 
+import re
 import string
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from functools import cache
 from typing import TypeVar
-
-from tokenizers import pre_tokenizers
 
 from edgedp.errors import InputError
 from edgedp.identifiers import identifier_spans, public_names
@@ -47,30 +49,26 @@ _SENTENCE_END = frozenset(".!?")
 _CLOSING = frozenset("\"')]\u201d\u2019\u00bb")
 
 
-@cache
-def _pre_tokenizer() -> pre_tokenizers.PreTokenizer:
-    return pre_tokenizers.Sequence(
-        [pre_tokenizers.WhitespaceSplit(), pre_tokenizers.Punctuation("isolated")]
-    )
+#: Characters where the text splits, dropped from the words: Unicode's White_Space property, exactly
+#: the characters the ``tokenizers`` WhitespaceSplit pre-tokenizer splits at (tests/test_text.py
+#: checks every code point). Python's ``str.isspace`` differs (it also holds U+001C..U+001F).
+SPLITTING_WHITESPACE: frozenset[str] = frozenset(
+    "\t\n\v\f\r \x85\xa0\u1680"
+    + "".join(map(chr, range(0x2000, 0x200B)))
+    + "\u2028\u2029\u202f\u205f\u3000"
+)
 
 
-def _splitting_whitespace() -> frozenset[str]:
-    """Every character the splitter splits at and drops: Unicode whitespace as ``tokenizers`` sees it.
-
-    All of Unicode's whitespace lies below U+3001; each candidate is checked against the splitter
-    itself, so this set cannot drift from it.
-    """
-    splitter = _pre_tokenizer()
-    return frozenset(
-        char
-        for char in map(chr, range(0x3001))
-        if char.isspace()
-        and [token for token, _ in splitter.pre_tokenize_str(f"a{char}b")] == ["a", "b"]
-    )
+def _character_class(chars: Iterable[str]) -> str:
+    return "".join(re.escape(char) for char in sorted(chars))
 
 
-#: Characters where a text can be cut without changing its tokens (the separators between words).
-SPLITTING_WHITESPACE: frozenset[str] = _splitting_whitespace()
+#: A token: one pass-through punctuation character, or a run of characters that are neither that
+#: nor splitting whitespace (what lies between tokens is whitespace).
+_TOKEN = re.compile(
+    f"[{_character_class(PASS_THROUGH_PUNCTUATION)}]"
+    f"|[^{_character_class(SPLITTING_WHITESPACE | PASS_THROUGH_PUNCTUATION)}]+"
+)
 
 
 def normalize_word(token: str) -> str:
@@ -125,16 +123,16 @@ def _released_whitespace(gap: str) -> str:
 
 
 def _tokens(text: str, protect: frozenset[str]) -> Iterator[tuple[str, int, int, bool]]:
-    """(token, start, end, protected): pre-tokenizer tokens, with identifier spans kept whole.
+    """(token, start, end, protected): :data:`_TOKEN` tokens, with identifier spans kept whole.
 
-    The pre-tokenizer's splitting is local (whitespace, isolated punctuation), so tokenizing the
-    gaps between spans gives the same tokens as tokenizing the whole text.
+    The splitting is local (whitespace, isolated punctuation), so tokenizing the gaps between
+    spans gives the same tokens as tokenizing the whole text.
     """
     spans = identifier_spans(text) if "identifiers" in protect else iter(())
     position = 0
     for span_start, span_end, _ in (*spans, (len(text), len(text), "")):
-        for token, (start, end) in _pre_tokenizer().pre_tokenize_str(text[position:span_start]):
-            yield token, position + start, position + end, False
+        for match in _TOKEN.finditer(text, position, span_start):
+            yield match.group(), match.start(), match.end(), False
         if span_end > span_start:
             yield text[span_start:span_end], span_start, span_end, True
         position = span_end
@@ -143,8 +141,8 @@ def _tokens(text: str, protect: frozenset[str]) -> Iterator[tuple[str, int, int,
 def segment(text: str, protect: frozenset[str] = frozenset()) -> Segmented:
     """Split ``text`` (already checked) into separators and word slots.
 
-    Adjacent non-separator tokens (e.g. ``0`` and ``§``, which the pre-tokenizer splits) form one
-    word slot, so two replacement words are never written side by side without a separator.
+    Adjacent non-separator tokens (e.g. a word and an identifier span) form one word slot, so two
+    replacement words are never written side by side without a separator.
     ``protect`` (kinds of :mod:`edgedp.identifiers`) marks slots as protected: an identifier span is
     one slot, and a slot merged with a protected span is protected.
     """

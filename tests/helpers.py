@@ -55,11 +55,19 @@ def brr_exact_distribution(codes_int: list[int], bits: int, flip: float) -> np.n
     return matrix
 
 
-def tokens_of(text: str) -> list[str]:
-    """Non-whitespace tokens of a text as the runtime tokenizer sees them (original spelling)."""
-    from edgedp.text import _pre_tokenizer
+def reference_splitter():
+    """The ``tokenizers`` pre-tokenizer edgedp.text split with until issue 17 (its reference)."""
+    from tokenizers import pre_tokenizers
 
-    return [token for token, _ in _pre_tokenizer().pre_tokenize_str(text)]
+    return pre_tokenizers.Sequence(
+        [pre_tokenizers.WhitespaceSplit(), pre_tokenizers.Punctuation("isolated")]
+    )
+
+
+def tokens_of(text: str) -> list[str]:
+    """Non-whitespace tokens of a text, whitespace split and punctuation isolated (original
+    spelling): finer than edgedp's word slots, which merge adjacent non-pass-through tokens."""
+    return [token for token, _ in reference_splitter().pre_tokenize_str(text)]
 
 
 def pairs(n: int) -> itertools.product:

@@ -191,3 +191,17 @@ class TestPackOfTheWrongKind:
         error = capsys.readouterr().err
         assert status == 1, error
         assert error.count("\n") == 1 and "this needs a" in error
+
+
+@pytest.mark.parametrize("columns", [None, "0", "-3", "wide", "37", "200"])
+def test_help_width_is_shutils_terminal_width(monkeypatch, columns):
+    # the CLI's help formatter finds the width without importing shutil (issue 17)
+    import shutil
+
+    from edgedp.cli import terminal_columns
+
+    if columns is None:
+        monkeypatch.delenv("COLUMNS", raising=False)
+    else:
+        monkeypatch.setenv("COLUMNS", columns)
+    assert terminal_columns() == shutil.get_terminal_size().columns

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import shutil
-import types
 from pathlib import Path
 
 import numpy as np
@@ -55,13 +54,13 @@ def test_a_file_rewritten_after_load_does_not_change_the_mechanism(pack_dir, tmp
 
 
 class _RewriteAfterHashing:
-    """A stand-in for the ``hashlib`` module of edgedp.manifest: hashes honestly, and as soon as it
-    has hashed the ``.npy`` file it swaps that file on disk (the window between hash and use)."""
+    """A stand-in for the SHA-256 of edgedp.manifest (``_sha256``): hashes honestly, and as soon as
+    it has hashed the ``.npy`` file it swaps that file on disk (the window between hash and use)."""
 
     def __init__(self, target: Path, content: bytes) -> None:
         self.target, self.content, self.fired = target, content, False
 
-    def sha256(self, data: bytes = b""):
+    def sha256(self, expected_bytes: int = 0, data: bytes = b""):
         real = hashlib.sha256(data)
         outer = self
 
@@ -83,7 +82,7 @@ class _RewriteAfterHashing:
 
 def test_a_file_swapped_between_hash_and_use_is_not_used(pack_dir, tmp_path, monkeypatch):
     hook = _RewriteAfterHashing(pack_dir / "codes.npy", npy(CRAFTED, tmp_path))
-    monkeypatch.setattr(edgedp.manifest, "hashlib", types.SimpleNamespace(sha256=hook.sha256))
+    monkeypatch.setattr(edgedp.manifest, "_sha256", hook.sha256)
     pack = edgedp.load_pack(pack_dir)
     assert hook.fired  # the swap happened after the codes were hashed ...
     assert (pack_dir / "codes.npy").read_bytes() == npy(CRAFTED, tmp_path)

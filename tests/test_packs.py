@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import os
 import shutil
@@ -14,7 +15,7 @@ from helpers import write_word_pack
 
 import edgedp
 from edgedp.errors import AssetError
-from edgedp.manifest import FORMAT_VERSION
+from edgedp.manifest import BUILTIN_SHA256_MAX_BYTES, FORMAT_VERSION, _sha256
 
 
 @pytest.fixture
@@ -156,6 +157,18 @@ def test_size_only_verification_misses_a_flipped_bit_but_full_does_not(pack_dir)
     edgedp.load_pack(pack_dir, verify=False)  # documented: sizes only
     with pytest.raises(AssetError):
         edgedp.load_pack(pack_dir)
+
+
+@pytest.mark.parametrize("size", [0, 1, 55, 64, 1 << 20, BUILTIN_SHA256_MAX_BYTES + 1])
+def test_both_sha256_implementations_are_hashlibs(size):
+    # small packs are hashed by CPython's built-in SHA-256 (no OpenSSL in memory), big ones by
+    # hashlib: the digest must be the standard one either way
+    data = bytes(range(256)) * (size // 256) + b"x" * (size % 256)
+    digest = _sha256(size)
+    digest.update(data[: size // 3])
+    digest.update(data[size // 3 :])
+    assert digest.hexdigest() == hashlib.sha256(data).hexdigest()
+    assert (type(digest).__module__ == "_hashlib") == (size > BUILTIN_SHA256_MAX_BYTES)
 
 
 def test_unknown_pack_name_lists_known_ones():

@@ -107,6 +107,22 @@ def test_seeded_source_refuses_pickling_but_spawns(seeded):
     assert draws == again  # reproducible per child
 
 
+def test_public_evaluation_source_is_reproducible_not_private_and_never_spawns():
+    # the keep-rate warning's stream: Python's Mersenne Twister, so numpy.random is not loaded
+    first, second = RandomSource._public(2), RandomSource._public(2)
+    assert not first.is_private
+    assert bytes(first.random_bytes(64)) == bytes(second.random_bytes(64))
+    assert bytes(first.random_bytes(64)) != bytes(RandomSource._public(3).random_bytes(64))
+    for spawn in (first.spawn, first.spawn_seeds):
+        with pytest.raises(InputError, match="cannot spawn"):
+            spawn(2)
+    with pytest.raises(RandomnessError):
+        pickle.dumps(first)
+    hits = int(first.bernoulli(2**62, 200_000).sum())  # the samplers work on it as on any source
+    low, high = stats.binom.ppf([1e-6, 1 - 1e-6], 200_000, 0.25)
+    assert low <= hits <= high
+
+
 def test_os_entropy_source_pickles_to_a_fresh_source():
     clone = pickle.loads(pickle.dumps(RandomSource.os_entropy()))
     assert clone.is_private

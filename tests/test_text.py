@@ -3,15 +3,21 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from helpers import reference_splitter
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from edgedp.errors import InputError
+from edgedp.identifiers import identifier_spans, public_names
 from edgedp.text import (
     PASS_THROUGH_PUNCTUATION,
     PASS_THROUGH_WHITESPACE,
+    SPLITTING_WHITESPACE,
+    Segmented,
+    _released_whitespace,
     assemble,
     check_text,
+    is_pass_through,
     normalize_word,
     segment,
 )
@@ -91,3 +97,83 @@ def test_everything_outside_word_slots_is_public(text):
     # the slots and separators reproduce the text exactly when words are put back (modulo case and
     # normalization, and unusual whitespace)
     assert len(seg.words) == sum(piece is None for piece in seg.pieces)
+
+
+# -- the splitter against tokenizers, which edgedp.text split with until issue 17 -------------------
+
+ALL_CHARACTERS = "".join(chr(cp) for cp in range(0x110000) if not 0xD800 <= cp <= 0xDFFF)
+
+
+def test_splitting_whitespace_is_what_tokenizers_splits_at_over_every_code_point():
+    # every character between two letters: tokenizers drops exactly SPLITTING_WHITESPACE and
+    # isolates every pass-through character (Unicode punctuation as tokenizers sees it)
+    text = "a" + "a".join(ALL_CHARACTERS) + "a"
+    covered = bytearray(len(text))
+    isolated = set()
+    for token, (start, end) in reference_splitter().pre_tokenize_str(text):
+        covered[start:end] = b"\x01" * (end - start)
+        if end - start == 1 and start % 2:
+            isolated.add(token)
+    dropped = {text[i] for i in range(1, len(text), 2) if not covered[i]}
+    assert dropped == SPLITTING_WHITESPACE
+    assert isolated >= PASS_THROUGH_PUNCTUATION
+
+
+def _reference_segment(text: str, protect: frozenset[str]) -> Segmented:
+    """edgedp.text.segment as it was before issue 17: tokenizers' tokens, adjacent ones merged."""
+    spans = identifier_spans(text) if "identifiers" in protect else iter(())
+    tokens, position = [], 0
+    for span_start, span_end, _ in (*spans, (len(text), len(text), "")):
+        gap = text[position:span_start]
+        for token, (start, end) in reference_splitter().pre_tokenize_str(gap):
+            tokens.append((token, position + start, position + end, False))
+        if span_end > span_start:
+            tokens.append((text[span_start:span_end], span_start, span_end, True))
+        position = span_end
+    pieces, raw_words, protected, position = [], [], set(), 0
+    for token, start, end, guarded in tokens:
+        if start > position:
+            pieces.append(_released_whitespace(text[position:start]))
+        if not guarded and is_pass_through(token):
+            pieces.append(token)
+        elif pieces and pieces[-1] is None and start == position:
+            raw_words[-1] += text[start:end]
+        else:
+            pieces.append(None)
+            raw_words.append(text[start:end])
+        if guarded:
+            protected.add(len(raw_words) - 1)
+        position = end
+    if position < len(text):
+        pieces.append(_released_whitespace(text[position:]))
+    words = tuple(normalize_word(word) for word in raw_words)
+    if "names" in protect:
+        protected.update(index for index, word in enumerate(words) if word in public_names())
+    return Segmented(tuple(pieces), words, frozenset(protected))
+
+
+# characters where splitting happens or could go wrong: every splitting whitespace, the pass-through
+# punctuation, punctuation that is not passed through (tokenizers isolates it, edgedp keeps it in
+# the word), Python-only whitespace, astral characters, identifier material
+TRICKY = (
+    sorted(SPLITTING_WHITESPACE)
+    + sorted(PASS_THROUGH_PUNCTUATION)
+    + list("\u00b6\u00a7\u2e2e\u061f\u3001\u300c\u00bf\u00a1\x1c\x1d\x1e\x1f\x00\u200b\ufeff")
+    + ["\U0001f600", "\U0001d400", "\u0301", "@", "+44 ", "12", "jane", "doe", ".com", "http://"]
+)
+FRAGMENTS = st.lists(
+    st.one_of(st.sampled_from(TRICKY), st.text(max_size=4), st.sampled_from(["The", "cat", "é"])),
+    max_size=40,
+).map("".join)
+
+
+@settings(max_examples=600, deadline=None)
+@given(FRAGMENTS, st.sampled_from([(), ("identifiers",), ("identifiers", "names")]))
+def test_segment_is_the_tokenizers_segmentation(text, protect):
+    assert segment(text, frozenset(protect)) == _reference_segment(text, frozenset(protect))
+
+
+def test_segment_is_the_tokenizers_segmentation_on_every_code_point():
+    for chunk in range(0, len(ALL_CHARACTERS), 4096):
+        text = " x".join(ALL_CHARACTERS[chunk : chunk + 4096]) + "yz"
+        assert segment(text) == _reference_segment(text, frozenset())

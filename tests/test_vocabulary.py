@@ -24,6 +24,8 @@ def test_lookups_agree_with_a_dict(words, probes):
     queries = words + probes + [w + "x" for w in words[:20]] + ["", "\ud800"]
     assert vocabulary.ids(queries).tolist() == [expected.get(q, -1) for q in queries]
     assert len(vocabulary) == len(words)
+    assert list(vocabulary.iter_words()) == words
+    assert vocabulary._words is None  # iter_words decodes one word at a time
     assert vocabulary.words == tuple(words)
     assert [vocabulary[i] for i in range(len(words))] == words
     assert vocabulary[-1] == words[-1] and vocabulary[:2] == tuple(words[:2])
@@ -53,6 +55,37 @@ def test_every_word_is_found_when_all_hashes_collide(monkeypatch):
 def test_bad_word_lists_are_refused(blob, message):
     with pytest.raises(AssetError, match=message):
         Vocabulary.from_lines(blob)
+
+
+@pytest.mark.parametrize(
+    ("first", "second"), [(0, 1), (3, 8000), (5, 9000), (8191, 8192), (100, 16999), (16998, 16999)]
+)
+def test_duplicates_are_refused_within_and_across_insertion_chunks(first, second):
+    words = [f"w{i}" for i in range(17000)]
+    Vocabulary(words)
+    words[second] = words[first]
+    with pytest.raises(AssetError, match="duplicate"):
+        Vocabulary(words)
+
+
+@pytest.mark.parametrize(("first", "second"), [(0, 499), (10, 11), (250, 251)])
+def test_duplicates_are_refused_when_all_hashes_collide(monkeypatch, first, second):
+    monkeypatch.setattr(module, "_PRIME", 1)
+    monkeypatch.setattr(module, "_CHUNK", 64)  # many chunks, one home slot
+    words = [f"w{i}" for i in range(500)]
+    words[second] = words[first]
+    with pytest.raises(AssetError, match="duplicate"):
+        Vocabulary(words)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(WORD, min_size=2, max_size=200, unique=True), st.data())
+def test_any_duplicate_is_refused(words, data):
+    first = data.draw(st.integers(0, len(words) - 1))
+    second = data.draw(st.integers(0, len(words) - 1).filter(lambda i: i != first))
+    words[second] = words[first]
+    with pytest.raises(AssetError, match="duplicate"):
+        Vocabulary(words)
 
 
 def test_non_utf8_is_refused_as_unicode_error():

@@ -64,42 +64,25 @@ from edgedp.evaluation.empirical_privacy import (
     inference_errors,
     sample_channel,
 )
-from edgedp.identifiers import identifier_spans
 from edgedp.randomness import RandomSource, resolve_rng
 from edgedp.text import check_text, segment
 from edgedp.validation import check_positive_int, check_unit_interval
 from edgedp.words.euclidean import regularized_covariance, symmetric_square_root
+from edgedp.words.keep_rate import DEFAULT_WORDS as DEFAULT_WORDS  # re-exported (moved)
+from edgedp.words.keep_rate import Z_975, weighted_keep
+from edgedp.words.keep_rate import Estimate as Estimate
+from edgedp.words.keep_rate import public_word_set as public_word_set
+from edgedp.words.keep_rate import zipf_prior as zipf_prior
 from edgedp.words.mechanism import WordMechanism
 from edgedp.words.pack import WordPack
 
-#: Words of the public word set of the Monte Carlo estimates.
-DEFAULT_WORDS = 200
 #: Releases of each word.
 DEFAULT_SAMPLES = 20
 #: The fixed public sentence of the sample rewrites.
 PUBLIC_SENTENCE = "The old man walked to the market with his dog on a cold winter morning."
 REWRITES = 3
-_Z_975 = 1.96
 #: Mahalanobis maximum: exact over pairs with one of this many outermost words.
 MAHALANOBIS_EXTREMES = 200
-
-
-@dataclass(frozen=True)
-class Estimate:
-    """A Monte Carlo estimate with its 95 % interval and how it was obtained."""
-
-    value: float
-    low: float
-    high: float
-    words: int
-    samples: int  # releases per word
-    method: str
-
-    def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    def __str__(self) -> str:
-        return f"{self.value:.3f} [{self.low:.3f}, {self.high:.3f}]"
 
 
 @dataclass(frozen=True)
@@ -247,77 +230,6 @@ def guarantee_statement(mechanism: WordMechanism) -> str:
     return mechanism.guarantee().statement()
 
 
-def public_word_set(pack: WordPack, count: int = DEFAULT_WORDS) -> np.ndarray:
-    """Ids of ``count`` word-like vocabulary words at geometrically spaced ranks (public, fixed)."""
-    alphabetic = _alphabetic_ids(pack)
-    count = min(check_positive_int(count, "words"), len(alphabetic))
-    if count == len(alphabetic):
-        return alphabetic
-    positions = np.unique(np.geomspace(1, len(alphabetic), 4 * count).astype(np.int64) - 1)
-    if len(positions) > count:
-        positions = positions[np.linspace(0, len(positions) - 1, count).astype(np.int64)]
-    return alphabetic[positions]
-
-
-def _alphabetic_ids(pack: WordPack) -> np.ndarray:
-    """Ids of the words a text's word slot can hold and a mechanism releases, in rank order.
-
-    Letters and digits only (punctuation splits a slot), with a letter, and not a number or other
-    identifier (those go to the identifier guard): ``house``, ``mp3``; not ``1990s`` or ``e.g.``.
-    """
-    words = pack.vocabulary.words
-    alphabetic = np.fromiter(
-        (
-            index
-            for index, word in enumerate(words)
-            if word.isalnum()
-            and (word.isalpha() or (any(c.isalpha() for c in word) and not _identifier(word)))
-        ),
-        dtype=np.int64,
-    )
-    if len(alphabetic) < 2:
-        raise InputError(f"pack {pack.name!r} has fewer than 2 words to measure on")
-    return alphabetic
-
-
-def _identifier(word: str) -> bool:
-    return next(identifier_spans(word), None) is not None
-
-
-def zipf_prior(pack: WordPack, word_ids: np.ndarray) -> np.ndarray:
-    """Text-frequency weights of the word set: Zipf's law over the pack's word-like words.
-
-    A running-text token is the word-like vocabulary word of rank r with probability proportional
-    to 1 / r (rank = vocabulary id + 1: packs are in corpus-frequency order). The word set is a
-    stratified sample of the ranks: each of its words stands for the words between the midpoints to
-    its neighbours and gets their total Zipf mass, so a weighted mean over the set estimates the
-    share of a text's tokens (stratified Monte Carlo).
-    """
-    alphabetic = _alphabetic_ids(pack)
-    positions = np.searchsorted(alphabetic, np.asarray(word_ids, dtype=np.int64))
-    if not np.all(np.diff(positions) > 0) or not np.array_equal(alphabetic[positions], word_ids):
-        raise InputError("the word set must be sorted, distinct word-like vocabulary ids")
-    mass = np.concatenate([[0.0], np.cumsum(1.0 / (alphabetic + 1.0))])
-    edges = np.concatenate([[0], (positions[1:] + positions[:-1]) // 2 + 1, [len(alphabetic)]])
-    weights: np.ndarray = mass[edges[1:]] - mass[edges[:-1]]
-    return weights / float(weights.sum())
-
-
-def _weighted_keep(unchanged: np.ndarray, prior: np.ndarray, samples: int, words: int) -> Estimate:
-    value = float(prior @ unchanged)
-    counts = np.rint(unchanged * samples)
-    smoothed = (counts + 1) / (samples + 2)
-    half = _Z_975 * float(np.sqrt((prior**2 * smoothed * (1 - smoothed) / samples).sum()))
-    return Estimate(
-        value,
-        max(0.0, value - half),
-        min(1.0, value + half),
-        words,
-        samples,
-        "Zipf-weighted (text-like) mean of N_w; normal stratified Monte Carlo interval",
-    )
-
-
 def _error_interval(
     words: np.ndarray,
     outputs: np.ndarray,
@@ -340,7 +252,7 @@ def _error_interval(
         replicates.append(inference_errors(channel, prior))
     spread = np.asarray(replicates).std(axis=0, ddof=1)
     return [
-        (max(0.0, value - _Z_975 * float(sd)), min(1.0, value + _Z_975 * float(sd)))
+        (max(0.0, value - Z_975 * float(sd)), min(1.0, value + Z_975 * float(sd)))
         for value, sd in zip(estimates, spread, strict=True)
     ]
 
@@ -361,7 +273,7 @@ def measure(
     kept_per_word = (outputs == words[:, None]).mean(axis=1)
     prior = zipf_prior(mechanism.pack, words)
     count = len(words)
-    out: dict[str, Any] = {"kept": _weighted_keep(kept_per_word, prior, samples, count)}
+    out: dict[str, Any] = {"kept": weighted_keep(kept_per_word, prior, samples, count)}
     if not inference:
         return out
     for name, weights in (("uniform", None), ("zipf", prior)):

@@ -27,12 +27,13 @@ mechanism as ``type(mechanism)(pack, **mechanism.parameters())`` with another ep
 mechanisms work without changes.
 
 :func:`keep_warning` is the cheap check behind ``edgedp privatize``'s warning: a small estimate of
-the share kept, cached in memory per (pack digest, mechanism class, parameters).
+the share kept, cached in memory per (pack digest, mechanism class, parameters). It lives in
+:mod:`edgedp.words.keep_rate` (numpy and the mechanism only, so that the command line does not load
+these modules) and is re-exported here.
 """
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -53,6 +54,12 @@ from edgedp.evaluation.explain import (
     zipf_prior,
 )
 from edgedp.validation import check_choice, check_epsilon, check_unit_interval
+from edgedp.words.keep_rate import _KEEP_CACHE as _KEEP_CACHE  # re-exported: the privatize warning
+from edgedp.words.keep_rate import HIGH_KEEP as HIGH_KEEP
+from edgedp.words.keep_rate import LOW_KEEP as LOW_KEEP
+from edgedp.words.keep_rate import WARNING_STAGES as WARNING_STAGES
+from edgedp.words.keep_rate import keep_warning as keep_warning
+from edgedp.words.keep_rate import quick_keep as quick_keep
 from edgedp.words.mechanism import WordMechanism
 
 MAX_EXPANSIONS = 30
@@ -60,10 +67,6 @@ MAX_BISECTIONS = 40
 #: The word set and releases of tune's Monte Carlo (smaller than explain's: many evaluations).
 TUNE_WORDS = 150
 TUNE_SAMPLES = 20
-#: The privatize warning: share kept outside [LOW_KEEP, HIGH_KEEP].
-LOW_KEEP, HIGH_KEEP = 0.05, 0.95
-#: (public words, releases each) of the warning's estimate: a cheap stage, then a decisive one.
-WARNING_STAGES = ((20, 2), (40, 5))
 PRIORS = ("zipf", "uniform")
 AGGREGATES = ("avg", "max")
 
@@ -306,54 +309,3 @@ def _choose_t(
         samples=samples,
     )
     return selection.epsilon, selection.t
-
-
-_KEEP_CACHE: dict[tuple[str, str, str], Estimate] = {}
-
-
-def quick_keep(mechanism: WordMechanism) -> Estimate:
-    """A small estimate of the share kept, cached in memory per (pack digest, mechanism class,
-    parameters): public words only, nothing private is cached.
-
-    Two stages, so that the common case costs little: 20 public words x 2 releases; only if that
-    estimate is outside [0.2, 0.8] (near where a warning is due) 40 words x 5 releases decide.
-    """
-    parameters = {
-        key: value
-        for key, value in mechanism.parameters().items()
-        if key not in ("oov", "casing", "protect")
-    }
-    key = (
-        mechanism.pack.manifest.digest,
-        type(mechanism).__qualname__,
-        json.dumps(parameters, sort_keys=True, default=str),
-    )
-    if key not in _KEEP_CACHE:
-        evaluator = rebuild(mechanism, evaluation_source(2))
-        for words, samples in WARNING_STAGES:
-            kept = measure(
-                evaluator,
-                public_word_set(mechanism.pack, words),
-                samples,
-                rng=evaluation_source(2),
-                inference=False,
-            )["kept"]
-            if 0.2 <= kept.value <= 0.8:
-                break
-        _KEEP_CACHE[key] = kept
-    return _KEEP_CACHE[key]
-
-
-def keep_warning(mechanism: WordMechanism) -> str | None:
-    """A warning when ``mechanism`` keeps more than 95 % or fewer than 5 % of a text's words."""
-    kept = quick_keep(mechanism)
-    if kept.value > HIGH_KEEP:
-        what = "almost a copy of the input: little privacy"
-    elif kept.value < LOW_KEEP:
-        what = "mostly unrelated words: little utility"
-    else:
-        return None
-    return (
-        f"epsilon {mechanism.epsilon:g} keeps about {kept.value:.0%} of words unchanged ({what}); "
-        f"see `edgedp explain` and `edgedp tune --keep 0.5`"
-    )

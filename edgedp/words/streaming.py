@@ -31,8 +31,11 @@ from edgedp.words.mechanism import WordMechanism
 
 #: No vocabulary word is this long, even before NFKC normalization (packs hold words <= 100 chars).
 MAX_TOKEN_CHARS = 4096
-#: Characters gathered before a vectorized batch is privatized.
-BATCH_CHARS = 1 << 14  # 1 << 16 cost 15 MB more peak RSS on BBC text, at no measurable speed gain
+#: Characters gathered before a vectorized batch is privatized. A batch's work (randomized response
+#: alone allocates ~0.8 kB per word at once) sets the BRR command line's peak RSS on BBC text:
+#: 1 << 14 cost ~5 MB more than 1 << 11, 1 << 12 ~0.8 MB more, with no speed gain (the exact
+#: search's cost is per word); 1 << 10 saved 0.3 MB more but was slower.
+BATCH_CHARS = 1 << 11
 #: Stands in for a token longer than MAX_TOKEN_CHARS: one out-of-vocabulary word slot.
 OVERLONG_TOKEN = "\x00"  # noqa: S105  (not a password)
 
@@ -88,6 +91,19 @@ def _cut_pieces(pieces: Iterable[str], guarded: bool) -> Iterator[str]:
         yield carry
 
 
+def _bounded(pieces: Iterable[str], size: int) -> Iterator[str]:
+    """``pieces`` sliced to at most ``size`` characters each (re-cut at safe points afterwards).
+
+    Without this a 64 kB piece (the CLI's read size) made one batch of ~10,000 words whatever
+    ``batch_chars`` said, and randomized response on it allocates ~0.8 kB per word at once.
+    """
+    for piece in pieces:
+        if size < 1 or len(piece) <= size:
+            yield piece
+        else:
+            yield from (piece[start : start + size] for start in range(0, len(piece), size))
+
+
 def privatize_stream(
     mechanism: WordMechanism,
     pieces: Iterable[str],
@@ -102,7 +118,8 @@ def privatize_stream(
     """
     casing = SentenceState()
     guarded = "identifiers" in mechanism.protect
-    for batch in batches(_cut_pieces(pieces, guarded), limit=batch_chars, size=len):
+    bounded = _bounded(pieces, batch_chars)
+    for batch in batches(_cut_pieces(bounded, guarded), limit=batch_chars, size=len):
         if before_release is not None:
             before_release(batch)
         yield from mechanism.privatize_batch(batch, continued=casing)

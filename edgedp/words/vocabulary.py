@@ -29,7 +29,8 @@ from edgedp.errors import AssetError
 _MASK = (1 << 64) - 1
 _PRIME = 2**31 - 1  # Horner steps h * 256 + byte stay below 2**40: exact in uint64
 _MIX = 0x9E3779B97F4A7C15  # Fibonacci hashing: the table slot is taken from the high bits
-_CHUNK = 1 << 16  # words hashed per numpy step (bounds the temporaries)
+_CHUNK = 1 << 13  # words hashed and inserted per numpy step (bounds the temporaries)
+_SCAN_BYTES = 1 << 16  # bytes searched for line ends per numpy step
 _EMPTY = -1
 #: A line that starts or ends with whitespace (other than its newline), as str.strip() would see it.
 _PADDED = re.compile(r"^[^\S\n]|[^\S\n]$", re.MULTILINE)
@@ -60,60 +61,75 @@ class Vocabulary:
             blob += b"\n"
         self._blob = blob
         buffer = np.frombuffer(blob, dtype=np.uint8)
-        ends = np.flatnonzero(buffer == 10)
+        count = blob.count(b"\n")
         dtype = np.int32 if len(blob) < 2**31 else np.int64
-        starts = np.empty(len(ends) + 1, dtype=dtype)
-        starts[0], starts[1:] = 0, ends + 1
+        starts = np.empty(count + 1, dtype=dtype)
+        starts[0] = filled = 0
+        for offset in range(0, len(blob), _SCAN_BYTES):  # line ends, a bounded slice at a time
+            ends = np.flatnonzero(buffer[offset : offset + _SCAN_BYTES] == 10)
+            starts[filled + 1 : filled + 1 + len(ends)] = ends + (offset + 1)
+            filled += len(ends)
         self._starts = starts  # word i is blob[starts[i] : starts[i + 1] - 1]
         self._words: tuple[str, ...] | None = None
-        bits = max(4, int(2 * len(ends)).bit_length())  # at most half full
+        bits = max(4, int(2 * count).bit_length())  # at most half full
         self._shift = 64 - bits
-        self._table = np.full(1 << bits, _EMPTY, dtype=np.int32 if len(ends) < 2**31 else np.int64)
+        self._table = np.full(1 << bits, _EMPTY, dtype=np.int32 if count < 2**31 else np.int64)
         self._starts_view = memoryview(starts.data)  # Python ints without numpy scalars (lookups)
-        self._insert_all(buffer, ends)
+        self._insert_all(buffer, count)
         self._table_view = memoryview(self._table.data)
 
-    def _insert_all(self, buffer: np.ndarray, ends: np.ndarray) -> None:
-        """Validate, hash every word with numpy (Horner's rule over byte columns), insert."""
-        text = self._blob.decode("utf-8")  # UnicodeDecodeError: the caller names the file
-        lengths = ends - self._starts[:-1]
-        if (lengths == 0).any() or _PADDED.search(text):
-            raise AssetError("vocabulary has empty or padded lines")
-        del text
-        values = np.empty(len(ends), dtype=np.uint64)
-        for first in range(0, len(ends), _CHUNK):
-            starts = self._starts[:-1][first : first + _CHUNK].astype(np.int64)
-            chunk = lengths[first : first + _CHUNK]
+    def _insert_all(self, buffer: np.ndarray, count: int) -> None:
+        """Validate, hash every word with numpy (Horner's rule over byte columns), insert.
+
+        Everything runs :data:`_CHUNK` words at a time, so that the temporaries stay small next to
+        the table (building the bundled pack's vocabulary once peaked at 9.5 MB of them).
+        """
+        values = np.empty(count, dtype=np.uint32)  # hashes are below _PRIME < 2**31
+        for first in range(0, count, _CHUNK):
+            last = min(first + _CHUNK, count)
+            starts = self._starts[first:last].astype(np.int64)
+            chunk = self._starts[first + 1 : last + 1].astype(np.int64) - starts - 1  # in bytes
+            text = self._blob[starts[0] : int(self._starts[last])].decode("utf-8")
+            # UnicodeDecodeError: the caller names the file (no UTF-8 sequence holds a newline)
+            if (chunk == 0).any() or _PADDED.search(text):
+                raise AssetError("vocabulary has empty or padded lines")
+            del text
             hashed = np.zeros(len(chunk), dtype=np.uint64)
             for column in range(int(chunk.max(initial=0))):  # most significant (last) byte first
                 active = chunk > column
                 byte = buffer[starts[active] + chunk[active] - 1 - column].astype(np.uint64)
                 hashed[active] = (hashed[active] * np.uint64(256) + byte) % np.uint64(_PRIME)
-            values[first : first + _CHUNK] = hashed
-        self._check_duplicates(values)
-        with np.errstate(over="ignore"):
-            slots = ((values * np.uint64(_MIX)) >> np.uint64(self._shift)).astype(np.int64)
-        del values
-        # Linear probing in rounds: every pending word claims its current slot; of the claims on a
-        # free slot the lowest id wins, the others move one slot on. A word passes a slot only when
-        # it is taken, and slots are never freed, so each word's probe sequence from its home slot
-        # meets no empty slot before the word: the lookup in _id finds it.
+            values[first:last] = hashed
+        # Linear probing in rounds, a chunk of ids at a time in id order: every pending word claims
+        # its current slot; of the claims on a free slot the lowest id wins, the others move one
+        # slot on. A word passes a slot only when it is taken, and slots are never freed, so each
+        # word's probe sequence from its home slot meets no empty slot before the word: the lookup
+        # in _id finds it.
+        # Duplicates: two equal words a < b have one home slot, and b passes the slot a takes
+        # (in a's round, when they are in the same chunk: both start at home and move together;
+        # later, when a's chunk came first: a's slot lies on b's probe sequence). So b is checked
+        # against every word whose slot it passes; only equal hashes compare bytes.
         mask = len(self._table) - 1
-        pending = np.arange(len(ends), dtype=np.int64)
-        while pending.size:
-            free = self._table[slots] == _EMPTY
-            claimed, first_claim = np.unique(slots[free], return_index=True)
-            self._table[claimed] = pending[free][first_claim]
-            placed = np.zeros(pending.size, dtype=bool)
-            placed[np.flatnonzero(free)[first_claim]] = True
-            pending, slots = pending[~placed], (slots[~placed] + 1) & mask
+        for first in range(0, count, _CHUNK):
+            pending = np.arange(first, min(first + _CHUNK, count), dtype=np.int64)
+            with np.errstate(over="ignore"):
+                home = values[first : first + _CHUNK].astype(np.uint64) * np.uint64(_MIX)
+            slots = (home >> np.uint64(self._shift)).astype(np.int64)
+            while pending.size:
+                free = self._table[slots] == _EMPTY
+                claimed, first_claim = np.unique(slots[free], return_index=True)
+                self._table[claimed] = pending[free][first_claim]
+                moving = np.ones(pending.size, dtype=bool)
+                moving[np.flatnonzero(free)[first_claim]] = False
+                pending, slots = pending[moving], slots[moving]
+                self._check_duplicates(pending, self._table[slots], values)
+                slots = (slots + 1) & mask
 
-    def _check_duplicates(self, values: np.ndarray) -> None:
-        """Equal words have equal hashes: compare the bytes of words whose hashes collide."""
-        order = np.argsort(values, kind="stable")
-        same = np.flatnonzero(values[order][1:] == values[order][:-1])
-        for position in same.tolist():
-            if self._bytes(int(order[position])) == self._bytes(int(order[position + 1])):
+    def _check_duplicates(self, words: np.ndarray, holders: np.ndarray, values: np.ndarray) -> None:
+        """Refuse a word equal to the word holding the slot it passes (equal hashes compare bytes)."""
+        same = values[words] == values[holders]
+        for word, holder in zip(words[same].tolist(), holders[same].tolist(), strict=True):
+            if self._bytes(word) == self._bytes(holder):
                 raise AssetError("vocabulary has duplicate words")
 
     def _bytes(self, word_id: int) -> bytes:
@@ -149,6 +165,15 @@ class Vocabulary:
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.words)
+
+    def iter_words(self) -> Iterator[str]:
+        """Every word in id order, decoded one at a time (never holds the whole list)."""
+        if self._words is not None:
+            yield from self._words
+            return
+        blob, starts = self._blob, self._starts_view
+        for word_id in range(len(self)):
+            yield blob[starts[word_id] : starts[word_id + 1] - 1].decode("utf-8")
 
     @property
     def words(self) -> tuple[str, ...]:

@@ -1,0 +1,254 @@
+"""The share of a text's words a word mechanism keeps unchanged, estimated on public words.
+
+The light half of the evaluation tools (:mod:`edgedp.evaluation`), kept here so that ``edgedp
+privatize`` can warn about a useless epsilon without loading them: :func:`keep_warning` warns
+when a mechanism keeps fewer than :data:`LOW_KEEP` or more than :data:`HIGH_KEEP` of a text's words.
+It needs numpy and the mechanism only.
+
+**The word set and the weights.** The estimate runs on word-like vocabulary words (letters, or
+letters and digits that are not a number: :func:`public_word_set`) at geometrically spaced
+frequency ranks, each released a few times. Each word of the set stands for the ranks between its
+neighbours and carries their Zipf mass (:func:`zipf_prior`: the packs' vocabularies are in
+corpus-frequency order), so the weighted share of kept words estimates the share of a running
+text's words that come out unchanged. Only public words are drawn and released, with a fixed
+public stream (:meth:`edgedp.randomness.RandomSource._public`), so the same mechanism always gets
+the same warning; nothing private is computed or cached.
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+
+from edgedp.errors import InputError, NotPrivateWarning
+from edgedp.identifiers import identifier_spans
+from edgedp.randomness import RandomSource
+from edgedp.validation import check_positive_int
+from edgedp.words.mechanism import WordMechanism
+from edgedp.words.pack import WordPack
+
+#: Words of the public word set of the Monte Carlo estimates (``edgedp explain``'s default).
+DEFAULT_WORDS = 200
+#: The privatize warning: share kept outside [LOW_KEEP, HIGH_KEEP].
+LOW_KEEP, HIGH_KEEP = 0.05, 0.95
+#: (public words, releases each) of the warning's estimate: a cheap stage, then a decisive one.
+WARNING_STAGES = ((20, 2), (40, 5))
+#: Seed of the public stream of the warning's estimate.
+WARNING_SEED = 2
+Z_975 = 1.96
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A Monte Carlo estimate with its 95 % interval and how it was obtained."""
+
+    value: float
+    low: float
+    high: float
+    words: int
+    samples: int  # releases per word
+    method: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def __str__(self) -> str:
+        return f"{self.value:.3f} [{self.low:.3f}, {self.high:.3f}]"
+
+
+def word_like_mask(pack: WordPack) -> np.ndarray:
+    """Per vocabulary id: can a text's word slot hold the word, and a mechanism release it?
+
+    Letters and digits only (punctuation splits a slot), with a letter, and not a number or other
+    identifier (those go to the identifier guard): ``house``, ``mp3``; not ``1990s`` or ``e.g.``.
+    The words are decoded one at a time (the whole word list as strings would cost ~7 MB) into a
+    boolean mask (0.1 MB for 100,000 words), computed once per pack (by manifest digest: public
+    data) and read-only. At least two words must qualify.
+    """
+    digest = pack.manifest.digest
+    if digest not in _MASKS:
+        vocabulary = pack.vocabulary
+        words = vocabulary.iter_words()
+        mask = np.fromiter((_word_like(w) for w in words), dtype=bool, count=len(vocabulary))
+        mask.flags.writeable = False
+        _MASKS[digest] = mask
+    mask = _MASKS[digest]
+    if np.count_nonzero(mask) < 2:
+        raise InputError(f"pack {pack.name!r} has fewer than 2 words to measure on")
+    return mask
+
+
+_MASKS: dict[str, np.ndarray] = {}
+
+
+def _word_like(word: str) -> bool:
+    return word.isalnum() and (
+        word.isalpha() or (any(c.isalpha() for c in word) and not _identifier(word))
+    )
+
+
+def _identifier(word: str) -> bool:
+    return next(identifier_spans(word), None) is not None
+
+
+def alphabetic_ids(pack: WordPack) -> np.ndarray:
+    """Ids of the word-like words (:func:`word_like_mask`), in rank order."""
+    return np.flatnonzero(word_like_mask(pack))
+
+
+def public_word_set(pack: WordPack, count: int = DEFAULT_WORDS) -> np.ndarray:
+    """Ids of ``count`` word-like vocabulary words at geometrically spaced ranks (public, fixed)."""
+    mask = word_like_mask(pack)
+    ranks = _spaced_ranks(int(np.count_nonzero(mask)), count)
+    return _scan(mask, ranks)[0]
+
+
+def _spaced_ranks(total: int, count: int) -> np.ndarray:
+    """Ranks (0 = the most frequent) of ``count`` of ``total`` word-like words, geometrically
+    spaced; all of them if ``count >= total``."""
+    count = min(check_positive_int(count, "words"), total)
+    if count == total:
+        return np.arange(total, dtype=np.int64)
+    spaced = np.geomspace(1, total, 4 * count).astype(np.int64) - 1
+    # np.unique's first call costs ~0.7 MB of resident memory (its hash-table code): a set here
+    positions = np.array(sorted(set(spaced.tolist())), dtype=np.int64)
+    if len(positions) > count:
+        positions = positions[np.linspace(0, len(positions) - 1, count).astype(np.int64)]
+    return positions
+
+
+def _scan(
+    mask: np.ndarray, ranks: np.ndarray, block: int = 1 << 13
+) -> tuple[np.ndarray, np.ndarray]:
+    """For sorted ranks among the word-like words: their ids, and the Zipf mass up to and including
+    each, sum(1 / (id + 1)) over the word-like ids of rank <= r.
+
+    One pass over the mask a block at a time, so no temporary is as long as the vocabulary; the
+    masses are accumulated in rank order, each block's running sum starting from the total so far
+    (the same sums, bit for bit, as one cumulative sum over all word-like ids).
+    """
+    ids = np.empty(len(ranks), dtype=np.int64)
+    mass = np.empty(len(ranks), dtype=np.float64)
+    seen, total = 0, 0.0
+    for start in range(0, len(mask), block):
+        found = np.flatnonzero(mask[start : start + block]) + start
+        if not len(found):
+            continue
+        running = np.cumsum(np.concatenate([[total], 1.0 / (found + 1.0)]))[1:]
+        inside = (ranks >= seen) & (ranks < seen + len(found))
+        ids[inside] = found[ranks[inside] - seen]
+        mass[inside] = running[ranks[inside] - seen]
+        seen, total = seen + len(found), float(running[-1])
+    return ids, mass
+
+
+def zipf_prior(pack: WordPack, word_ids: np.ndarray) -> np.ndarray:
+    """Text-frequency weights of the word set: Zipf's law over the pack's word-like words.
+
+    A running-text token is the word-like vocabulary word of rank r with probability proportional
+    to 1 / r (rank = vocabulary id + 1: packs are in corpus-frequency order). The word set is a
+    stratified sample of the ranks: each of its words stands for the words between the midpoints to
+    its neighbours and gets their total Zipf mass, so a weighted mean over the set estimates the
+    share of a text's tokens (stratified Monte Carlo).
+    """
+    mask = word_like_mask(pack)
+    ids = np.asarray(word_ids)
+    if (
+        ids.ndim != 1
+        or not len(ids)
+        or not np.issubdtype(ids.dtype, np.integer)
+        or ids.min() < 0
+        or ids.max() >= len(mask)
+        or not np.all(np.diff(ids) > 0)
+        or not mask[ids].all()
+    ):
+        raise InputError("the word set must be sorted, distinct word-like vocabulary ids")
+    ranks = np.cumsum(mask, dtype=np.int64)[ids] - 1
+    return _zipf_weights(mask, ranks)
+
+
+def _zipf_weights(mask: np.ndarray, ranks: np.ndarray) -> np.ndarray:
+    """:func:`zipf_prior` of the word-like words of sorted, distinct ``ranks``."""
+    total = int(np.count_nonzero(mask))
+    edges = np.concatenate([[0], (ranks[1:] + ranks[:-1]) // 2 + 1, [total]])
+    mass = np.concatenate([[0.0], _scan(mask, edges[1:] - 1)[1]])
+    weights: np.ndarray = mass[1:] - mass[:-1]
+    return weights / float(weights.sum())
+
+
+def weighted_keep(unchanged: np.ndarray, prior: np.ndarray, samples: int, words: int) -> Estimate:
+    """The Zipf-weighted share kept, from each word's share of unchanged releases."""
+    value = float(prior @ unchanged)
+    counts = np.rint(unchanged * samples)
+    smoothed = (counts + 1) / (samples + 2)
+    half = Z_975 * float(np.sqrt((prior**2 * smoothed * (1 - smoothed) / samples).sum()))
+    return Estimate(
+        value,
+        max(0.0, value - half),
+        min(1.0, value + half),
+        words,
+        samples,
+        "Zipf-weighted (text-like) mean of N_w; normal stratified Monte Carlo interval",
+    )
+
+
+_KEEP_CACHE: dict[tuple[str, str, str], Estimate] = {}
+
+
+def quick_keep(mechanism: WordMechanism) -> Estimate:
+    """A small estimate of the share kept, cached in memory per (pack digest, mechanism class,
+    parameters): public words only, nothing private is cached.
+
+    Two stages, so that the common case costs little: 20 public words x 2 releases; only if that
+    estimate is outside [0.2, 0.8] (near where a warning is due) 40 words x 5 releases decide.
+    The releases are drawn by a copy of the mechanism on a fixed public stream.
+    """
+    parameters = {
+        key: value
+        for key, value in mechanism.parameters().items()
+        if key not in ("oov", "casing", "protect")
+    }
+    key = (
+        mechanism.pack.manifest.digest,
+        type(mechanism).__qualname__,
+        json.dumps(parameters, sort_keys=True, default=str),
+    )
+    if key not in _KEEP_CACHE:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", NotPrivateWarning)  # public words only
+            evaluator = type(mechanism)(
+                mechanism.pack,
+                rng=RandomSource._public(WARNING_SEED),
+                **mechanism.parameters(),  # type: ignore[arg-type]
+            )
+        mask = word_like_mask(mechanism.pack)
+        for count, samples in WARNING_STAGES:
+            ranks = _spaced_ranks(int(np.count_nonzero(mask)), count)
+            words = _scan(mask, ranks)[0]  # public_word_set(pack, count)
+            released = evaluator.privatize_ids(np.repeat(words, samples))
+            unchanged = (released.reshape(len(words), samples) == words[:, None]).mean(axis=1)
+            prior = _zipf_weights(mask, ranks)  # zipf_prior(pack, words)
+            kept = weighted_keep(unchanged, prior, samples, len(words))
+            if 0.2 <= kept.value <= 0.8:
+                break
+        _KEEP_CACHE[key] = kept
+    return _KEEP_CACHE[key]
+
+
+def keep_warning(mechanism: WordMechanism) -> str | None:
+    """A warning when ``mechanism`` keeps more than 95 % or fewer than 5 % of a text's words."""
+    kept = quick_keep(mechanism)
+    if kept.value > HIGH_KEEP:
+        what = "almost a copy of the input: little privacy"
+    elif kept.value < LOW_KEEP:
+        what = "mostly unrelated words: little utility"
+    else:
+        return None
+    return (
+        f"epsilon {mechanism.epsilon:g} keeps about {kept.value:.0%} of words unchanged ({what}); "
+        f"see `edgedp explain` and `edgedp tune --keep 0.5`"
+    )
