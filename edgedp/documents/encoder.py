@@ -27,9 +27,9 @@ from edgedp.validation import check_positive_int
 ENCODER_IO: GraphIO = (("input_ids", "attention_mask", "token_type_ids"), ("token_embeddings",))
 RECODER_IO: GraphIO = (("embeddings",), ("recoded",))
 #: Most sentences, and most tokens (sentences x the longest), per batched onnxruntime call. Small
-#: batches of similar lengths: on 2 threads 8 sentences / 512 tokens encoded 1.5x faster than one
-#: sentence per call and 2.4x faster than batches of 32, at the memory of one sentence per call
-#: (batches of 32 peaked at 1.0 GB on long sentences; see bench/README.md, export).
+#: batches of similar lengths run at the memory of one sentence per call (batches of 32 peaked at
+#: 1.0 GB on long sentences) and faster than either (bench latency: 1.67x batches of 32 on 2
+#: threads; bench/README.md, domain pack build cost).
 DEFAULT_BATCH_SIZE = 8
 DEFAULT_BATCH_TOKENS = 512
 _LENGTH_CHUNK = 1024
