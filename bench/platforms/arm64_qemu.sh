@@ -19,7 +19,8 @@ SITE=$WORK/site
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
 TESTS=(tests/test_vocabulary.py tests/test_randomized_response.py tests/test_hamming.py
        tests/test_brr.py tests/test_text.py tests/test_noise.py tests/test_randomness.py
-       tests/test_packs.py tests/test_madlib.py tests/test_vickrey.py tests/test_encoder.py)
+       tests/test_packs.py tests/test_madlib.py tests/test_vickrey.py tests/test_encoder.py
+       tests/test_tukey.py tests/test_deepcandidate.py)
 mkdir -p "$WORK"
 
 command -v qemu-aarch64-static >/dev/null && command -v debootstrap >/dev/null ||
@@ -55,7 +56,7 @@ if [ ! -d "$SITE/numpy" ]; then
     "${PY[@]}" -c "import sys; sys.path.insert(0, '$ROOT_FS/usr/lib/python3/dist-packages'); \
 from pip._internal.cli.main import main; sys.exit(main())" install --no-cache-dir \
         --only-binary=:all: --target "$SITE" "numpy>=2.0" "faiss-cpu>=1.11" "onnxruntime>=1.17" \
-        "tokenizers>=0.15" pytest hypothesis scipy tqdm   # sentencex: pure Python, not needed here
+        "tokenizers>=0.15" "sentencex>=1.0" pytest hypothesis scipy tqdm   # sentencex: aarch64 wheel
 fi
 rm -rf "$WORK/repo" && mkdir -p "$WORK/repo"
 git -C "$REPO" archive HEAD | tar -x -C "$WORK/repo"
