@@ -225,11 +225,11 @@ def export_encoder(model_dir: Path, weights: str, scratch: Path) -> EncoderParts
 def reuse_encoder(pack: SentencePack, scratch: Path) -> EncoderParts:
     """Copy the encoder of an installed ``sentences`` pack, byte for byte (no torch, no model)."""
     manifest = pack.manifest
-    for name in ("file", "tokenizer"):
-        written = manifest.field("encoder", name, str)
-        (scratch / f"{'encoder.onnx' if name == 'file' else 'tokenizer.json'}").write_bytes(
-            manifest.contents(written)
-        )
+    model = manifest.contents(manifest.field("encoder", "file", str))
+    (scratch / "encoder.onnx").write_bytes(model)
+    (scratch / "tokenizer.json").write_bytes(
+        manifest.contents(manifest.field("encoder", "tokenizer", str))
+    )
     section = {
         key: thaw(value)
         for key, value in manifest.data["encoder"].items()
@@ -241,7 +241,7 @@ def reuse_encoder(pack: SentencePack, scratch: Path) -> EncoderParts:
         )
     section["copied_from"] = {
         "pack": pack.name,
-        "encoder_sha256": hashlib.sha256((scratch / "encoder.onnx").read_bytes()).hexdigest(),
+        "encoder_sha256": hashlib.sha256(model).hexdigest(),
     }
     return EncoderParts(
         section,
