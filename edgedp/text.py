@@ -146,11 +146,19 @@ def segment(text: str, protect: frozenset[str] = frozenset()) -> Segmented:
     ``protect`` (kinds of :mod:`edgedp.identifiers`) marks slots as protected: an identifier span is
     one slot, and a slot merged with a protected span is protected.
     """
+    return slots(text, _tokens(text, protect), protect)
+
+
+def slots(
+    text: str, tokens: Iterable[tuple[str, int, int, bool]], protect: frozenset[str]
+) -> Segmented:
+    """Separators and word slots from ``tokens`` (text, start, end, is an identifier span) in order:
+    adjacent non-separator tokens merge into one slot (see :func:`segment`)."""
     pieces: list[str | None] = []
     raw_words: list[str] = []
     protected: set[int] = set()
     position = 0
-    for token, start, end, guarded in _tokens(text, protect):
+    for token, start, end, guarded in tokens:
         if start > position:
             pieces.append(_released_whitespace(text[position:start]))
         if not guarded and is_pass_through(token):

@@ -8,18 +8,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from edgedp.errors import InputError
-from edgedp.identifiers import identifier_spans, public_names
+from edgedp.identifiers import identifier_spans
 from edgedp.text import (
     PASS_THROUGH_PUNCTUATION,
     PASS_THROUGH_WHITESPACE,
     SPLITTING_WHITESPACE,
     Segmented,
-    _released_whitespace,
     assemble,
     check_text,
-    is_pass_through,
     normalize_word,
     segment,
+    slots,
 )
 
 
@@ -130,26 +129,7 @@ def _reference_segment(text: str, protect: frozenset[str]) -> Segmented:
         if span_end > span_start:
             tokens.append((text[span_start:span_end], span_start, span_end, True))
         position = span_end
-    pieces, raw_words, protected, position = [], [], set(), 0
-    for token, start, end, guarded in tokens:
-        if start > position:
-            pieces.append(_released_whitespace(text[position:start]))
-        if not guarded and is_pass_through(token):
-            pieces.append(token)
-        elif pieces and pieces[-1] is None and start == position:
-            raw_words[-1] += text[start:end]
-        else:
-            pieces.append(None)
-            raw_words.append(text[start:end])
-        if guarded:
-            protected.add(len(raw_words) - 1)
-        position = end
-    if position < len(text):
-        pieces.append(_released_whitespace(text[position:]))
-    words = tuple(normalize_word(word) for word in raw_words)
-    if "names" in protect:
-        protected.update(index for index, word in enumerate(words) if word in public_names())
-    return Segmented(tuple(pieces), words, frozenset(protected))
+    return slots(text, tokens, protect)
 
 
 # characters where splitting happens or could go wrong: every splitting whitespace, the pass-through
