@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
 from edgedp.documents.pack import SentencePack
 from edgedp.errors import InputError
@@ -71,6 +72,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--force", action="store_true", help="replace an existing pack")
 
 
+def build_command(settings: dict[str, Any], corpus_arg: str, *, exported: bool) -> str:
+    """The canonical command line recorded in the manifest (the bundled pack's stays as it was)."""
+    recoder = {"mlp": ["clusters"], "pca": ["recoder", "components"]}.get(
+        settings["recoder"], ["recoder"]
+    )
+    keys = [*(["weights"] if exported else []), *recoder, "candidates", "min_sentences"]
+    keys += ["projections", "epochs"]
+    options = " ".join(f"--{key.replace('_', '-')} {settings[key]}" for key in keys)
+    return (
+        f"edgedp-export sentences {corpus_arg} {options} --seed {settings['seed']} "
+        f"--name {settings['name']} --out {settings['name']}"
+    )
+
+
 def run(args: argparse.Namespace) -> None:
     settings = dict(GENERAL_SENTENCES_PACK if args.general else DEFAULT_SENTENCES_PACK)
     if not (args.default or args.general):
@@ -96,22 +111,16 @@ def run(args: argparse.Namespace) -> None:
         corpus, corpus_arg = general_corpus(), "--general"
     else:
         corpus, corpus_arg = corpus_from_arguments(args)
-    keys = ["weights", "clusters", "candidates", "min_sentences", "projections", "epochs"]
     encoder_from: Path | SentencePack
     if args.encoder_from is not None:
         if args.weights is not None:
             raise InputError("--weights applies to an exported encoder, not to --encoder-from")
         encoder_from = load_pack(args.encoder_from, kind="sentences")
-        keys[0:1] = []
         corpus_arg += f" --encoder-from {encoder_from.name}"
     else:
         encoder_from = args.model_dir if args.model_dir is not None else default_model_dir()
-    if settings["recoder"] != "mlp":  # the bundled command line stays as it was
-        keys[1:2] = ["recoder", "components"] if settings["recoder"] == "pca" else ["recoder"]
-    options = " ".join(f"--{key.replace('_', '-')} {settings[key]}" for key in keys)
-    command = (
-        f"edgedp-export sentences {corpus_arg} {options} --seed {settings['seed']} "
-        f"--name {settings['name']} --out {settings['name']}"
+    command = build_command(
+        settings, corpus_arg, exported=not isinstance(encoder_from, SentencePack)
     )
     config = SentencesConfig(
         name=settings["name"],
