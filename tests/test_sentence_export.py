@@ -20,11 +20,13 @@ pytest.importorskip("onnxscript")
 
 from edgedp_export import corpus, recoder, sbert_onnx
 from edgedp_export.cli import main as export_main
+from edgedp_export.commands import sentences as sentences_command
 
 import edgedp
 from edgedp.documents.encoder import SentenceEncoder
 from edgedp.errors import InputError
 
+ROOT = Path(__file__).resolve().parent.parent
 TOPICS = {
     "market": ["bank", "market", "shares", "profit", "price", "trade"],
     "sport": ["team", "game", "match", "player", "goal", "coach"],
@@ -107,36 +109,35 @@ def write_corpus(path: Path, documents: int = 160) -> Path:
     return path
 
 
-@pytest.fixture(scope="module")
-def tiny(tmp_path_factory):
-    root = tmp_path_factory.mktemp("sentence-export")
-    model = write_tiny_model(root / "model")
-    documents = write_corpus(root / "public.jsonl")
-    out = root / "pack"
-    code = export_main(
+def export_sentences(documents: Path, out: Path, *options: str) -> int:
+    """edgedp-export sentences on the synthetic public corpus, one thread, into ``out``."""
+    return export_main(
         [
             "sentences",
             "--corpus-jsonl",
             str(documents),
             "--license",
             "CC0-1.0",
-            "--model-dir",
-            str(model),
-            "--weights",
-            "fp32",
-            "--clusters",
-            "4",
-            "--candidates",
-            "60",
-            "--projections",
-            "20",
-            "--epochs",
-            "3",
+            *options,
             "--threads",
             "1",
             "--out",
             str(out),
         ]
+    )
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    root = tmp_path_factory.mktemp("sentence-export")
+    model = write_tiny_model(root / "model")
+    documents = write_corpus(root / "public.jsonl")
+    out = root / "pack"
+    code = export_sentences(
+        documents,
+        out,
+        *("--model-dir", str(model), "--weights", "fp32", "--clusters", "4"),
+        *("--candidates", "60", "--projections", "20", "--epochs", "3"),
     )
     assert code == 0
     return model, documents, out
@@ -242,29 +243,11 @@ def test_linear_recoders_export_and_load(tiny, tmp_path, kind):
     model, documents, _ = tiny
     out = tmp_path / kind
     extra = ["--components", "5"] if kind == "pca" else []
-    code = export_main(
-        [
-            "sentences",
-            "--corpus-jsonl",
-            str(documents),
-            "--license",
-            "CC0-1.0",
-            "--model-dir",
-            str(model),
-            "--weights",
-            "fp32",
-            "--recoder",
-            kind,
-            *extra,
-            "--min-sentences",
-            "4",
-            "--projections",
-            "10",
-            "--threads",
-            "1",
-            "--out",
-            str(out),
-        ]
+    code = export_sentences(
+        documents,
+        out,
+        *("--model-dir", str(model), "--weights", "fp32", "--recoder", kind, *extra),
+        *("--min-sentences", "4", "--projections", "10"),
     )
     assert code == 0
     pack = edgedp.load_pack(out)
@@ -290,12 +273,8 @@ def test_encoder_reused_from_a_pack_byte_for_byte(tiny, tmp_path, monkeypatch):
     monkeypatch.setattr("edgedp_export.sentences.export_transformer", no_export)
     monkeypatch.setattr("edgedp_export.sentences.torch_sentence_embeddings", no_export)
     out = tmp_path / "domain"
-    arguments = ["sentences", "--corpus-jsonl", str(documents), "--license", "CC0-1.0"]
     settings = ["--clusters", "4", "--candidates", "60", "--projections", "20", "--epochs", "2"]
-    code = export_main(
-        [*arguments, "--encoder-from", str(source), *settings, "--threads", "1", "--out", str(out)]
-    )
-    assert code == 0
+    assert export_sentences(documents, out, "--encoder-from", str(source), *settings) == 0
     for name in ("encoder.onnx", "tokenizer.json", "reference_embeddings.npy"):
         assert (out / name).read_bytes() == (source / name).read_bytes()
     manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
@@ -313,8 +292,21 @@ def test_encoder_reused_from_a_pack_byte_for_byte(tiny, tmp_path, monkeypatch):
 
 def test_encoder_from_refuses_weights_and_other_kinds(tiny, tmp_path):
     _, documents, source = tiny
-    arguments = ["sentences", "--corpus-jsonl", str(documents), "--license", "CC0-1.0"]
-    out = ["--out", str(tmp_path / "p")]
-    assert export_main([*arguments, "--encoder-from", str(source), "--weights", "fp32", *out]) == 1
-    assert export_main([*arguments, "--encoder-from", "words-small", *out]) == 1
-    assert not (tmp_path / "p").exists()
+    out = tmp_path / "p"
+    assert export_sentences(documents, out, "--encoder-from", str(source), "--weights", "fp32") == 1
+    assert export_sentences(documents, out, "--encoder-from", "words-small") == 1
+    assert not out.exists()
+
+
+def test_build_command_records_every_setting_that_applies():
+    bundled = json.loads((ROOT / "assets/sentences-bbc/manifest.json").read_text(encoding="utf-8"))
+    default = sentences_command.DEFAULT_SENTENCES_PACK
+    assert (
+        sentences_command.build_command(default, "--default", exported=True)
+        == (bundled["build_command"])
+    )
+    reused = default | {"recoder": "pca", "components": 8, "name": "domain"}
+    command = sentences_command.build_command(reused, "--corpus-jsonl d.jsonl", exported=False)
+    assert "--weights" not in command and "--clusters" not in command
+    for option in ("--recoder pca", "--components 8", "--candidates 5000", "--min-sentences 8"):
+        assert option in command
