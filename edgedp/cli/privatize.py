@@ -202,12 +202,13 @@ def run(args: argparse.Namespace) -> None:
         # and printed once that batch is released (not if the ledger refuses it), as before.
         warning = keep_warning(mechanism)
         released = privatize_stream(mechanism, chain([first], pieces), before_release=charge)
-        for text in released:
-            if warning is not None:
-                print(f"edgedp: warning: {warning}", file=sys.stderr)
-            yield text
-            yield from released
+        first_release = next(released, None)
+        if first_release is None:
             return
+        if warning is not None:
+            print(f"edgedp: warning: {warning}", file=sys.stderr)
+        yield first_release
+        yield from released
 
     write_privatized(args.file, args.encoding, privatize)
 
