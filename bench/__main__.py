@@ -15,25 +15,25 @@ from bench.harness import Report
 
 #: The suites of ``all`` (each a module with ``run(report, *, quick)``).
 SUITES = {
-    "latency": "bench.latency",
-    "memory": "bench.memory",
-    "index": "bench.index_study",
-    "word-utility": "bench.word_utility",
-    "doc-utility": "bench.doc_utility",
-    "peers": "bench.peer_comparison",
+    "latency": "bench.performance.latency",
+    "memory": "bench.performance.memory",
+    "index": "bench.performance.index_study",
+    "word-utility": "bench.utility.word_utility",
+    "doc-utility": "bench.utility.doc_utility",
+    "peers": "bench.peers.comparison",
 }
 #: Studies of one mechanism or of the trust features, run by name only.
 EXTRA_SUITES = {
-    "adept": "bench.adept",
-    "trust": "bench.trust",
-    "load-latency": "bench.load_latency",
-    "pack-loading": "bench.pack_loading",
-    "samplers": "bench.samplers",
-    "guidance": "bench.guidance",
-    "sampling-costs": "bench.sampling_costs",
-    "domains": "bench.domains",
-    "scale": "bench.scale",
-    "footprint": "bench.footprint",
+    "adept": "bench.utility.adept",
+    "trust": "bench.trust.report",
+    "load-latency": "bench.performance.load_latency",
+    "pack-loading": "bench.performance.pack_loading",
+    "samplers": "bench.trust.samplers",
+    "guidance": "bench.utility.guidance",
+    "sampling-costs": "bench.performance.sampling_costs",
+    "domains": "bench.utility.domains",
+    "scale": "bench.performance.scale",
+    "footprint": "bench.performance.footprint",
 }
 
 

@@ -118,7 +118,7 @@ def run_python(argv: list[str], stdin: bytes = b"") -> ChildRun:
         env = child_env(1, EDGEDP_BENCH_RSS_FILE=str(rss_file))
         start = time.perf_counter()
         result = subprocess.run(
-            [sys.executable, "-m", "bench.peak_rss", *argv],
+            [sys.executable, "-m", "bench.performance.peak_rss", *argv],
             input=stdin,
             capture_output=True,
             cwd=ROOT,

@@ -11,11 +11,13 @@ Every mechanism documents its guarantee in its docstring and returns it from ``g
 Randomness comes from OS entropy unless a seed is given (tests only; a seed makes the output
 reproducible and NOT private).
 
-The house: :mod:`edgedp.words` (word packs, Hamming and Euclidean spaces, the word mechanisms),
-:mod:`edgedp.documents` (sentence packs, the ONNX encoder, DeepCandidate and its baselines),
-:mod:`edgedp.adept` (the autoencoder rewriter), :mod:`edgedp.evaluation` (auditor, empirical
-privacy, calibration), :mod:`edgedp.cli`; on the floor below them the shared modules (errors,
-validation, randomness, noise, guarantee, mechanism, ledger, manifest, packs, text, native).
+The house, in floors (each imports only the floors below it): :mod:`edgedp.errors`;
+:mod:`edgedp.privacy` (randomness, noise, realised laws, guarantees, the ``Mechanism`` base class,
+the ledger); :mod:`edgedp.text` (segmentation, the identifier guard, sentence splitting) and
+:mod:`edgedp.packs` (manifests, loading, pins, the native libraries); the rooms
+:mod:`edgedp.words`, :mod:`edgedp.documents` and :mod:`edgedp.adept`; :mod:`edgedp.evaluation`
+(auditor, empirical privacy, calibration, explain, tune) and :mod:`edgedp.registry`; on top
+:mod:`edgedp.cli` and :mod:`edgedp.engines` (corpus jobs; :mod:`edgedp.spark`, :mod:`edgedp.dask`).
 Names are imported on first use, so ``import edgedp`` stays cheap and a word-only program never
 loads the sentence encoder's modules.
 """
@@ -25,7 +27,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-import edgedp.native_environment  # noqa: F401 - before anything loads FAISS or onnxruntime
+import edgedp.packs.native_environment  # noqa: F401 - before anything loads FAISS or onnxruntime
 
 __version__ = "0.1.0"
 
@@ -45,14 +47,14 @@ _EXPORTS = {
     "PrivacyParameterError": "edgedp.errors",
     "RandomnessError": "edgedp.errors",
     "GeneralizedVickrey": "edgedp.words.vickrey",
-    "Guarantee": "edgedp.guarantee",
+    "Guarantee": "edgedp.privacy.guarantee",
     "Madlib": "edgedp.words.madlib",
     "Mahalanobis": "edgedp.words.mahalanobis",
-    "Mechanism": "edgedp.mechanism",
+    "Mechanism": "edgedp.privacy.mechanism",
     "NonPrivateMean": "edgedp.documents.baselines",
     "OOV_MASK": "edgedp.words.mechanism",
-    "PrivacyLedger": "edgedp.ledger",
-    "RandomSource": "edgedp.randomness",
+    "PrivacyLedger": "edgedp.privacy.ledger",
+    "RandomSource": "edgedp.privacy.randomness",
     "SanText": "edgedp.words.santext",
     "SanTextPlus": "edgedp.words.santext",
     "SentenceMechanism": "edgedp.documents.mechanism",
@@ -64,9 +66,10 @@ _EXPORTS = {
     "WordMechanism": "edgedp.words.mechanism",
     "WordPack": "edgedp.words.pack",
     "equivalent_epsilon": "edgedp.evaluation.calibration",
-    "list_packs": "edgedp.packs",
-    "load_pack": "edgedp.packs",
-    "set_num_threads": "edgedp.native",
+    "explain": "edgedp.evaluation.explain",
+    "list_packs": "edgedp.packs.loading",
+    "load_pack": "edgedp.packs.loading",
+    "set_num_threads": "edgedp.packs.native",
 }
 
 __all__ = [
@@ -104,6 +107,7 @@ __all__ = [
     "WordPack",
     "__version__",
     "equivalent_epsilon",
+    "explain",
     "list_packs",
     "load_pack",
     "set_num_threads",
@@ -127,12 +131,13 @@ if TYPE_CHECKING:
         RandomnessError,
     )
     from edgedp.evaluation.calibration import equivalent_epsilon
-    from edgedp.guarantee import Guarantee
-    from edgedp.ledger import PrivacyLedger
-    from edgedp.mechanism import Mechanism
-    from edgedp.native import set_num_threads
-    from edgedp.packs import list_packs, load_pack
-    from edgedp.randomness import RandomSource
+    from edgedp.evaluation.explain import explain
+    from edgedp.packs.loading import list_packs, load_pack
+    from edgedp.packs.native import set_num_threads
+    from edgedp.privacy.guarantee import Guarantee
+    from edgedp.privacy.ledger import PrivacyLedger
+    from edgedp.privacy.mechanism import Mechanism
+    from edgedp.privacy.randomness import RandomSource
     from edgedp.words.brr import BRR
     from edgedp.words.custext import CusText
     from edgedp.words.madlib import Madlib

@@ -11,6 +11,9 @@ from edgedp_export.pack_writer import lines_writer, npy_writer, write_pack
 
 import edgedp
 
+#: The repository's root (tests/ lives one level below it, its folders two).
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
 
 def write_word_pack(
     directory: Path, words: list[str], codes: np.ndarray, *, name: str = "tiny", **extra: object
@@ -56,7 +59,7 @@ def brr_exact_distribution(codes_int: list[int], bits: int, flip: float) -> np.n
 
 
 def reference_splitter():
-    """The ``tokenizers`` pre-tokenizer edgedp.text split with until issue 17 (its reference)."""
+    """The ``tokenizers`` pre-tokenizer edgedp.text.segmentation split with until issue 17 (its reference)."""
     from tokenizers import pre_tokenizers
 
     return pre_tokenizers.Sequence(

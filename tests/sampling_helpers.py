@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from scipy import stats
 
 import edgedp
-from edgedp.text import PASS_THROUGH_PUNCTUATION
+from edgedp.text.segmentation import PASS_THROUGH_PUNCTUATION
 
 #: Random names, digit strings and junk: never in any vocabulary, never in any output.
 SECRETS = st.text(alphabet=string.ascii_letters + string.digits, min_size=6, max_size=12).map(

@@ -10,11 +10,11 @@ import importlib.util
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
+from helpers import REPO_ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = REPO_ROOT
 #: What the suites need beyond the test extra (bench/requirements.txt and --no-deps data packages).
 #: (``bench`` itself runs from the repository root as ``python -m bench``: it is not installed.)
 BENCH_MODULES = (

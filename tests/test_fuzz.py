@@ -12,14 +12,15 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import REPO_ROOT
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import edgedp
 from edgedp.cli import main as cli_main
-from edgedp.text import PASS_THROUGH_PUNCTUATION, segment
+from edgedp.text.segmentation import PASS_THROUGH_PUNCTUATION, segment
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = REPO_ROOT
 MIXED = st.text(
     alphabet=st.sampled_from(list("aZ 9,.!\n\t\x00\u00a0é北京😀\u200d\u202e\u0301\ufeffзд€"))
     | st.characters(exclude_categories=["Cs"]),  # lone surrogates: a clean InputError, tested apart
@@ -103,7 +104,7 @@ def peak_rss_of_cli(data_path: Path, tmp_path: Path) -> tuple[bytes, float]:
             [
                 sys.executable,
                 "-m",
-                "bench.peak_rss",
+                "bench.performance.peak_rss",
                 "-m",
                 "edgedp.cli",
                 "privatize",

@@ -8,7 +8,9 @@ import sys
 import zipfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from helpers import REPO_ROOT
+
+ROOT = REPO_ROOT
 
 
 def readme_commands() -> list[str]:

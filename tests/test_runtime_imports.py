@@ -37,7 +37,7 @@ print(json.dumps({"status": status, "modules": sorted(sys.modules)}))
 #: paths, the ledger's sqlite3 (without --ledger), scipy; and (issue 17, a lean runtime) the
 #: evaluation tools (the keep-rate warning is edgedp.words.keep_rate), numpy.random (~6.7 MB
 #: resident; the warning's public stream is Python's), OpenSSL through hashlib (~3.5 MB; small
-#: packs are hashed by CPython's built-in SHA-256), tokenizers (~3.4 MB; edgedp.text splits with
+#: packs are hashed by CPython's built-in SHA-256), tokenizers (~3.4 MB; edgedp.text.segmentation splits with
 #: a regular expression), importlib.resources (~1 MB; only the public name list needs it), shutil
 #: (~0.5 MB with zlib, bz2 and lzma; argparse's help formatter imports it for the terminal width).
 HEAVY = (
@@ -75,7 +75,7 @@ def test_the_brr_command_line_loads_only_the_word_path():
 def test_the_lazy_registries_name_their_classes_and_the_cli_mirrors_adept():
     from edgedp.adept import mechanism as adept
     from edgedp.cli import privatize
-    from edgedp.mechanisms import SENTENCE_REWRITERS, WORD_MECHANISMS
+    from edgedp.registry import SENTENCE_REWRITERS, WORD_MECHANISMS
 
     for registry in (WORD_MECHANISMS, SENTENCE_REWRITERS):
         for name, cls in registry.items():

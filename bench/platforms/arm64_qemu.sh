@@ -17,10 +17,10 @@ shift || true  # the rest of the arguments go to pytest
 ROOT_FS=$WORK/root
 SITE=$WORK/site
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
-TESTS=(tests/test_vocabulary.py tests/test_randomized_response.py tests/test_hamming.py
-       tests/test_brr.py tests/test_text.py tests/test_noise.py tests/test_randomness.py
-       tests/test_packs.py tests/test_madlib.py tests/test_vickrey.py tests/test_encoder.py
-       tests/test_tukey.py tests/test_deepcandidate.py)
+TESTS=(tests/words/test_vocabulary.py tests/words/test_randomized_response.py tests/words/test_hamming.py
+       tests/words/test_brr.py tests/text/test_text.py tests/privacy/test_noise.py tests/privacy/test_randomness.py
+       tests/packs/test_packs.py tests/words/test_madlib.py tests/words/test_vickrey.py tests/documents/test_encoder.py
+       tests/documents/test_tukey.py tests/documents/test_deepcandidate.py)
 mkdir -p "$WORK"
 
 command -v qemu-aarch64-static >/dev/null && command -v debootstrap >/dev/null ||

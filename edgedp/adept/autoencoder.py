@@ -4,7 +4,7 @@ This is a model, not a privacy mechanism: :meth:`SentenceAutoencoder.encode` ret
 sentence as it is. :class:`edgedp.ADePT` clips and noises it before anything is released. The
 onnxruntime sessions are created on first use (so ``import edgedp`` never loads onnxruntime) with the
 thread count of :func:`edgedp.set_num_threads`, or one thread if it was not called: one step of a
-small decoder is too little work to share, and one thread was fastest in bench/adept.py.
+small decoder is too little work to share, and one thread was fastest in bench/utility/adept.py.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import numpy as np
 from edgedp.adept.decoding import DecodingRules, decode
 from edgedp.adept.pack import BOS_ID, EOS_ID, PAD_ID, UNK_ID, AutoencoderPack
 from edgedp.errors import InputError
-from edgedp.native import GraphIO, Lazy, get_num_threads, open_session
+from edgedp.packs.native import GraphIO, Lazy, get_num_threads, open_session
 
 ENCODER_IO: GraphIO = (("tokens", "lengths"), ("latent",))
 DECODER_STEP_IO: GraphIO = (("token", "state", "latent"), ("log_probs", "next_state"))
@@ -33,7 +33,7 @@ _DETOKENIZE_FIXES = (
 
 
 def _open(model: bytes, name: str, io: GraphIO) -> Any:
-    """One thread unless set: a decoder step is too little work to share (bench/adept.py).
+    """One thread unless set: a decoder step is too little work to share (bench/utility/adept.py).
 
     The session is made from the bytes the pack verified at load, never from the file again."""
     return open_session(model, io=io, threads=get_num_threads() or 1, name=name)

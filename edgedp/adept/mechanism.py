@@ -7,12 +7,12 @@ decoding it is post-processing.
 
 **Calibration (corrected).** Any two clipped latents differ by at most 2C in L2 norm and at most
 2C*sqrt(d) in L1 norm (d = ``pack.latent_dims``). Laplace noise therefore needs scale
-2C*sqrt(d)/epsilon per coordinate (:func:`edgedp.noise.l2_ball_laplace_scale`). The paper's proof
+2C*sqrt(d)/epsilon per coordinate (:func:`edgedp.privacy.noise.l2_ball_laplace_scale`). The paper's proof
 uses 2C as the L1 sensitivity (scale 2C/epsilon), which is sqrt(d) times too little noise: its
 "epsilon-DP" transformation is only (sqrt(d) * epsilon)-DP (Habernal, "When differential privacy
 meets NLP: the devil is in the detail", EMNLP 2021). edgedp does not offer that calibration. Gaussian
 noise uses the L2 sensitivity 2C and the analytic Gaussian mechanism of Balle and Wang (2018)
-(:func:`edgedp.noise.analytic_gaussian_sigma`), valid for every epsilon.
+(:func:`edgedp.privacy.noise.analytic_gaussian_sigma`), valid for every epsilon.
 """
 
 from __future__ import annotations
@@ -24,27 +24,27 @@ import numpy as np
 
 from edgedp.adept.autoencoder import SentenceAutoencoder
 from edgedp.adept.pack import AutoencoderPack
-from edgedp.documents.splitting import split_sentences
 from edgedp.errors import InputError, PrivacyParameterError
-from edgedp.guarantee import Guarantee
-from edgedp.mechanism import Mechanism
-from edgedp.noise import (
+from edgedp.privacy.guarantee import Guarantee
+from edgedp.privacy.mechanism import Mechanism
+from edgedp.privacy.noise import (
     SnappedLaplace,
     analytic_gaussian_sigma,
     l2_ball_l1_diameter,
     l2_ball_laplace_scale,
     snapped_laplace,
 )
-from edgedp.randomness import RandomSource
-from edgedp.realised import check_realised_delta, gaussian_threshold_delta
-from edgedp.text import MAX_TEXT_CHARS, batches, check_text
-from edgedp.validation import (
+from edgedp.privacy.randomness import RandomSource
+from edgedp.privacy.realised import check_realised_delta, gaussian_threshold_delta
+from edgedp.privacy.validation import (
     check_choice,
     check_delta,
     check_epsilon,
     check_iterable,
     check_positive_int,
 )
+from edgedp.text.segmentation import MAX_TEXT_CHARS, batches, check_text
+from edgedp.text.sentences import split_sentences
 
 NOISES = ("laplace", "gaussian")
 #: Gaussian noise is calibrated for delta * (1 - 2^-20), leaving room for the float sampler.
@@ -86,7 +86,7 @@ def project_to_sphere(latents: np.ndarray, radius: float) -> np.ndarray:
 
     Every training latent of a pack lies on the sphere of radius C (the encoder's outputs are longer
     than C and clipping shortens them), while noise lengthens the released vector; decoding its
-    direction keeps the decoder on the inputs it was trained on (measured in bench/adept.py: at
+    direction keeps the decoder on the inputs it was trained on (measured in bench/utility/adept.py: at
     epsilon = 30 the raw noisy latents decode to 48-token gibberish, the rescaled ones to sentences).
     """
     rows = np.asarray(latents, dtype=np.float64)
@@ -108,7 +108,7 @@ class ADePT(Mechanism[AutoencoderPack]):
     (decoding stops at the end token or at ``max_tokens``, a constant).
 
     **Documents.** ``privatize`` splits text into sentences
-    (:func:`edgedp.documents.splitting.split_sentences`) and privatizes each independently: a
+    (:func:`edgedp.text.sentences.split_sentences`) and privatizes each independently: a
     document of n sentences gets (n * epsilon, n * delta) by basic composition against any other
     document of n sentences; changing one sentence costs epsilon (and delta). Released besides: the
     number of sentences in each line and the line layout (one output line per input line, blank
@@ -117,16 +117,16 @@ class ADePT(Mechanism[AutoencoderPack]):
 
     epsilon is per sentence and must be large for readable output: with the bundled pack (C = 1,
     d = 32) the Laplace noise has expected L2 norm ~ 2*sqrt(2)*d/epsilon = 90/epsilon times the
-    latent's, so epsilon below ~50 gives sentences unrelated to the input (see bench/adept.py).
+    latent's, so epsilon below ~50 gives sentences unrelated to the input (see bench/utility/adept.py).
     **On the machine (issue 14).** Laplace noise is exact: the clipped latent is snapped to a
     power-of-two grid (>= 2**16 steps per noise scale) and exact discrete Laplace integers are added
-    (:func:`edgedp.noise.snapped_laplace`; the L1 sensitivity is widened by 2 steps per coordinate,
+    (:func:`edgedp.privacy.noise.snapped_laplace`; the L1 sensitivity is widened by 2 steps per coordinate,
     at most 2**-9 more noise), so the epsilon-DP statement holds for the released floats themselves,
     low-order bits included (Mironov 2012), with delta = 0. Gaussian noise is float Box-Muller on
-    the unbounded exponential of :mod:`edgedp.randomness`: its tails are no longer cut at 8.57
+    the unbounded exponential of :mod:`edgedp.privacy.randomness`: its tails are no longer cut at 8.57
     sigma (the cut made ADePT at epsilon 300, delta 1e-6 realise delta ~0.7); sigma is calibrated
     for delta * (1 - 2^-20) so that the realised delta on threshold events
-    (:func:`edgedp.realised.gaussian_threshold_delta`) stays within delta (checked at
+    (:func:`edgedp.privacy.realised.gaussian_threshold_delta`) stays within delta (checked at
     construction). The raw float latents of
     :meth:`noisy_latents` are not defended against low-order-bit attacks (use Laplace noise when
     you release latents as numbers; the text output sees them only through decoding).
@@ -173,7 +173,7 @@ class ADePT(Mechanism[AutoencoderPack]):
                 raise PrivacyParameterError("Gaussian noise needs delta in (0, 1), e.g. 1e-6")
             self.delta = check_delta(delta)
             # Calibrated for delta (1 - 2^-20): the float sampler's realised delta on threshold
-            # events (edgedp.realised.gaussian_threshold_delta) then stays within delta.
+            # events (edgedp.privacy.realised.gaussian_threshold_delta) then stays within delta.
             self.noise_scale = analytic_gaussian_sigma(
                 2.0 * pack.clip_norm, epsilon, self.delta * GAUSSIAN_DELTA_MARGIN
             )
@@ -326,7 +326,7 @@ def privatize_lines(
     """Privatized text of the concatenation of ``pieces``, one output line per input line.
 
     Lines are gathered into batches of about :data:`LINE_BATCH_CHARS` characters; a line longer
-    than :data:`edgedp.text.MAX_TEXT_CHARS` is refused (InputError) rather than buffered.
+    than :data:`edgedp.text.segmentation.MAX_TEXT_CHARS` is refused (InputError) rather than buffered.
     ``before_release(lines)`` runs before each batch is rewritten (a ledger charge).
     """
     for batch in batches(_lines(pieces), limit=LINE_BATCH_CHARS, size=lambda item: len(item[0])):

@@ -27,7 +27,7 @@ from typing import Any
 from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers
 
 from edgedp.errors import AssetError
-from edgedp.manifest import Manifest
+from edgedp.packs.manifest import Manifest
 
 #: The first tokens of every autoencoder vocabulary, with ids 0, 1, 2, 3.
 SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[BOS]", "[EOS]")

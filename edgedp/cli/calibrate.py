@@ -7,7 +7,7 @@ import json
 
 from edgedp.cli.privatize import parse_epsilon
 from edgedp.evaluation.calibration import AGGREGATES, METRICS, equivalent_epsilon, metric_statistics
-from edgedp.packs import load_pack
+from edgedp.packs.loading import load_pack
 
 NAME = "calibrate"
 HELP = "convert an epsilon between mechanisms with different metrics (privacy ratio)"

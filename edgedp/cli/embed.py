@@ -37,9 +37,9 @@ from edgedp.documents.mechanism import Document, SentenceMechanism, document_sen
 from edgedp.documents.pack import SentencePack
 from edgedp.documents.truncation import Truncation
 from edgedp.errors import InputError, NotPrivateWarning
-from edgedp.native import set_num_threads
-from edgedp.packs import load_pack
-from edgedp.text import MAX_TEXT_CHARS, batches
+from edgedp.packs.loading import load_pack
+from edgedp.packs.native import set_num_threads
+from edgedp.text.segmentation import MAX_TEXT_CHARS, batches
 
 NAME = "embed"
 HELP = "embed documents with sentence-level DP (DeepCandidate) or a baseline"

@@ -12,7 +12,7 @@ from edgedp.cli.word_options import (
 )
 from edgedp.errors import InputError
 from edgedp.evaluation.explain import DEFAULT_SAMPLES, DEFAULT_WORDS, explain
-from edgedp.validation import check_positive_int
+from edgedp.privacy.validation import check_positive_int
 
 NAME = "explain"
 HELP = "explain a word mechanism's guarantee, privacy-loss bounds, share kept and inference error"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from edgedp.ledger import PrivacyLedger
+from edgedp.privacy.ledger import PrivacyLedger
 
 NAME = "ledger"
 HELP = "show or limit the privacy loss recorded in a ledger"

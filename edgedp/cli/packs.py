@@ -6,7 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
-from edgedp.packs import list_packs, load_pack
+from edgedp.packs.loading import list_packs, load_pack
 
 NAME = "packs"
 HELP = "list, describe and verify asset packs"

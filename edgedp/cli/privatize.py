@@ -17,14 +17,14 @@ from edgedp.cli.word_options import (
     mechanism_options,
 )
 from edgedp.errors import InputError, NotPrivateWarning
-from edgedp.mechanisms import SENTENCE_REWRITERS
-from edgedp.native import set_num_threads
-from edgedp.packs import load_pack
-from edgedp.validation import check_delta, check_epsilon
+from edgedp.packs.loading import load_pack
+from edgedp.packs.native import set_num_threads
+from edgedp.privacy.validation import check_delta, check_epsilon
+from edgedp.registry import SENTENCE_REWRITERS
 from edgedp.words.streaming import privatize_stream
 
 if TYPE_CHECKING:  # the ledger (sqlite3) and ADePT are imported only when a run needs them
-    from edgedp.ledger import Chargeable
+    from edgedp.privacy.ledger import Chargeable
 
 #: ADePT's noises and default pack (edgedp.adept.mechanism.NOISES / DEFAULT_PACK; test_cli checks).
 ADEPT_NOISES = ("laplace", "gaussian")
@@ -227,7 +227,7 @@ def ledger_charger(
         raise InputError("--ledger and --scope go together")
     if args.ledger is None:
         return None
-    from edgedp.ledger import PrivacyLedger
+    from edgedp.privacy.ledger import PrivacyLedger
 
     ledger = PrivacyLedger(args.ledger)
 

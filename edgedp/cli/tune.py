@@ -13,7 +13,7 @@ from edgedp.cli.word_options import (
 from edgedp.errors import InputError
 from edgedp.evaluation.explain import mechanism_metric
 from edgedp.evaluation.tune import AGGREGATES, PRIORS, TUNE_SAMPLES, TUNE_WORDS, tune
-from edgedp.validation import check_positive_int
+from edgedp.privacy.validation import check_positive_int
 
 NAME = "tune"
 HELP = "find the epsilon that keeps a share of words, meets an inference error or a loss bound"

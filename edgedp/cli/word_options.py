@@ -9,10 +9,10 @@ import warnings
 from typing import Any
 
 from edgedp.errors import InputError, NotPrivateWarning
-from edgedp.identifiers import DEFAULT_PROTECT, PROTECT_KINDS
-from edgedp.mechanisms import WORD_MECHANISMS
-from edgedp.packs import load_pack
-from edgedp.text import CASINGS
+from edgedp.packs.loading import load_pack
+from edgedp.registry import WORD_MECHANISMS
+from edgedp.text.identifiers import DEFAULT_PROTECT, PROTECT_KINDS
+from edgedp.text.segmentation import CASINGS
 from edgedp.words.mechanism import OOV_POLICIES, WordMechanism
 from edgedp.words.vickrey import SPACES
 

@@ -21,10 +21,10 @@ from edgedp.documents.mechanism import (
     sentence_embeddings,
 )
 from edgedp.documents.pack import SentencePack
-from edgedp.documents.splitting import split_sentences
 from edgedp.errors import InputError, NotPrivateWarning
-from edgedp.guarantee import Guarantee
-from edgedp.validation import check_choice, check_iterable
+from edgedp.privacy.guarantee import Guarantee
+from edgedp.privacy.validation import check_choice, check_iterable
+from edgedp.text.sentences import split_sentences
 from edgedp.words.mechanism import WordMechanism
 
 

@@ -9,9 +9,9 @@ import numpy as np
 
 from edgedp.documents.mechanism import Document, SentenceMechanism, sentence_embeddings
 from edgedp.documents.pack import SentencePack
-from edgedp.noise import exponential_mechanism_coefficient, gumbel_max_coefficient
-from edgedp.randomness import RandomSource
-from edgedp.validation import check_epsilon, check_positive_int
+from edgedp.privacy.noise import exponential_mechanism_coefficient, gumbel_max_coefficient
+from edgedp.privacy.randomness import RandomSource
+from edgedp.privacy.validation import check_epsilon, check_positive_int
 
 #: Sensitivity of the approximate Tukey depth under the replacement of one sentence.
 DEPTH_SENSITIVITY = 1
@@ -47,7 +47,7 @@ class DeepCandidate(SentenceMechanism):
     approximate Tukey depth among those k sentence embeddings, over the first ``projections`` public
     random directions (:mod:`edgedp.documents.tukey`); one candidate is sampled with probability proportional
     to exp(epsilon * depth / 2) (the exponential mechanism in log space, with the coefficient of
-    :func:`edgedp.noise.exponential_mechanism_coefficient`, rounded toward more privacy).
+    :func:`edgedp.privacy.noise.exponential_mechanism_coefficient`, rounded toward more privacy).
 
     **Guarantee (epsilon-SentDP).** For two documents with the same number of sentences k that
     differ in any *one* sentence (replaced by any other sentence, however different), the
@@ -57,7 +57,7 @@ class DeepCandidate(SentenceMechanism):
     On the machine (issue 14): the choice is Gumbel-max with full-tail Gumbel draws, so no candidate
     has probability 0 (the old float cumulative sum realised delta 6.1e-7 at epsilon 30); the float
     slack of Gumbel-max (~1e-12) is taken out of epsilon before sampling, and the remaining delta is
-    below 2^-1000 per candidate (:func:`edgedp.realised.gumbel_max_slack`).
+    below 2^-1000 per candidate (:func:`edgedp.privacy.realised.gumbel_max_slack`).
 
     Each sentence is encoded and recoded by its own onnxruntime call, so that its embedding is a
     function of that sentence alone (batching would let float rounding couple the sentences, and
@@ -65,7 +65,7 @@ class DeepCandidate(SentenceMechanism):
 
     **What is not protected.** The number of sentences k: documents of different lengths are not
     neighbours, and k influences the output distribution (more sentences allow deeper candidates).
-    Sentences are the units of :func:`edgedp.documents.splitting.split_sentences`, or the list you pass.
+    Sentences are the units of :func:`edgedp.text.sentences.split_sentences`, or the list you pass.
 
     **What is released.** One candidate of the public set: its index into ``pack.candidates`` and
     its embedding (public data, never derived from the document except through the choice). The
@@ -123,7 +123,7 @@ class DeepCandidate(SentenceMechanism):
             return np.empty(0, dtype=np.int64)
         scores = np.stack([self._depth.depths(array) for array in arrays]).astype(np.float64)
         # Gumbel-max over floats realises each probability within e^(+-2 eta) of the exact law of
-        # its log weights: the slack xi (edgedp.noise.gumbel_max_coefficient) is folded into the
+        # its log weights: the slack xi (edgedp.privacy.noise.gumbel_max_coefficient) is folded into the
         # coefficient, so the realised loss stays <= epsilon (xi ~1e-12; delta below 2^-1000).
         # Its bound B on the log weights is public: a depth is at most the number of sentences k
         # (not protected), so B = c * max k (not the batch's observed depths, which are private).

@@ -20,9 +20,9 @@ from pathlib import Path
 import numpy as np
 
 from edgedp.errors import AssetError, InputError
-from edgedp.native import GraphIO, lazy_session
-from edgedp.text import check_text
-from edgedp.validation import check_positive_int
+from edgedp.packs.native import GraphIO, lazy_session
+from edgedp.privacy.validation import check_positive_int
+from edgedp.text.segmentation import check_text
 
 ENCODER_IO: GraphIO = (("input_ids", "attention_mask", "token_type_ids"), ("token_embeddings",))
 RECODER_IO: GraphIO = (("embeddings",), ("recoded",))

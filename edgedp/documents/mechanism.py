@@ -1,6 +1,6 @@
 """What the document-embedding mechanisms share: documents in, one embedding per document out.
 
-A *document* is either a string, split into sentences by :func:`edgedp.documents.splitting.split_sentences`
+A *document* is either a string, split into sentences by :func:`edgedp.text.sentences.split_sentences`
 (line breaks always end a sentence; sentencex finds the boundaries within a line), or a sequence of
 strings that are taken as its sentences as they are. The sentence-level guarantees (SentDP) are about
 this list of sentences: replacing one *element* of it. If you edit raw text, the edit counts as one
@@ -22,12 +22,12 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 
 from edgedp.documents.pack import SentencePack
-from edgedp.documents.splitting import split_sentences
 from edgedp.errors import InputError
-from edgedp.guarantee import Guarantee
-from edgedp.mechanism import Mechanism
-from edgedp.text import check_text
-from edgedp.validation import check_choice, check_iterable
+from edgedp.privacy.guarantee import Guarantee
+from edgedp.privacy.mechanism import Mechanism
+from edgedp.privacy.validation import check_choice, check_iterable
+from edgedp.text.segmentation import check_text
+from edgedp.text.sentences import split_sentences
 
 SPACES = ("sentence", "recoded")
 Document = str | Sequence[str]

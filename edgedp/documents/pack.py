@@ -30,7 +30,7 @@ import numpy as np
 from edgedp.documents.encoder import Recoder, SentenceEncoder
 from edgedp.documents.tukey import CandidateDepth
 from edgedp.errors import AssetError
-from edgedp.manifest import REBUILD_HINT, Manifest
+from edgedp.packs.manifest import REBUILD_HINT, Manifest
 
 
 @dataclass(frozen=True, slots=True, eq=False)

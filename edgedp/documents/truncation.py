@@ -7,15 +7,15 @@ import numpy as np
 from edgedp.documents.mechanism import SentenceMechanism
 from edgedp.documents.pack import SentencePack
 from edgedp.errors import PrivacyParameterError
-from edgedp.noise import (
+from edgedp.privacy.noise import (
     SnappedLaplace,
     laplace_scale,
     scale_at_least,
     snapped_laplace,
     sum_at_least,
 )
-from edgedp.randomness import RandomSource
-from edgedp.validation import check_epsilon
+from edgedp.privacy.randomness import RandomSource
+from edgedp.privacy.validation import check_epsilon
 
 
 class Truncation(SentenceMechanism):
@@ -24,8 +24,8 @@ class Truncation(SentenceMechanism):
     Each sentence embedding (encoder G, no recoder) is clipped coordinate-wise into the pack's box
     [low, high] (the central 75 % of public document embeddings on each dimension); the k clipped
     embeddings are averaged and Laplace noise of scale b = (sum of the box widths) / (k * epsilon)
-    (:func:`edgedp.noise.laplace_scale`, rounded up) is added to every coordinate: exactly, as
-    discrete Laplace noise on a fine grid (:func:`edgedp.noise.snapped_laplace`, see below).
+    (:func:`edgedp.privacy.noise.laplace_scale`, rounded up) is added to every coordinate: exactly, as
+    discrete Laplace noise on a fine grid (:func:`edgedp.privacy.noise.snapped_laplace`, see below).
 
     **Guarantee (epsilon-SentDP).** Replacing one sentence moves one clipped embedding anywhere
     inside the box, so the mean moves by at most (sum of widths) / k in L1 norm: that is the L1
@@ -46,7 +46,7 @@ class Truncation(SentenceMechanism):
     exact mean, so the low-order bits of the output can identify the input with probability far
     above what epsilon allows. Here the mean is snapped to a power-of-two grid (at least 2**16 steps
     per noise scale) and *exact* discrete Laplace integers are added
-    (:meth:`edgedp.randomness.RandomSource.discrete_laplace`, only uniform integers, no floats), with
+    (:meth:`edgedp.privacy.randomness.RandomSource.discrete_laplace`, only uniform integers, no floats), with
     the L1 sensitivity widened by 2 grid steps per coordinate for the rounding (the noise is at most
     a factor 1 + 2**-9 larger than b). The release is a function of the noisy integers, so the
     guarantee above holds for the bits that leave the machine (float32 rounding is post-processing),

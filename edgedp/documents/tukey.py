@@ -39,7 +39,7 @@ from __future__ import annotations
 import numpy as np
 
 from edgedp.errors import InputError
-from edgedp.validation import check_positive_int
+from edgedp.privacy.validation import check_positive_int
 
 
 def _check_matrix(array: object, name: str, dims: int | None = None) -> np.ndarray:

@@ -20,8 +20,8 @@ from typing import Any
 import numpy as np
 
 from edgedp.errors import AssetError, InputError
-from edgedp.randomness import RandomSource
-from edgedp.validation import check_choice, check_epsilon, check_unit_interval
+from edgedp.privacy.randomness import RandomSource
+from edgedp.privacy.validation import check_choice, check_epsilon, check_unit_interval
 from edgedp.words.euclidean import regularized_covariance, symmetric_square_root
 from edgedp.words.pack import WordPack
 

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from edgedp.errors import InputError
-from edgedp.randomness import RandomSource, resolve_rng
+from edgedp.privacy.randomness import RandomSource, resolve_rng
 from edgedp.words.mechanism import WordMechanism
 
 UtilityDistance = Callable[[np.ndarray, np.ndarray], np.ndarray]

@@ -64,9 +64,9 @@ from edgedp.evaluation.empirical_privacy import (
     inference_errors,
     sample_channel,
 )
-from edgedp.randomness import RandomSource, resolve_rng
-from edgedp.text import check_text, segment
-from edgedp.validation import check_positive_int, check_unit_interval
+from edgedp.privacy.randomness import RandomSource, resolve_rng
+from edgedp.privacy.validation import check_positive_int, check_unit_interval
+from edgedp.text.segmentation import check_text, segment
 from edgedp.words.euclidean import regularized_covariance, symmetric_square_root
 from edgedp.words.keep_rate import DEFAULT_WORDS as DEFAULT_WORDS  # re-exported (moved)
 from edgedp.words.keep_rate import Z_975, weighted_keep

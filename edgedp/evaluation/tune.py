@@ -53,7 +53,7 @@ from edgedp.evaluation.explain import (
     rebuild,
     zipf_prior,
 )
-from edgedp.validation import check_choice, check_epsilon, check_unit_interval
+from edgedp.privacy.validation import check_choice, check_epsilon, check_unit_interval
 from edgedp.words.keep_rate import _KEEP_CACHE as _KEEP_CACHE  # re-exported: the privatize warning
 from edgedp.words.keep_rate import HIGH_KEEP as HIGH_KEEP
 from edgedp.words.keep_rate import LOW_KEEP as LOW_KEEP

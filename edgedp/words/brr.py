@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from edgedp.noise import rr_flip_threshold, rr_realised_epsilon
+from edgedp.privacy.noise import rr_flip_threshold, rr_realised_epsilon
 from edgedp.words.mechanism import WordMechanism
 from edgedp.words.spaces import HammingSpace
 
@@ -25,7 +25,7 @@ class BRR(WordMechanism):
 
     Out-of-vocabulary tokens never reach the output (see :mod:`edgedp.words.mechanism` for the
     policies); the realised flip probability rounds toward more privacy
-    (:func:`edgedp.noise.rr_flip_threshold`).
+    (:func:`edgedp.privacy.noise.rr_flip_threshold`).
 
     Parameters: ``pack`` a words pack (``edgedp.load_pack()``); ``epsilon`` a finite number > 0 per
     bit; ``rng`` ``None`` for OS entropy (private) or an int seed (tests only, warns); ``oov`` one of

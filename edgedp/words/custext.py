@@ -31,7 +31,7 @@ searches, each a scan of the vocabulary with a flat index: O(|V|^2 / K), the pap
 an exact scan of the unassigned words when a word's neighbours are all taken (typical at the end of
 the walk). It is built once per mechanism, on first use; measured in bench/README.md. A release is vectorised:
 O(K) distances per word, one Gumbel-max draw per word
-(:meth:`edgedp.randomness.RandomSource.choice_from_log_weights`; its float slack is folded into
+(:meth:`edgedp.privacy.randomness.RandomSource.choice_from_log_weights`; its float slack is folded into
 epsilon, see :class:`CusText`).
 """
 
@@ -42,10 +42,10 @@ from typing import Unpack
 
 import numpy as np
 
-from edgedp.guarantee import Guarantee
-from edgedp.native import Lazy
-from edgedp.noise import exponential_mechanism_coefficient, gumbel_max_coefficient
-from edgedp.validation import check_choice, check_positive_int
+from edgedp.packs.native import Lazy
+from edgedp.privacy.guarantee import Guarantee
+from edgedp.privacy.noise import exponential_mechanism_coefficient, gumbel_max_coefficient
+from edgedp.privacy.validation import check_choice, check_positive_int
 from edgedp.words.mechanism import WordMechanism, WordOptions
 from edgedp.words.pack import WordPack
 from edgedp.words.sampling import VectorDistances, hamming_pair_distances, rows_per_block
@@ -116,7 +116,7 @@ class CusText(WordMechanism):
     **On the machine** (:attr:`calibration`). The float scores lie in [-1, 0] exactly (rounding is
     monotone), so the exact law of the computed log weights c u has log-ratio <= 2 c whatever the
     distances' rounding; the Gumbel-max draw adds at most xi (~1e-12,
-    :func:`edgedp.noise.gumbel_max_coefficient`). Plain DP has one neighbour distance, 1, so xi is
+    :func:`edgedp.privacy.noise.gumbel_max_coefficient`). Plain DP has one neighbour distance, 1, so xi is
     folded: c = (epsilon - xi) / 2 rounded down, and the realised loss is <= 2 c + xi <= epsilon,
     plus a tail event below 2^-1000 per candidate. An epsilon not above xi is refused.
 

@@ -12,9 +12,9 @@ import faiss
 import numpy as np
 
 from edgedp.errors import InputError
-from edgedp.native import search_threads
-from edgedp.noise import multivariate_laplace_radius_scale
-from edgedp.randomness import RandomSource
+from edgedp.packs.native import search_threads
+from edgedp.privacy.noise import multivariate_laplace_radius_scale
+from edgedp.privacy.randomness import RandomSource
 
 
 def multivariate_laplace(count: int, dims: int, epsilon: float, rng: RandomSource) -> np.ndarray:

@@ -4,7 +4,7 @@
 e^epsilon / (1 + e^epsilon) and flipped otherwise, independently of every other bit. For two codes
 x, x' and any output y, Pr[y | x] <= e^(epsilon * d_H(x, x')) Pr[y | x']: epsilon-per-bit randomized
 response is epsilon * Hamming-distance metric DP (BRR paper, Theorem 3). The flip probability is
-realised exactly as T / 2**64 with T from :func:`edgedp.noise.rr_flip_threshold`, which rounds toward
+realised exactly as T / 2**64 with T from :func:`edgedp.privacy.noise.rr_flip_threshold`, which rounds toward
 more flips (more privacy).
 
 **Search** over a pack's binary codes.
@@ -18,7 +18,7 @@ Three index types, recorded in the pack manifest and honoured at load:
   are checked at load: every id it can return names a word of the pack, and an HNSW graph's
   offsets, levels and neighbours are in range (FAISS trusts them and would read out of bounds).
 
-Small searches run on one thread (:func:`edgedp.native.search_threads`).
+Small searches run on one thread (:func:`edgedp.packs.native.search_threads`).
 
 Whatever the index, the answer is a deterministic function of the (already privatized) query, so the
 search is post-processing and cannot weaken the privacy guarantee; an approximate index changes
@@ -33,9 +33,9 @@ import faiss
 import numpy as np
 
 from edgedp.errors import AssetError, InputError
-from edgedp.native import search_threads
-from edgedp.noise import rr_flip_threshold
-from edgedp.randomness import RandomSource
+from edgedp.packs.native import search_threads
+from edgedp.privacy.noise import rr_flip_threshold
+from edgedp.privacy.randomness import RandomSource
 
 INDEX_TYPES = ("flat", "hnsw", "ivf")
 _FAISS_CLASSES = {"hnsw": faiss.IndexBinaryHNSW, "ivf": faiss.IndexBinaryIVF}

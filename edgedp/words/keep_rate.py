@@ -11,7 +11,7 @@ frequency ranks, each released a few times. Each word of the set stands for the 
 neighbours and carries their Zipf mass (:func:`zipf_prior`: the packs' vocabularies are in
 corpus-frequency order), so the weighted share of kept words estimates the share of a running
 text's words that come out unchanged. Only public words are drawn and released, with a fixed
-public stream (:meth:`edgedp.randomness.RandomSource._public`), so the same mechanism always gets
+public stream (:meth:`edgedp.privacy.randomness.RandomSource._public`), so the same mechanism always gets
 the same warning; nothing private is computed or cached.
 """
 
@@ -25,9 +25,9 @@ from typing import Any
 import numpy as np
 
 from edgedp.errors import InputError, NotPrivateWarning
-from edgedp.identifiers import identifier_spans
-from edgedp.randomness import RandomSource
-from edgedp.validation import check_positive_int
+from edgedp.privacy.randomness import RandomSource
+from edgedp.privacy.validation import check_positive_int
+from edgedp.text.identifiers import identifier_spans
 from edgedp.words.mechanism import WordMechanism
 from edgedp.words.pack import WordPack
 

@@ -6,7 +6,7 @@ from typing import Unpack
 
 import numpy as np
 
-from edgedp.validation import check_unit_interval
+from edgedp.privacy.validation import check_unit_interval
 from edgedp.words.madlib import Madlib
 from edgedp.words.mechanism import WordOptions
 from edgedp.words.pack import WordPack

@@ -2,13 +2,13 @@
 
 A word mechanism privatizes each word of a text independently. Subclasses implement one step,
 :meth:`WordMechanism._release`, mapping vocabulary ids to randomly chosen vocabulary ids; this base
-class does the rest: splitting text (:mod:`edgedp.text`), the out-of-vocabulary policy, batching and
-reassembly.
+class does the rest: splitting text (:mod:`edgedp.text.segmentation`), the out-of-vocabulary
+policy, batching and reassembly.
 
 **What reaches the output.** Only (a) whitespace and the public punctuation of
-:data:`edgedp.text.PASS_THROUGH_PUNCTUATION`, and (b) words sampled by the mechanism from the pack's
-public vocabulary (or, with ``oov="mask"``, the fixed marker :data:`OOV_MASK`). No character of an
-input word is ever copied to the output.
+:data:`edgedp.text.segmentation.PASS_THROUGH_PUNCTUATION`, and (b) words sampled by the mechanism
+from the pack's public vocabulary (or, with ``oov="mask"``, the fixed marker :data:`OOV_MASK`). No
+character of an input word is ever copied to the output.
 
 **Out-of-vocabulary tokens** (names, typos, numbers or scripts missing from the vocabulary):
 
@@ -17,11 +17,11 @@ input word is ever copied to the output.
 * ``"mask"``: replaced by ``[OOV]``. Content hidden; the fact that the token was OOV is released.
 * ``"drop"``: removed (surrounding whitespace stays). Content hidden; the position is released.
 
-**Identifier guard** (``protect``, default :data:`edgedp.identifiers.DEFAULT_PROTECT`): e-mail
+**Identifier guard** (``protect``, default :data:`edgedp.text.identifiers.DEFAULT_PROTECT`): e-mail
 addresses, URLs, handles, phone numbers, digit groups, dates and numbers (``"identifiers"``) and,
 optionally, public first names and surnames (``"names"``) are recognised before word splitting and
 released through the OOV policy above, never through the mechanism, even when they are made of
-vocabulary words; ``protect=()`` turns it off. See :mod:`edgedp.identifiers` for exactly what this
+vocabulary words; ``protect=()`` turns it off. See :mod:`edgedp.text.identifiers` for exactly what this
 adds (their content is protected with epsilon 0) and reveals (which slots were protected).
 
 What the metric-DP bound covers: any two *vocabulary* words (epsilon times their distance). Any two
@@ -43,22 +43,26 @@ mechanism's metric. The layout (token count, separators) is released as is.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, TypedDict
+from typing import TypedDict
 
 import numpy as np
 
 from edgedp.errors import InputError
-from edgedp.guarantee import Guarantee
-from edgedp.identifiers import DEFAULT_PROTECT, check_protect
-from edgedp.mechanism import Mechanism
-from edgedp.randomness import RandomSource
-from edgedp.text import CASINGS, Segmented, SentenceState, assemble, check_text, segment
-from edgedp.validation import check_choice, check_epsilon, check_iterable
+from edgedp.privacy.guarantee import Guarantee
+from edgedp.privacy.mechanism import Mechanism
+from edgedp.privacy.randomness import RandomSource
+from edgedp.privacy.validation import check_choice, check_epsilon, check_iterable
+from edgedp.text.identifiers import DEFAULT_PROTECT, check_protect
+from edgedp.text.segmentation import (
+    CASINGS,
+    Segmented,
+    SentenceState,
+    assemble,
+    check_text,
+    segment,
+)
 from edgedp.words.pack import WordPack
 from edgedp.words.spaces import Space
-
-if TYPE_CHECKING:
-    from edgedp.evaluation.explain import Explanation
 
 
 class WordOptions(TypedDict, total=False):
@@ -66,7 +70,7 @@ class WordOptions(TypedDict, total=False):
 
     ``rng``: ``None`` for OS entropy (private) or an int seed (tests only, warns); ``oov``:
     ``"sample"``, ``"mask"`` or ``"drop"``; ``casing``: ``"lower"`` or ``"sentence"``; ``protect``:
-    the identifier guard's kinds (:mod:`edgedp.identifiers`). Subclasses take them as
+    the identifier guard's kinds (:mod:`edgedp.text.identifiers`). Subclasses take them as
     ``**options: Unpack[WordOptions]`` and pass them on.
     """
 
@@ -224,16 +228,3 @@ class WordMechanism(Mechanism[WordPack]):
             out.append(assemble(item, spelled[start:end], self.casing, state))
             start = end
         return out
-
-    def explain(
-        self,
-        *,
-        text: str | None = None,
-        samples: int = 20,
-        words: int = 200,
-        rng: RandomSource | int | None = None,
-    ) -> Explanation:
-        """What this mechanism's releases mean in numbers: see :mod:`edgedp.evaluation.explain`."""
-        from edgedp.evaluation.explain import explain
-
-        return explain(self, text=text, samples=samples, words=words, rng=rng)

@@ -25,8 +25,8 @@ from typing import Any
 import numpy as np
 
 from edgedp.errors import AssetError
-from edgedp.manifest import REBUILD_HINT, Manifest
-from edgedp.native import Lazy
+from edgedp.packs.manifest import REBUILD_HINT, Manifest
+from edgedp.packs.native import Lazy
 from edgedp.words.euclidean import EuclideanIndex
 from edgedp.words.hamming import INDEX_TYPES, HammingIndex
 from edgedp.words.vocabulary import Vocabulary
@@ -37,7 +37,7 @@ BIT_ORDERS = ("big",)
 @dataclass(frozen=True, slots=True, eq=False)
 class WordPack:
     """A loaded ``words`` pack. Arrays are read-only views of the verified bytes (private memory,
-    see :mod:`edgedp.manifest`); build one with ``load_pack``."""
+    see :mod:`edgedp.packs.manifest`); build one with ``load_pack``."""
 
     name: str
     path: Path

@@ -16,9 +16,9 @@ from typing import Any
 
 import numpy as np
 
-from edgedp.packs import load_pack
-from edgedp.randomness import RandomSource
-from edgedp.validation import check_positive_int
+from edgedp.packs.loading import load_pack
+from edgedp.privacy.randomness import RandomSource
+from edgedp.privacy.validation import check_positive_int
 from edgedp.words.mechanism import WordMechanism
 from edgedp.words.pack import WordPack
 

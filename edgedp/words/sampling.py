@@ -11,9 +11,9 @@ exp(score) over a candidate set that differs from word to word. This module hold
   large they can be; :func:`distance_coefficient`: the exponential-mechanism coefficient of TEM
   and SanText with the float draw's slack folded in (Hamming) or stated as a delta (Euclidean).
 * :func:`select_ragged`: one exponential-mechanism draw per row of a ragged (CSR) list of log
-  weights, through :meth:`edgedp.randomness.RandomSource.choice_from_log_weights` (Gumbel-max
+  weights, through :meth:`edgedp.privacy.randomness.RandomSource.choice_from_log_weights` (Gumbel-max
   over floats: each probability within e^(+-2 eta) of the exact law, eta from
-  :func:`edgedp.realised.gumbel_max_slack`; no sampler of our own), in blocks of at most
+  :func:`edgedp.privacy.realised.gumbel_max_slack`; no sampler of our own), in blocks of at most
   :data:`BLOCK_ELEMENTS` padded entries so that memory stays bounded for any vocabulary.
 * :func:`uniform_outside_rows`: for many rows at once, a uniform word of the vocabulary minus the
   row's set (vectorised rejection, then an exact enumeration for the rare rows still rejected).
@@ -26,12 +26,12 @@ import math
 import numpy as np
 
 from edgedp.errors import InputError
-from edgedp.noise import (
+from edgedp.privacy.noise import (
     GumbelMaxCoefficient,
     exponential_mechanism_coefficient,
     gumbel_max_coefficient,
 )
-from edgedp.randomness import RandomSource
+from edgedp.privacy.randomness import RandomSource
 
 #: Padded log weights per selection block: 2^21 float64 values (16 MiB), whatever the batch.
 BLOCK_ELEMENTS = 1 << 21
@@ -136,7 +136,7 @@ def distance_coefficient(
     """The coefficient c of log weights -c d(x, y) for epsilon * d metric DP (TEM, SanText).
 
     The exact law has log-ratio <= 2 c d(x, x'); a Gumbel-max draw adds xi
-    (:func:`edgedp.noise.gumbel_max_coefficient`). Log weights are bounded by
+    (:func:`edgedp.privacy.noise.gumbel_max_coefficient`). Log weights are bounded by
     B = max(epsilon / 2 * min(truncation, D), offset) (D the diameter; ``offset`` the largest
     extra log weight, TEM's ln|V|). Hamming space (``bits``): distances are exact integers, so two
     different words are at d = 0 (identical codes: identical rows, identical laws) or d >= 1, and

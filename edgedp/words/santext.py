@@ -14,7 +14,7 @@ needed only to turn it into plain LDP: with D = the largest distance between two
 *On the machine.* The law above is exact; the release computes d in float64
 (:class:`~edgedp.words.sampling.VectorDistances`: within err = ~1e-12 D of the exact distance,
 D the diameter bound, :func:`~edgedp.words.sampling.euclidean_rounding`) and draws by Gumbel-max
-over floats (:meth:`edgedp.randomness.RandomSource.choice_from_log_weights`: each probability
+over floats (:meth:`edgedp.privacy.randomness.RandomSource.choice_from_log_weights`: each probability
 within e^(+-2 eta) of the exact law of its log weights, eta ~1e-13). So the realised log-ratio is
 at most epsilon d(x, x') + xi, xi = 4 eta + 2 epsilon err + the rounding of the log weights
 (:func:`edgedp.words.sampling.distance_coefficient`). An additive xi is not proportional to d,
@@ -46,7 +46,8 @@ the ``oov`` policy of every word mechanism (:mod:`edgedp.words.mechanism`) and a
 **Cost.** Every draw scores the whole vocabulary (V_S for SanText+): distances in float64 from a
 float64 copy of the vectors (:class:`~edgedp.words.sampling.VectorDistances`), computed for blocks of
 inputs by one matrix product, at most :data:`~edgedp.words.sampling.BLOCK_ELEMENTS` values per
-block, and one Gumbel-max draw per row (:meth:`edgedp.randomness.RandomSource.choice_from_log_weights`).
+block, and one Gumbel-max draw per row
+(:meth:`edgedp.privacy.randomness.RandomSource.choice_from_log_weights`).
 O(|V| d) per word, no Python loop over the vocabulary.
 """
 
@@ -58,9 +59,9 @@ from typing import Unpack
 import numpy as np
 
 from edgedp.errors import PrivacyParameterError
-from edgedp.guarantee import Guarantee
-from edgedp.native import Lazy
-from edgedp.validation import check_unit_interval
+from edgedp.packs.native import Lazy
+from edgedp.privacy.guarantee import Guarantee
+from edgedp.privacy.validation import check_unit_interval
 from edgedp.words.mechanism import WordMechanism, WordOptions
 from edgedp.words.pack import WordPack
 from edgedp.words.sampling import VectorDistances, distance_coefficient, rows_per_block

@@ -24,8 +24,8 @@ from typing import ClassVar
 import numpy as np
 
 from edgedp.errors import InputError
-from edgedp.randomness import RandomSource
-from edgedp.validation import check_unit_interval
+from edgedp.privacy.randomness import RandomSource
+from edgedp.privacy.validation import check_unit_interval
 from edgedp.words.euclidean import (
     multivariate_laplace,
     regularized_covariance,

@@ -13,7 +13,7 @@ URL holds punctuation (``jane.doe@example.com``) and a phone number or IBAN may 
 (``+44 20 7946 0958``, ``GB29 NWBK 6016``): cutting there would release ``jane`` through the word
 mechanism. So the stream is then cut only right after whitespace, and never after a space that
 follows a digit, a capital letter or ``)``, the only places a span of
-:func:`edgedp.identifiers.identifier_spans` can hold whitespace: no span straddles a cut, and the
+:func:`edgedp.text.identifiers.identifier_spans` can hold whitespace: no span straddles a cut, and the
 spans of each piece are those of the whole text.
 """
 
@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 
-from edgedp.text import (
+from edgedp.text.segmentation import (
     PASS_THROUGH_PUNCTUATION,
     SPLITTING_WHITESPACE,
     SentenceState,

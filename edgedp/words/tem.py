@@ -24,7 +24,7 @@ Define u(w, y) = -min(d(w, y), gamma) for every vocabulary word y. Then
   metric is needed: the truncation bounds the score). This is the exact law; what the float draw
   and distances add, and how the coefficient absorbs it, is in :class:`TEM` ("On the machine").
 
-What breaks it (the peers' bugs, planted in tests/test_tem.py and caught by the auditor):
+What breaks it (the peers' bugs, planted in tests/words/test_tem.py and caught by the auditor):
 returning the *input* word when bottom wins (its probability then jumps by the bottom's mass;
 and for an out-of-vocabulary input, the peers return it verbatim), and MLDP's bottom score
 ln(|V| / |L_w|) instead of ln|V minus L_w| (the bottom weight no longer equals the mass of the
@@ -49,7 +49,7 @@ a missing candidate would change the distribution). When gamma is at least the v
 (the pack's exact calibration maximum; the paper's recipe at small epsilon), L_w = V for every word
 and there is no bottom: TEM is then SanText's exponential mechanism, computed with one matrix
 product per block instead of a range search that returns the whole vocabulary. Selection draws through
-:meth:`edgedp.randomness.RandomSource.choice_from_log_weights` (Gumbel-max over floats: each
+:meth:`edgedp.privacy.randomness.RandomSource.choice_from_log_weights` (Gumbel-max over floats: each
 probability within e^(+-2 eta) of the exact law, eta ~1e-13; see :class:`TEM` for how the
 guarantee absorbs it); the bottom's uniform word is drawn exactly (vectorised rejection, then an
 exact enumeration of the complement for rows whose L_w covers most of V).
@@ -65,9 +65,9 @@ from typing import Unpack
 import numpy as np
 
 from edgedp.errors import InputError
-from edgedp.guarantee import Guarantee
-from edgedp.native import Lazy
-from edgedp.validation import check_choice
+from edgedp.packs.native import Lazy
+from edgedp.privacy.guarantee import Guarantee
+from edgedp.privacy.validation import check_choice
 from edgedp.words.mechanism import WordMechanism, WordOptions
 from edgedp.words.pack import WordPack
 from edgedp.words.sampling import (

@@ -37,8 +37,8 @@ from typing import Unpack
 import numpy as np
 
 from edgedp.errors import InputError, PrivacyParameterError
-from edgedp.randomness import RandomSource
-from edgedp.validation import check_choice, check_unit_interval
+from edgedp.privacy.randomness import RandomSource
+from edgedp.privacy.validation import check_choice, check_unit_interval
 from edgedp.words.mechanism import WordMechanism, WordOptions
 from edgedp.words.pack import WordPack
 from edgedp.words.spaces import EuclideanSpace, HammingSpace, Space

@@ -1,7 +1,7 @@
 """Building an ``autoencoder`` pack: sentences, vocabulary, training, ONNX export, checks, writing.
 
 Steps: public documents (their train and validation splits, see :mod:`edgedp_export.corpus`) ->
-sentences (:func:`edgedp.documents.splitting.split_sentences`) -> the subword vocabulary
+sentences (:func:`edgedp.text.sentences.split_sentences`) -> the subword vocabulary
 (:mod:`edgedp_export.subword_vocabulary`) -> training with latent clipping at C
 (:mod:`edgedp_export.autoencoder_training`) -> ONNX encoder and decoder step, checked against torch
 (:mod:`edgedp_export.autoencoder_onnx`) -> reconstruction statistics measured through the edgedp
@@ -31,8 +31,8 @@ from edgedp.adept.pack import (
     AutoencoderPack,
     wordpiece_tokenizer,
 )
-from edgedp.documents.splitting import split_sentences
 from edgedp.errors import InputError
+from edgedp.text.sentences import split_sentences
 from edgedp_export.autoencoder_config import AdeptConfig
 from edgedp_export.autoencoder_onnx import check_parity, export_onnx
 from edgedp_export.autoencoder_training import (
@@ -248,7 +248,9 @@ def build_autoencoder_pack(
 def _evaluate(pack: AutoencoderPack, sentences: list[LabeledSentence]) -> dict[str, Any]:
     """Noise-free greedy reconstruction through the runtime of held-out validation sentences."""
     if pack.labels:
-        return {"note": "reconstruction statistics are measured by bench/adept.py for label packs"}
+        return {
+            "note": "reconstruction statistics are measured by bench/utility/adept.py for label packs"
+        }
     autoencoder = SentenceAutoencoder(pack)
     texts = [item.text for item in sentences[:EVALUATION_SENTENCES]]
     norms = np.linalg.norm(autoencoder.encode(autoencoder.tokenize(texts)), axis=1)

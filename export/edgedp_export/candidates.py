@@ -24,7 +24,7 @@ from tqdm import tqdm
 
 from edgedp.documents.tukey import CandidateDepth
 from edgedp.errors import InputError
-from edgedp.noise import exponential_mechanism_coefficient
+from edgedp.privacy.noise import exponential_mechanism_coefficient
 
 PROJECTION_GRID = (10, 20, 30, 50, 75, 100)
 EPSILON_GRID = (1.0, 3.0, 6.0, 10.0, 23.0, 30.0)

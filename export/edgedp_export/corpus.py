@@ -26,7 +26,7 @@ from typing import Any
 
 from edgedp.documents.fit import text_records
 from edgedp.errors import InputError
-from edgedp.manifest import sha256_file
+from edgedp.packs.manifest import sha256_file
 
 SPLITS = ("train", "validation", "test")
 _BUCKETS = 100

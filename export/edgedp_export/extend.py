@@ -38,9 +38,9 @@ import numpy as np
 import edgedp_export
 from edgedp.errors import InputError
 from edgedp.evaluation.calibration import exact_pairwise_statistics, sampled_pairwise_statistics
-from edgedp.manifest import thaw
-from edgedp.randomness import RandomSource
-from edgedp.text import normalize_word
+from edgedp.packs.manifest import thaw
+from edgedp.privacy.randomness import RandomSource
+from edgedp.text.segmentation import normalize_word
 from edgedp.words.pack import WordPack
 from edgedp_export.pack_writer import FileWriter, npy_writer, write_pack
 from edgedp_export.sources import WordVectors

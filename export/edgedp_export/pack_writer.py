@@ -21,7 +21,7 @@ import numpy as np
 
 import edgedp
 from edgedp.errors import InputError
-from edgedp.manifest import FORMAT, FORMAT_VERSION, MANIFEST_NAME, sha256_file
+from edgedp.packs.manifest import FORMAT, FORMAT_VERSION, MANIFEST_NAME, sha256_file
 
 FileWriter = Callable[[Path], None]
 

@@ -17,7 +17,7 @@ import numpy as np
 from edgedp.adept.autoencoder import SentenceAutoencoder
 from edgedp.adept.mechanism import clip_to_l2_ball
 from edgedp.adept.pack import AutoencoderPack
-from edgedp.documents.splitting import split_sentences
+from edgedp.text.sentences import split_sentences
 from edgedp_export.corpus import bbc_news
 
 

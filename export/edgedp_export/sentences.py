@@ -31,9 +31,9 @@ from tqdm import tqdm
 import edgedp_export
 from edgedp.documents.encoder import Recoder, SentenceEncoder
 from edgedp.documents.pack import SentencePack
-from edgedp.documents.splitting import split_sentences
 from edgedp.errors import InputError
-from edgedp.manifest import thaw
+from edgedp.packs.manifest import thaw
+from edgedp.text.sentences import split_sentences
 from edgedp_export.candidates import (
     EPSILON_GRID,
     PROJECTION_GRID,

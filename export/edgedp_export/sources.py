@@ -18,7 +18,7 @@ import numpy as np
 from tqdm import tqdm
 
 from edgedp.errors import InputError
-from edgedp.manifest import sha256_file
+from edgedp.packs.manifest import sha256_file
 
 GLOVE_ATTRIBUTION = (
     "Jeffrey Pennington, Richard Socher and Christopher D. Manning. 2014. GloVe: Global Vectors for "

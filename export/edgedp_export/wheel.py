@@ -4,7 +4,7 @@ The convention of spaCy models and model2vec: one wheel per pack, pure Python (`
 installing the pack directory as package data of a module ``edgedp_pack_<name>`` and registering it
 in the entry-point group ``edgedp.packs`` (``<name> = edgedp_pack_<name>:pack_dir``). The module
 carries ``MANIFEST_SHA256``, the digest of the manifest it was built from (which lists the SHA-256
-of every file), so the runtime pins the installed pack to it (see :mod:`edgedp.packs`).
+of every file), so the runtime pins the installed pack to it (see :mod:`edgedp.packs.loading`).
 
 The wheel is written directly with :mod:`zipfile` (no build backend, no network): METADATA,
 WHEEL, entry_points.txt and a RECORD with the SHA-256 of every file. It is reproducible: entries
@@ -22,8 +22,8 @@ from pathlib import Path
 
 import edgedp
 from edgedp.errors import InputError
-from edgedp.manifest import MANIFEST_NAME
-from edgedp.packs import DISTRIBUTION_PREFIX, ENTRY_POINT_GROUP, Pack
+from edgedp.packs.loading import DISTRIBUTION_PREFIX, ENTRY_POINT_GROUP, Pack
+from edgedp.packs.manifest import MANIFEST_NAME
 
 _EPOCH = (1980, 1, 1, 0, 0, 0)
 _NAME = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")

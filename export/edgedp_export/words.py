@@ -16,8 +16,8 @@ from tqdm import tqdm
 import edgedp_export
 from edgedp.errors import InputError
 from edgedp.evaluation.calibration import exact_pairwise_statistics, sampled_pairwise_statistics
-from edgedp.randomness import RandomSource
-from edgedp.text import normalize_word, segment
+from edgedp.privacy.randomness import RandomSource
+from edgedp.text.segmentation import normalize_word, segment
 from edgedp_export.binarize import METHODS, binarize
 from edgedp_export.calibration import hamming_statistics
 from edgedp_export.hamming_index import DEFAULT_PARAMETERS, build_binary_index, index_writer

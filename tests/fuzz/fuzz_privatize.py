@@ -15,7 +15,7 @@ with atheris.instrument_imports():
     import edgedp
     from edgedp.cli.privatize import read_pieces
     from edgedp.errors import InputError
-    from edgedp.text import PASS_THROUGH_PUNCTUATION, segment
+    from edgedp.text.segmentation import PASS_THROUGH_PUNCTUATION, segment
     from edgedp.words.streaming import privatize_stream
 
 PACK = edgedp.load_pack()

@@ -16,7 +16,7 @@ from typing import Any
 
 from edgedp.documents.pack import SentencePack
 from edgedp.errors import InputError
-from edgedp.packs import load_pack
+from edgedp.packs.loading import load_pack
 from edgedp_export.corpus import add_corpus_arguments, corpus_from_arguments
 from edgedp_export.public_corpora import general_corpus
 from edgedp_export.recoder import RECODER_KINDS

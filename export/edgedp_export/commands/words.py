@@ -14,8 +14,8 @@ import sys
 from pathlib import Path
 
 from edgedp.errors import InputError
-from edgedp.packs import load_pack
-from edgedp.text import normalize_word
+from edgedp.packs.loading import load_pack
+from edgedp.text.segmentation import normalize_word
 from edgedp_export.binarize import METHODS
 from edgedp_export.sources import SOURCES, load_source
 from edgedp_export.words import BASE_SETTINGS, PRESETS, WordsConfig, build_words_pack

@@ -1,0 +1,99 @@
+"""Install footprint: wheel sizes and the installed size of the three typical installs.
+
+Builds the runtime wheel (``pip wheel --no-deps .``) and the pack wheels (``edgedp-export wheel``),
+then for each footprint creates a fresh venv (``python3 -m venv``), installs it from those wheels
+plus the registry's dependencies, and measures the venv's disk usage (``du -sk``, what ``du -sh``
+reports) and that the footprint works (``edgedp packs list`` + a BRR privatization, or ``embed``):
+
+* words only: ``pip install edgedp-*.whl``
+* documents: ``pip install "edgedp-*.whl[sentences]" edgedp_pack_sentences_bbc-*.whl``
+* everything: documents + ``edgedp_pack_adept_bbc-*.whl``
+
+Baseline in the same run: an empty venv (pip alone). Slow (three venvs, about 250 MB of wheels from
+the package index or its cache): run by name, ``python -m bench footprint``.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from bench.harness import ROOT, Report
+
+FOOTPRINTS = {
+    "words only": ("edgedp", []),
+    "documents": ("edgedp[sentences]", ["sentences-bbc"]),
+    "everything": ("edgedp[sentences]", ["sentences-bbc", "adept-bbc"]),
+}
+SMOKE = {
+    "words only": "import edgedp; print(edgedp.BRR(edgedp.load_pack(), epsilon=0.5).privatize('hi'))",
+    "documents": "import edgedp; p = edgedp.load_pack('sentences-bbc'); "
+    "print(edgedp.DeepCandidate(p, epsilon=5).release('One. Two. Three.').index)",
+    "everything": "import edgedp; print(edgedp.ADePT(edgedp.load_pack('adept-bbc'), "
+    "epsilon=500).privatize('A test sentence.'))",
+}
+
+
+def _run(*argv: str | Path, cwd: Path | None = None, clean: bool = False) -> str:
+    """Run a command; ``clean``: in a fresh venv, without this checkout on PYTHONPATH."""
+    env = {k: v for k, v in os.environ.items() if not (clean and k == "PYTHONPATH")}
+    result = subprocess.run(
+        [str(a) for a in argv], cwd=cwd, env=env, capture_output=True, text=True, check=False
+    )
+    if result.returncode:
+        raise RuntimeError(f"{' '.join(map(str, argv))} failed:\n{result.stderr[-3000:]}")
+    return result.stdout
+
+
+def _du_mb(path: Path) -> float:
+    return int(_run("du", "-sk", path).split()[0]) / 1024
+
+
+def build_wheels(out: Path) -> dict[str, Path]:
+    """The runtime wheel and the two pack wheels, by name."""
+    _run(sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", out, ROOT)
+    packs = [ROOT / "assets" / name for name in ("sentences-bbc", "adept-bbc")]
+    _run(sys.executable, "-m", "edgedp_export.cli", "wheel", *packs, "--out", out)
+    wheels = {"edgedp": next(out.glob("edgedp-*.whl"))}
+    for name in ("sentences-bbc", "adept-bbc"):
+        wheels[name] = next(out.glob(f"edgedp_pack_{name.replace('-', '_')}-*.whl"))
+    return wheels
+
+
+def run(report: Report, *, quick: bool) -> None:
+    with tempfile.TemporaryDirectory(prefix="edgedp-footprint-") as scratch:
+        scratch_dir = Path(scratch)
+        wheels = build_wheels(scratch_dir / "dist")
+        for name, wheel in wheels.items():
+            report.add(
+                table="wheel sizes", distribution=name, wheel=wheel.name,
+                megabytes=wheel.stat().st_size / 2**20,
+            )  # fmt: skip
+        empty = scratch_dir / "empty"
+        _run("python3", "-m", "venv", empty)
+        baseline = _du_mb(empty)
+        for label, (requirement, packs) in FOOTPRINTS.items():
+            if quick and label != "words only":
+                continue
+            venv = scratch_dir / label.replace(" ", "-")
+            _run("python3", "-m", "venv", venv)
+            runtime = str(wheels["edgedp"]) + requirement.removeprefix("edgedp")
+            pip = (venv / "bin" / "pip", "install", "-q")
+            _run(*pip, runtime, *(wheels[p] for p in packs), clean=True)
+            listed = _run(venv / "bin" / "edgedp", "packs", "list", cwd=scratch_dir, clean=True)
+            _run(venv / "bin" / "python", "-c", SMOKE[label], cwd=scratch_dir, clean=True)
+            report.add(
+                table="installed size of fresh venvs (du)",
+                footprint=label,
+                install=f"pip install {requirement} {' '.join(packs)}".strip(),
+                venv_mb=_du_mb(venv),
+                over_empty_venv_mb=_du_mb(venv) - baseline,
+                packs=", ".join(line.split("\t")[0] for line in listed.splitlines()),
+            )
+        report.notes.append(
+            f"empty venv (python3 -m venv, pip only): {baseline:.1f} MB; sizes by du -sk; the "
+            "smoke run of each footprint privatizes or embeds one text with its packs"
+        )

@@ -1,0 +1,15 @@
+"""Asset packs: what they are on disk, how they are found and loaded, the native code that runs them.
+
+* :mod:`~edgedp.packs.manifest`: the versioned manifest, reading every file once into private
+  memory and checking its size and SHA-256 there.
+* :mod:`~edgedp.packs.schema`: the declarative schema each pack kind's manifest is checked against.
+* :mod:`~edgedp.packs.loading`: finding packs by name (bundled, installed distributions through the
+  ``edgedp.packs`` entry points, ``EDGEDP_PACKS``) or path, pins, ``load_pack`` / ``list_packs``.
+* :mod:`~edgedp.packs.native`, :mod:`~edgedp.packs.native_environment`: FAISS and onnxruntime
+  (thread counts, checked ONNX sessions, lazy creation) and the environment they need at import.
+
+Who may import it: the rooms (``words``, ``documents``, ``adept``) and everything above them. It
+imports only :mod:`edgedp.errors` and :mod:`edgedp.privacy`; ``loading`` reaches each pack kind's
+loader (``edgedp.words.pack``, ...) by name on first use, so a words program never loads
+onnxruntime.
+"""

@@ -1,0 +1,326 @@
+"""Finding and loading asset packs.
+
+``load_pack()`` with no argument loads the bundled default word pack; ``load_pack("name")`` loads a
+bundled pack by name; ``load_pack("some/dir")`` loads a pack directory. Loading validates the manifest,
+reads every file once into private memory, checks its size and SHA-256 there and returns an immutable
+pack object whose arrays and models are parsed from those verified bytes (see :mod:`edgedp.packs.manifest`).
+
+Where packs are found by name, in this order:
+
+1. bundled: the runtime wheel ships only the default words pack, as ``edgedp/assets/words-small``;
+   in a source checkout every pack of the repository's top-level ``assets/`` is bundled;
+2. installed pack distributions: a wheel made by ``edgedp-export wheel PACKDIR`` installs the pack as
+   package data of a module ``edgedp_pack_<name>`` and registers it in the entry-point group
+   ``edgedp.packs`` (pack name -> a function returning the pack directory); the module's
+   ``MANIFEST_SHA256`` is the digest the wheel was built for (spaCy models and model2vec ship the
+   same way);
+3. ``EDGEDP_PACKS``: an ``os.pathsep``-separated list of directories that hold pack directories.
+
+Pins: a pack whose name this edgedp knows (:data:`BUNDLED_MANIFEST_SHA256`) must have exactly that
+manifest digest wherever it is found, so a distribution that merely claims the name
+``sentences-bbc`` cannot stand in for it; any other pack from a distribution is pinned to the digest
+its wheel carries. Packs from ``EDGEDP_PACKS`` and explicit paths are pinned only by
+``expected_digest``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeAlias, overload
+
+from edgedp.errors import AssetError
+from edgedp.packs.manifest import MANIFEST_NAME, Manifest, read_manifest
+
+if TYPE_CHECKING:  # the loaders are imported per kind: a words program never loads onnxruntime
+    from edgedp.adept.pack import AutoencoderPack
+    from edgedp.documents.pack import SentencePack
+    from edgedp.words.pack import WordPack
+
+DEFAULT_WORD_PACK = "words-small"
+DEFAULT_SENTENCE_PACK = "sentences-bbc"
+DEFAULT_AUTOENCODER_PACK = "adept-bbc"
+#: SHA-256 of the manifest of every bundled pack. The manifest lists the SHA-256 of every file, so
+#: this pins the whole pack: a bundled pack rewritten consistently (files and manifest) still fails.
+#: Rebuilding a bundled pack means updating its pin (tests/packs/test_packs.py checks they agree).
+BUNDLED_MANIFEST_SHA256 = {
+    "words-small": "0a2d6ac608d494798995134c7c35213e6196b0e2f89b487e711031e4700c329f",
+    "sentences-bbc": "549f1812fa8d52c1313c5dde8df98fe4d2d114575be5e9516c2d487ebb4dbcba",
+    "adept-bbc": "121e99f35570fda5e8d4feeec6d05ad69e29191041ce61065031e4af87549819",
+}
+
+
+#: Entry-point group of pack distributions (``edgedp-export wheel``).
+ENTRY_POINT_GROUP = "edgedp.packs"
+#: Distribution name of the pack ``name`` built by ``edgedp-export wheel``.
+DISTRIBUTION_PREFIX = "edgedp-pack-"
+
+PackKind: TypeAlias = Literal["words", "sentences", "autoencoder"]
+PackRef: TypeAlias = str | os.PathLike[str]
+AnyPack: TypeAlias = "WordPack | SentencePack | AutoencoderPack"
+#: kind -> (module, loader function), imported on first use of that kind.
+_LOADERS: dict[str, tuple[str, str]] = {
+    "words": ("edgedp.words.pack", "load_word_pack"),
+    "sentences": ("edgedp.documents.pack", "load_sentence_pack"),
+    "autoencoder": ("edgedp.adept.pack", "load_autoencoder_pack"),
+}
+
+
+class Pack(Protocol):
+    """What every loaded pack offers (``WordPack``, ``SentencePack``, ...)."""
+
+    name: str
+    path: Path
+    manifest: Manifest
+
+    @property
+    def kind(self) -> str: ...
+
+    def describe(self) -> dict[str, Any]: ...
+
+
+def bundled_packs_dir() -> Path:
+    """The directory of the packs shipped with edgedp (wheel first, then a source checkout)."""
+    package_dir = Path(__file__).resolve().parent.parent  # edgedp/, beside edgedp/packs/
+    for candidate in (package_dir / "assets", package_dir.parent / "assets"):
+        if candidate.is_dir():
+            return candidate
+    raise AssetError(
+        "the bundled asset packs are missing from this installation; reinstall edgedp "
+        "(pip install --force-reinstall edgedp)"
+    )
+
+
+def search_dirs() -> list[Path]:
+    """Directories searched for packs by name: the bundled ones, then ``EDGEDP_PACKS``."""
+    extra = [Path(item) for item in os.environ.get("EDGEDP_PACKS", "").split(os.pathsep) if item]
+    return [bundled_packs_dir(), *extra]
+
+
+@dataclass(frozen=True, slots=True)
+class PackEntry:
+    """A pack found on disk (not loaded). ``origin``: ``bundled``, ``distribution NAME`` or
+    ``EDGEDP_PACKS``; ``pin``: the manifest SHA-256 it must have, if any."""
+
+    name: str
+    path: Path
+    kind: str
+    origin: str = "bundled"
+    pin: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class _Installed:
+    """A pack registered by an installed distribution (entry point group ``edgedp.packs``)."""
+
+    name: str
+    distribution: str
+    path: Path
+    digest: str
+
+
+def installed_packs() -> dict[str, _Installed]:
+    """Packs of installed distributions, by pack name (the entry point's name).
+
+    Loading an entry point imports the pack's module (a directory function and a digest, nothing
+    else). A broken registration raises :class:`AssetError` naming the distribution.
+    """
+    from importlib.metadata import entry_points
+
+    found: dict[str, _Installed] = {}
+    for entry in entry_points(group=ENTRY_POINT_GROUP):
+        distribution = entry.dist.name if entry.dist is not None else entry.value
+        try:
+            directory = Path(entry.load()())
+            digest = importlib.import_module(entry.module).MANIFEST_SHA256
+        except Exception as error:
+            raise AssetError(
+                f"the installed pack distribution {distribution} is broken ({error}); reinstall it"
+            ) from None
+        if not isinstance(digest, str) or len(digest) != 64:
+            raise AssetError(f"pack distribution {distribution} carries no valid MANIFEST_SHA256")
+        found.setdefault(entry.name, _Installed(entry.name, distribution, directory, digest))
+    return found
+
+
+def list_packs() -> list[PackEntry]:
+    """Every pack found: bundled, installed distributions, ``EDGEDP_PACKS`` (manifests are read,
+    files are not hashed)."""
+    entries = _directory_entries(bundled_packs_dir(), "bundled")
+    for name, installed in sorted(installed_packs().items()):
+        if (installed.path / MANIFEST_NAME).is_file():
+            manifest = read_manifest(installed.path)
+            origin = f"distribution {installed.distribution}"
+            entries.append(
+                PackEntry(name, installed.path, manifest.kind, origin, _pin(name, installed))
+            )
+    for directory in search_dirs()[1:]:
+        entries.extend(_directory_entries(directory, "EDGEDP_PACKS"))
+    return entries
+
+
+def _directory_entries(directory: Path, origin: str) -> list[PackEntry]:
+    if not directory.is_dir():
+        return []
+    entries = []
+    for child in sorted(directory.iterdir()):
+        if (child / MANIFEST_NAME).is_file():
+            manifest = read_manifest(child)
+            pin = BUNDLED_MANIFEST_SHA256.get(child.name) if origin == "bundled" else None
+            entries.append(PackEntry(manifest.name, child, manifest.kind, origin, pin))
+    return entries
+
+
+def _pin(name: str, installed: _Installed) -> str:
+    """The digest an installed pack must have: this edgedp's own pin for a name it knows."""
+    known = BUNDLED_MANIFEST_SHA256.get(name)
+    if known is not None and installed.digest != known:
+        raise AssetError(
+            f"the installed distribution {installed.distribution} provides pack {name} with "
+            f"manifest SHA-256 {installed.digest}, but this edgedp pins {name} to {known}; "
+            f"install the {name} distribution built for this edgedp"
+        )
+    return installed.digest
+
+
+def install_hint(name: str) -> str:
+    """How to get the pack ``name``: the exact commands (pack wheels are built from a checkout)."""
+    module = "edgedp_pack_" + name.replace("-", "_")
+    return (
+        f"install its distribution: from a source checkout of edgedp run "
+        f"`edgedp-export wheel assets/{name} --out dist && pip install "
+        f"dist/{module}-*.whl` (or pip install {DISTRIBUTION_PREFIX}{name} from your "
+        "package index), or point EDGEDP_PACKS at a directory that holds it"
+    )
+
+
+def resolve_pack_path(path: str | os.PathLike[str] | None) -> Path:
+    """The directory of a pack given by path, by name, or the default (``None``).
+
+    A bare name (a string without a path separator) is looked up in the bundled packs, then the
+    installed pack distributions, then ``EDGEDP_PACKS``, and only then as a directory under the
+    current one: a folder that happens to be called ``words-small`` where the program runs must
+    never stand in for the pinned bundled pack. ``None`` is always the bundled default.
+    """
+    return _locate(path)[0]
+
+
+def _locate(path: str | os.PathLike[str] | None) -> tuple[Path, str | None]:
+    """(directory, pin) of a pack reference; the pin is None for unpinned locations."""
+    if path is None:
+        return bundled_packs_dir() / DEFAULT_WORD_PACK, BUNDLED_MANIFEST_SHA256[DEFAULT_WORD_PACK]
+    if (
+        isinstance(path, str)
+        and os.sep not in path
+        and (os.altsep is None or os.altsep not in path)
+    ):
+        bundled = bundled_packs_dir() / path
+        if bundled.is_dir():
+            return bundled, _bundled_pin(bundled)
+        installed = installed_packs().get(path)
+        if installed is not None:
+            return installed.path, _pin(path, installed)
+        for directory in search_dirs()[1:]:
+            if (directory / path).is_dir():
+                return directory / path, None
+    candidate = Path(path)
+    if candidate.is_dir():
+        return candidate, _bundled_pin(candidate)
+    try:
+        known = ", ".join(entry.name for entry in list_packs()) or "none"
+    except AssetError as error:
+        known = f"unknown, a pack is unreadable: {error}"
+    hint = (
+        install_hint(str(path))
+        if str(path) in BUNDLED_MANIFEST_SHA256
+        else "build one with edgedp-export"
+    )
+    raise AssetError(
+        f"no pack at {str(path)!r}: not a directory and not a known pack name (known: {known}); "
+        f"{hint}"
+    )
+
+
+def _bundled_pin(directory: Path) -> str | None:
+    bundled = bundled_packs_dir().resolve()
+    if directory.resolve().parent != bundled:
+        return None
+    if directory.name not in BUNDLED_MANIFEST_SHA256:
+        raise AssetError(
+            f"bundled pack {directory.name} has no pin in this edgedp; reinstall edgedp"
+        )
+    return BUNDLED_MANIFEST_SHA256[directory.name]
+
+
+@overload
+def load_pack(
+    path: None = None,
+    *,
+    kind: Literal["words"] | None = None,
+    verify: bool = True,
+    expected_digest: str | None = None,
+) -> WordPack: ...
+@overload
+def load_pack(
+    path: PackRef,
+    *,
+    kind: Literal["words"],
+    verify: bool = True,
+    expected_digest: str | None = None,
+) -> WordPack: ...
+@overload
+def load_pack(
+    path: PackRef,
+    *,
+    kind: Literal["sentences"],
+    verify: bool = True,
+    expected_digest: str | None = None,
+) -> SentencePack: ...
+@overload
+def load_pack(
+    path: PackRef,
+    *,
+    kind: Literal["autoencoder"],
+    verify: bool = True,
+    expected_digest: str | None = None,
+) -> AutoencoderPack: ...
+@overload
+def load_pack(
+    path: PackRef, *, kind: None = None, verify: bool = True, expected_digest: str | None = None
+) -> AnyPack: ...
+def load_pack(
+    path: PackRef | None = None,
+    *,
+    kind: PackKind | None = None,
+    verify: bool = True,
+    expected_digest: str | None = None,
+) -> AnyPack:
+    """Load an asset pack, verifying it first.
+
+    ``path`` is a pack directory, the name of a bundled pack, or ``None`` for the default word pack.
+    ``kind`` (``"words"``, ``"sentences"``, ``"autoencoder"``) requires a pack of that kind (an
+    :class:`AssetError` otherwise) and tells type checkers what is returned. With ``verify=True``
+    (the default) every file's SHA-256 is checked; ``verify=False`` checks sizes only and is meant
+    for packs on storage you control. ``expected_digest`` pins the SHA-256 of the pack's manifest
+    (and so of every file); bundled packs are always pinned. Raises :class:`AssetError` on any
+    problem.
+    """
+    directory, location_pin = _locate(path)
+    manifest = read_manifest(directory)
+    if kind is not None and manifest.kind != kind:
+        raise AssetError(
+            f"pack {manifest.name} ({directory}) is a {manifest.kind} pack; this needs a {kind} "
+            "pack"
+        )
+    pin = expected_digest or location_pin
+    if pin is not None and manifest.digest != pin:
+        raise AssetError(
+            f"pack {directory}: manifest SHA-256 {manifest.digest} is not the expected {pin} "
+            "(a different or modified pack); reinstall edgedp or the pack's distribution"
+        )
+    manifest.verify(checksums=verify)
+    module, loader = _LOADERS[manifest.kind]
+    load: Any = getattr(importlib.import_module(module), loader)
+    return load(manifest)  # type: ignore[no-any-return]

@@ -1,0 +1,191 @@
+"""The native libraries edgedp drives (FAISS, onnxruntime): thread count, sessions, lazy creation.
+
+* :func:`set_num_threads` sets the thread count of FAISS searches and of onnxruntime sessions created
+  afterwards (FAISS keeps one process-wide OpenMP setting, so this affects the whole process).
+* :func:`open_session` opens an onnxruntime session for a pack model, checked: a model whose input
+  and output names are not the ones the runtime feeds (a file swapped for another) is refused with
+  :class:`~edgedp.errors.AssetError` before it runs. onnxruntime is imported here only, on first use,
+  so ``import edgedp`` and the word mechanisms never load it.
+* :func:`import_onnxruntime` imports onnxruntime with its telemetry off (no file left in
+  ``$TMPDIR`` or ``$HOME``; :mod:`edgedp.packs.native_environment`).
+* Thread policy, never slower than one thread: :func:`search_threads` runs small FAISS searches on
+  one thread; :func:`session_threads` gives onnxruntime sessions one thread unless a count was set.
+* :class:`Lazy` builds a value (a session, an index) on first use, once, thread-safely: the one
+  lazy-cache helper of the package.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Generic, TypeVar
+
+from edgedp.errors import AssetError, DependencyError
+from edgedp.packs.manifest import REBUILD_HINT
+from edgedp.packs.native_environment import configure as configure_environment
+from edgedp.privacy.validation import check_positive_int
+
+#: (input names, output names) of a model, in graph order.
+GraphIO = tuple[tuple[str, ...], tuple[str, ...]]
+T = TypeVar("T")
+
+_threads: int | None = None
+
+
+def set_num_threads(count: int) -> None:
+    """Use ``count`` threads in FAISS searches and in onnxruntime sessions created afterwards."""
+    import faiss
+
+    global _threads
+    _threads = check_positive_int(count, "threads")
+    faiss.omp_set_num_threads(_threads)
+
+
+def get_num_threads() -> int | None:
+    """The count set with :func:`set_num_threads`, or ``None`` for the libraries' defaults."""
+    return _threads
+
+
+class Lazy(Generic[T]):
+    """A value built by ``factory`` on first :meth:`get`, exactly once, shared by all threads."""
+
+    __slots__ = ("_factory", "_lock", "_value")
+
+    def __init__(self, factory: Callable[[], T]) -> None:
+        self._factory = factory
+        self._value: T | None = None
+        self._lock = threading.Lock()
+
+    def get(self) -> T:
+        value = self._value
+        if value is None:
+            with self._lock:
+                if self._value is None:
+                    self._value = self._factory()
+                value = self._value
+        return value
+
+
+def open_session(
+    model: Path | bytes,
+    *,
+    io: GraphIO,
+    threads: int | None,
+    name: str | None = None,
+    fold_constants: bool = True,
+) -> Any:
+    """An onnxruntime CPU session for ``model`` (a path, or the verified bytes of a pack file,
+    shown as ``name`` in messages) whose graph has exactly the names ``io``.
+
+    ``fold_constants=False`` keeps int8-stored weights int8 in memory: constant folding would
+    dequantize every weight to float32 at load (the MiniLM encoder: 174 MB instead of 50 MB of
+    session memory) for about a fifth less time per batch. The values are the same either way
+    (DequantizeLinear computes the same float32 products at load or at run time).
+    """
+    onnxruntime = import_onnxruntime()
+    path = Path(name or "model.onnx") if isinstance(model, bytes) else model
+    options = onnxruntime.SessionOptions()
+    options.log_severity_level = 3
+    options.intra_op_num_threads = session_threads(threads)
+    options.inter_op_num_threads = 1
+    # no busy-waiting between ops: under load a spinning worker steals the core it waits for
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    try:
+        session = onnxruntime.InferenceSession(
+            model if isinstance(model, bytes) else str(model),
+            sess_options=options,
+            providers=["CPUExecutionProvider"],
+            disabled_optimizers=[] if fold_constants else ["ConstantFolding"],
+        )
+    except Exception as error:  # onnxruntime raises its own exception types
+        raise AssetError(
+            f"{path.name} is not a loadable ONNX model ({error}); {REBUILD_HINT}"
+        ) from None
+    names = (
+        tuple(item.name for item in session.get_inputs()),
+        tuple(item.name for item in session.get_outputs()),
+    )
+    if names != io:
+        raise AssetError(f"{path.name} has inputs/outputs {names}, expected {io}; {REBUILD_HINT}")
+    return session
+
+
+def lazy_session(
+    model: Path | bytes,
+    io: GraphIO,
+    threads: int | None = None,
+    *,
+    name: str | None = None,
+    fold_constants: bool = True,
+) -> Lazy[Any]:
+    """A session for ``model`` opened on first use, with ``threads`` or :func:`get_num_threads`."""
+    chosen = None if threads is None else check_positive_int(threads, "threads")
+    return Lazy(
+        lambda: open_session(
+            model,
+            io=io,
+            threads=chosen or get_num_threads(),
+            name=name,
+            fold_constants=fold_constants,
+        )
+    )
+
+
+# -- onnxruntime without telemetry ------------------------------------------------------------------
+
+
+def import_onnxruntime() -> Any:
+    """onnxruntime, imported with its telemetry off (see :mod:`edgedp.packs.native_environment`)."""
+    configure_environment()
+    try:
+        import onnxruntime
+    except ImportError:
+        raise DependencyError("this model needs onnxruntime: pip install onnxruntime") from None
+    disable = getattr(onnxruntime, "disable_telemetry_events", None)
+    if disable is not None:  # for a process that imported onnxruntime before edgedp
+        disable()
+    return onnxruntime
+
+
+# -- thread policy: never slower than one thread ----------------------------------------------------
+
+#: Queries per FAISS search below which the search runs on one thread. A small search is too little
+#: work to share: on an idle 2-core machine two threads gain nothing below this size, and on a
+#: loaded one a descheduled OpenMP thread makes every parallel region wait for it (issue 14 sec. 6,
+#: bench/performance/latency.py: one word per call went from 70 us on 1 thread to 34.8 ms on 2 at load 4).
+SERIAL_SEARCH_QUERIES = 512
+
+
+@contextmanager
+def search_threads(queries: int) -> Iterator[None]:
+    """Run the FAISS search of ``queries`` queries inside this block on one thread if it is small.
+
+    OpenMP's thread count is a per-thread setting (the ICV of the calling thread), so this changes
+    nothing for searches made concurrently from other Python threads, and it is restored on exit.
+    """
+    if queries >= SERIAL_SEARCH_QUERIES:
+        yield
+        return
+    import faiss
+
+    previous = faiss.omp_get_max_threads()
+    if previous == 1:
+        yield
+        return
+    faiss.omp_set_num_threads(1)
+    try:
+        yield
+    finally:
+        faiss.omp_set_num_threads(previous)
+
+
+def session_threads(threads: int | None) -> int:
+    """intra-op threads of an onnxruntime session: ``threads`` if set, else one.
+
+    The DP paths run one sentence per session call (``independent=True``: a sentence's embedding
+    must not depend on its batch), too little work for two threads to pay, and onnxruntime's
+    default (all cores, spinning) is the pathology of :func:`search_threads` again under load.
+    """
+    return 1 if threads is None else threads

@@ -1,0 +1,100 @@
+"""What a mechanism promises, as data: :class:`Guarantee`, and one release's cost, :class:`DpEvent`.
+
+Every mechanism returns its :class:`Guarantee` from ``guarantee()``: what one *unit* of input is (a
+word, a sentence, a document), the neighbouring relation the promise is about, the metric when it is
+metric DP (epsilon * d(x, x') instead of epsilon), and epsilon and delta per unit. A release of n
+units is a :class:`DpEvent` (in the spirit of Google's dp_accounting ``DpEvent``): the ledger stores
+events, not bare numbers, so that totals are only ever added within one accounting unit and a tighter
+composition theorem can be applied to the stored events later.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from edgedp.errors import InputError
+from edgedp.privacy.validation import check_epsilon, check_positive_int
+
+#: What one unit of a release is, and so what one charge of epsilon counts.
+UNITS = ("word", "sentence", "document")
+#: Metrics of metric DP: epsilon * d(x, x'); ``None`` is plain DP over the neighbouring relation.
+METRICS = ("hamming", "euclidean", "mahalanobis")
+
+
+@dataclass(frozen=True, slots=True)
+class Guarantee:
+    """A privacy promise: for neighbouring inputs x, x' (``relation``) and every output set S,
+    Pr[M(x) in S] <= e^(epsilon * d(x, x')) Pr[M(x') in S] + delta, with d = 1 unless ``metric``.
+
+    ``protects`` says what is secret in words, ``unit`` what one charge counts (``"word"``,
+    ``"sentence"``, ``"document"``), ``metric`` the metric of metric DP and ``metric_unit`` its unit
+    (``"bit"`` for Hamming: epsilon is per differing bit).
+    """
+
+    protects: str
+    relation: str
+    unit: str
+    epsilon: float
+    delta: float = 0.0
+    metric: str | None = None
+    metric_unit: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.unit not in UNITS:
+            raise InputError(f"unit must be one of {', '.join(UNITS)}, got {self.unit!r}")
+        if self.metric is not None and self.metric not in METRICS:
+            raise InputError(f"metric must be one of {', '.join(METRICS)}, got {self.metric!r}")
+        check_epsilon(self.epsilon)
+        if not 0.0 <= self.delta < 1.0:
+            raise InputError(f"delta must be in [0, 1), got {self.delta!r}")
+
+    @property
+    def accounting_unit(self) -> str:
+        """The key under which a ledger adds up charges: unit and metric (``"word:hamming"``)."""
+        return f"{self.unit}:{self.metric or 'dp'}"
+
+    def statement(self) -> str:
+        """The promise in one sentence."""
+        bound = f"e^({self.epsilon:g} * d_{self.metric})" if self.metric else f"e^{self.epsilon:g}"
+        per = f" (epsilon per {self.metric_unit})" if self.metric_unit else ""
+        delta = f" + {self.delta:g}" if self.delta else ""
+        return (
+            f"Protects {self.protects}. Neighbouring inputs: {self.relation}. Between them, every "
+            f"output's probability changes by at most a factor {bound}{delta}{per}. Charged per "
+            f"{self.unit}."
+        )
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready fields, with the accounting unit and the statement."""
+        return {
+            **asdict(self),
+            "accounting_unit": self.accounting_unit,
+            "statement": self.statement(),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class DpEvent:
+    """One release: ``count`` units released by ``mechanism`` under ``guarantee``.
+
+    Under basic sequential composition it costs ``count * epsilon`` (and ``count * delta``) in the
+    guarantee's accounting unit.
+    """
+
+    mechanism: str
+    guarantee: Guarantee
+    count: int
+
+    def __post_init__(self) -> None:
+        check_positive_int(self.count, "count", minimum=0)
+
+    @property
+    def epsilon(self) -> float:
+        """Total epsilon of the event under basic composition."""
+        return self.guarantee.epsilon * self.count
+
+    @property
+    def delta(self) -> float:
+        """Total delta of the event under basic composition."""
+        return self.guarantee.delta * self.count

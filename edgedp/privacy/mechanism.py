@@ -1,0 +1,81 @@
+"""The one base class of every mechanism: pack checking, randomness, privacy status, guarantee.
+
+A mechanism is built as ``Mechanism(pack, *, epsilon=..., rng=None, ...)`` with keyword-only
+privacy arguments validated at construction (:mod:`edgedp.privacy.validation`). The base class
+
+* checks that ``pack`` is a loaded pack of the kind the mechanism needs (:attr:`pack_type`);
+* resolves ``rng`` through :func:`edgedp.privacy.randomness.resolve_rng` (``None``: OS entropy, private; an
+  int: a seeded, loudly NOT private source for tests);
+* says whether the output is private (:attr:`is_private`: a private mechanism *and* OS entropy);
+* turns :meth:`parameters` into ``repr`` and lets workers rebuild the mechanism on another process;
+* turns :meth:`guarantee` and :meth:`units` into the :class:`~edgedp.privacy.guarantee.DpEvent` that a
+  ledger charges before a release (:meth:`privacy_cost`).
+
+Subclasses define :attr:`name` (the CLI's ``--mechanism``), :attr:`pack_type`, :meth:`guarantee`,
+:meth:`units` and their release methods (word mechanisms: ``privatize``; document mechanisms:
+``embed``).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from typing import Any, ClassVar, Generic, TypeVar
+
+from edgedp.errors import InputError
+from edgedp.privacy.guarantee import DpEvent, Guarantee
+from edgedp.privacy.randomness import RandomSource, resolve_rng
+
+PackT = TypeVar("PackT")
+
+
+class Mechanism(ABC, Generic[PackT]):
+    """Base class of every edgedp mechanism (see the module docstring)."""
+
+    #: Name used by the CLI's ``--mechanism`` switch.
+    name: ClassVar[str]
+    #: The pack class this mechanism reads, and how to get one (for the error message).
+    pack_type: ClassVar[type]
+    pack_hint: ClassVar[str] = "edgedp.load_pack()"
+    #: Whether the algorithm is differentially private at all: False only for the comparison
+    #: baselines (:class:`edgedp.NonPrivateMean`). A DP algorithm run from a seed is still not
+    #: private in practice: :attr:`is_private` combines both.
+    differentially_private: ClassVar[bool] = True
+
+    def __init__(self, pack: PackT, *, rng: RandomSource | int | None = None) -> None:
+        if not isinstance(pack, self.pack_type):
+            raise InputError(
+                f"{type(self).__name__} needs a {self.pack_type.__name__} "
+                f"({self.pack_hint}), got {type(pack).__name__}"
+            )
+        self.pack: PackT = pack
+        self.rng = resolve_rng(rng)
+
+    @property
+    def is_private(self) -> bool:
+        """False when the output is not DP: a non-private mechanism, or a seeded source."""
+        return self.differentially_private and self.rng.is_private
+
+    def parameters(self) -> dict[str, object]:
+        """The keyword arguments that rebuild this mechanism on its pack (without ``rng``)."""
+        return {}
+
+    def __repr__(self) -> str:
+        pack_name = getattr(self.pack, "name", "?")
+        fields = "".join(f", {key}={value!r}" for key, value in self.parameters().items())
+        marker = "" if self.differentially_private else " [NOT PRIVATE]"
+        return f"{type(self).__name__}(pack={pack_name!r}{fields}, rng={self.rng!r}){marker}"
+
+    @abstractmethod
+    def guarantee(self) -> Guarantee:
+        """What this mechanism promises per unit (raises InputError for a non-private one)."""
+
+    @abstractmethod
+    def units(self, inputs: Sequence[Any]) -> int:
+        """How many units (words, sentences, documents) releasing ``inputs`` spends."""
+
+    def privacy_cost(self, inputs: Sequence[Any]) -> DpEvent:
+        """The event a ledger charges before ``inputs`` are released."""
+        if not self.differentially_private:
+            raise InputError(f"{type(self).__name__} is NOT private and cannot be budgeted")
+        return DpEvent(self.name, self.guarantee(), self.units(inputs))

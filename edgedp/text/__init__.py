@@ -1,0 +1,11 @@
+"""Text on its way in and out: segmentation, the identifier guard, sentence splitting.
+
+* :mod:`~edgedp.text.segmentation`: words, whitespace and the public pass-through punctuation as
+  slots, and reassembly (layout passes through, nothing else is copied).
+* :mod:`~edgedp.text.identifiers`: the identifier guard (e-mail, URLs, numbers, ... and the public
+  name list ``names.txt``), recognised as whole spans before word splitting.
+* :mod:`~edgedp.text.sentences`: sentence splitting for the sentence-level mechanisms (sentencex).
+
+Who may import it: the rooms and everything above them. It imports only :mod:`edgedp.errors` and
+:mod:`edgedp.privacy.validation`: pure functions of public rules, no packs, no randomness.
+"""

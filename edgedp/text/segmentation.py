@@ -1,0 +1,251 @@
+"""Splitting text into words and pass-through separators, and putting privatized text back together.
+
+The layout of the input (whitespace, line breaks, punctuation) is public: it passes through. Every
+other token is a *word slot*: whatever a mechanism puts there must be sampled from the public
+vocabulary, so no character of a private word can reach the output.
+
+* Splitting: split on Unicode whitespace (:data:`SPLITTING_WHITESPACE`) and around every character of
+  :data:`PASS_THROUGH_PUNCTUATION`, each of which passes through on its own; every other run of
+  characters is one word slot. This is exactly what splitting with the ``tokenizers``
+  pre-tokenizers (WhitespaceSplit, then isolated Punctuation) and merging adjacent word tokens into
+  one slot gave, which edgedp did until issue 17 (``tokenizers`` costs the word path ~3.4 MB of
+  resident memory): tests/text/test_text.py checks every code point, and the segmentation of random
+  texts, against ``tokenizers``.
+* Whitespace between tokens passes through if it is ASCII whitespace; any other whitespace character
+  (no-break space, ideographic space, ...) is written as a plain space, because unusual whitespace
+  can identify a keyboard or a device.
+* Words are looked up after NFKC normalization and lower-casing (GloVe 6B is lower-case).
+* Capitalization is not released: output words are vocabulary words (lower-case). ``casing="sentence"``
+  capitalizes the first word of the text and after ``.``, ``!`` or ``?``; it looks only at output that
+  is already released, so it is post-processing and costs no privacy.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+import unicodedata
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import TypeVar
+
+from edgedp.errors import InputError
+from edgedp.privacy.validation import check_choice
+from edgedp.text.identifiers import identifier_spans, public_names
+
+#: Single characters released unchanged: ASCII punctuation and common typographic punctuation.
+PASS_THROUGH_PUNCTUATION: frozenset[str] = frozenset(string.punctuation) | frozenset(
+    "\u201c\u201d\u2018\u2019\u2013\u2014\u2026\u00ab\u00bb\u00a1\u00bf\u00b7"
+)
+#: Whitespace released unchanged; other whitespace is released as a single space.
+PASS_THROUGH_WHITESPACE: frozenset[str] = frozenset(" \t\n\r\f\v")
+#: Largest text accepted in one call (characters); stream longer input (see the CLI).
+MAX_TEXT_CHARS = 10_000_000
+
+T = TypeVar("T")
+
+CASINGS = ("lower", "sentence")
+_SENTENCE_END = frozenset(".!?")
+_CLOSING = frozenset("\"')]\u201d\u2019\u00bb")
+
+
+#: Characters where the text splits, dropped from the words: Unicode's White_Space property, exactly
+#: the characters the ``tokenizers`` WhitespaceSplit pre-tokenizer splits at (tests/text/test_text.py
+#: checks every code point). Python's ``str.isspace`` differs (it also holds U+001C..U+001F).
+SPLITTING_WHITESPACE: frozenset[str] = frozenset(
+    "\t\n\v\f\r \x85\xa0\u1680"
+    + "".join(map(chr, range(0x2000, 0x200B)))
+    + "\u2028\u2029\u202f\u205f\u3000"
+)
+
+
+def _character_class(chars: Iterable[str]) -> str:
+    return "".join(re.escape(char) for char in sorted(chars))
+
+
+#: A token: one pass-through punctuation character, or a run of characters that are neither that
+#: nor splitting whitespace (what lies between tokens is whitespace).
+_TOKEN = re.compile(
+    f"[{_character_class(PASS_THROUGH_PUNCTUATION)}]"
+    f"|[^{_character_class(SPLITTING_WHITESPACE | PASS_THROUGH_PUNCTUATION)}]+"
+)
+
+
+def normalize_word(token: str) -> str:
+    """The vocabulary lookup key of a token: NFKC normalization, then lower case."""
+    return unicodedata.normalize("NFKC", token).lower()
+
+
+def check_text(text: object, *, max_chars: int = MAX_TEXT_CHARS) -> str:
+    """Return ``text`` if it is a valid Unicode string of acceptable size, else raise InputError."""
+    if isinstance(text, bytes | bytearray):
+        raise InputError(
+            "text must be str, not bytes: decode it first (e.g. bytes.decode('utf-8'))"
+        )
+    if not isinstance(text, str):
+        raise InputError(f"text must be str, got {type(text).__name__}")
+    if len(text) > max_chars:
+        raise InputError(
+            f"text has {len(text):,} characters, more than the {max_chars:,} accepted in one call; "
+            "split it (privatize_batch or the CLI, which streams)"
+        )
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as error:
+        raise InputError(
+            f"text is not valid Unicode: lone surrogate at index {error.start}"
+        ) from None
+    return text
+
+
+@dataclass(frozen=True, slots=True)
+class Segmented:
+    """A text cut into released separators and word slots.
+
+    ``pieces`` holds the separators in order, with ``None`` at each word slot; ``words`` holds the
+    normalized lookup key of each slot, in order; ``protected`` the indices (into ``words``) of the
+    slots the identifier guard recognised (:mod:`edgedp.text.identifiers`): they must be released like
+    out-of-vocabulary tokens, never through a word mechanism.
+    """
+
+    pieces: tuple[str | None, ...]
+    words: tuple[str, ...]
+    protected: frozenset[int] = frozenset()
+
+
+def is_pass_through(token: str) -> bool:
+    """True if ``token`` is released unchanged (one character of the public punctuation set)."""
+    return len(token) == 1 and token in PASS_THROUGH_PUNCTUATION
+
+
+def _released_whitespace(gap: str) -> str:
+    return "".join(char if char in PASS_THROUGH_WHITESPACE else " " for char in gap)
+
+
+def _tokens(text: str, protect: frozenset[str]) -> Iterator[tuple[str, int, int, bool]]:
+    """(token, start, end, protected): :data:`_TOKEN` tokens, with identifier spans kept whole.
+
+    The splitting is local (whitespace, isolated punctuation), so tokenizing the gaps between
+    spans gives the same tokens as tokenizing the whole text.
+    """
+    spans = identifier_spans(text) if "identifiers" in protect else iter(())
+    position = 0
+    for span_start, span_end, _ in (*spans, (len(text), len(text), "")):
+        for match in _TOKEN.finditer(text, position, span_start):
+            yield match.group(), match.start(), match.end(), False
+        if span_end > span_start:
+            yield text[span_start:span_end], span_start, span_end, True
+        position = span_end
+
+
+def segment(text: str, protect: frozenset[str] = frozenset()) -> Segmented:
+    """Split ``text`` (already checked) into separators and word slots.
+
+    Adjacent non-separator tokens (e.g. a word and an identifier span) form one word slot, so two
+    replacement words are never written side by side without a separator.
+    ``protect`` (kinds of :mod:`edgedp.text.identifiers`) marks slots as protected: an identifier span is
+    one slot, and a slot merged with a protected span is protected.
+    """
+    return slots(text, _tokens(text, protect), protect)
+
+
+def slots(
+    text: str, tokens: Iterable[tuple[str, int, int, bool]], protect: frozenset[str]
+) -> Segmented:
+    """Separators and word slots from ``tokens`` (text, start, end, is an identifier span) in order:
+    adjacent non-separator tokens merge into one slot (see :func:`segment`)."""
+    pieces: list[str | None] = []
+    raw_words: list[str] = []
+    protected: set[int] = set()
+    position = 0
+    for token, start, end, guarded in tokens:
+        if start > position:
+            pieces.append(_released_whitespace(text[position:start]))
+        if not guarded and is_pass_through(token):
+            pieces.append(token)
+        elif pieces and pieces[-1] is None and start == position:
+            raw_words[-1] += text[start:end]
+        else:
+            pieces.append(None)
+            raw_words.append(text[start:end])
+        if guarded:
+            protected.add(len(raw_words) - 1)
+        position = end
+    if position < len(text):
+        pieces.append(_released_whitespace(text[position:]))
+    words = tuple(normalize_word(word) for word in raw_words)
+    if "names" in protect:
+        names = public_names()
+        protected.update(index for index, word in enumerate(words) if word in names)
+    return Segmented(tuple(pieces), words, frozenset(protected))
+
+
+@dataclass(slots=True)
+class SentenceState:
+    """Where ``casing="sentence"`` stands at the end of the text released so far.
+
+    One state carried across the pieces of a text that is released piece by piece (streaming)
+    capitalizes exactly as if the text had been released at once.
+    """
+
+    capitalize_next: bool = True
+    sentence_ended: bool = False
+
+
+def assemble(
+    segmented: Segmented,
+    replacements: list[str | None],
+    casing: str = "lower",
+    state: SentenceState | None = None,
+) -> str:
+    """Fill the word slots with ``replacements`` (``None`` drops the slot) and join the pieces.
+
+    ``state`` continues the sentence casing of text released before (it is updated); ``None``
+    starts a new text.
+    """
+    check_choice(casing, "casing", CASINGS)
+    if len(replacements) != len(segmented.words):
+        raise InputError(f"{len(replacements)} replacements for {len(segmented.words)} word slots")
+    state = SentenceState() if state is None else state
+    out: list[str] = []
+    fill = iter(replacements)
+    capitalize_next, sentence_ended = state.capitalize_next, state.sentence_ended
+    for piece in segmented.pieces:
+        if piece is None:
+            word = next(fill)
+            if word is None:
+                continue
+            if casing == "sentence" and capitalize_next:
+                word = word[:1].upper() + word[1:]
+            capitalize_next = sentence_ended = False
+            out.append(word)
+            continue
+        out.append(piece)
+        if piece in _SENTENCE_END:
+            sentence_ended, capitalize_next = True, False
+        elif piece.isspace():
+            capitalize_next = capitalize_next or sentence_ended
+        elif piece not in _CLOSING:
+            capitalize_next = sentence_ended = False
+    state.capitalize_next, state.sentence_ended = capitalize_next, sentence_ended
+    return "".join(out)
+
+
+def batches(
+    items: Iterable[T], *, limit: int, size: Callable[[T], int] = lambda _: 1
+) -> Iterator[list[T]]:
+    """Consecutive runs of ``items``, each closed as soon as its total ``size`` reaches ``limit``.
+
+    The one batcher of the streaming paths (words, ADePT lines, documents): memory stays bounded by
+    ``limit`` plus one item, and the order of the items is kept. The last batch may be smaller.
+    """
+    batch: list[T] = []
+    total = 0
+    for item in items:
+        batch.append(item)
+        total += size(item)
+        if total >= limit:
+            yield batch
+            batch, total = [], 0
+    if batch:
+        yield batch

@@ -1,0 +1,45 @@
+"""Word-level baseline and the NOT PRIVATE mean: what they release and how they are labelled."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import edgedp
+from edgedp.errors import InputError
+
+TEXT = "Jane Zorbulak was admitted on Monday. The doctor said she is doing well."
+
+
+def test_word_level_privatizes_then_embeds(sentence_pack, default_pack, seeded):
+    brr = edgedp.BRR(default_pack, epsilon=0.5, rng=seeded(0))
+    mechanism = edgedp.WordLevelEmbedding(sentence_pack, brr)
+    privatized = mechanism.privatized_sentences(TEXT)
+    assert privatized and "zorbulak" not in " ".join(privatized).lower()
+    encoded = sentence_pack.encoder.encode(privatized).mean(axis=0)
+    np.testing.assert_allclose(
+        edgedp.WordLevelEmbedding(
+            sentence_pack, edgedp.BRR(default_pack, epsilon=0.5, rng=seeded(0))
+        ).embed(TEXT),
+        encoded,
+        rtol=1e-5,
+        atol=1e-6,
+    )
+    assert mechanism.epsilon == 0.5 and not mechanism.is_private
+    with pytest.raises(InputError, match="word-level mechanism"):
+        edgedp.WordLevelEmbedding(sentence_pack, "brr")
+
+
+def test_non_private_mean_is_labelled(sentence_pack):
+    with pytest.warns(edgedp.NotPrivateWarning, match="NOT differentially private"):
+        mean = edgedp.NonPrivateMean(sentence_pack)
+    assert not mean.is_private and "NOT PRIVATE" in repr(mean)
+    sentences = edgedp.text.sentences.split_sentences(TEXT)
+    np.testing.assert_allclose(
+        mean.embed(TEXT), sentence_pack.encoder.encode(sentences).mean(axis=0), rtol=1e-5, atol=1e-6
+    )
+    assert np.array_equal(mean.embed(""), np.zeros(sentence_pack.dims, dtype=np.float32))
+    with pytest.warns(edgedp.NotPrivateWarning):
+        recoded = edgedp.NonPrivateMean(sentence_pack, space="recoded")
+    expected = sentence_pack.recoder.recode(sentence_pack.encoder.encode(sentences)).mean(axis=0)
+    np.testing.assert_allclose(recoded.embed(TEXT), expected, rtol=1e-5, atol=1e-6)

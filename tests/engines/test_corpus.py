@@ -1,0 +1,174 @@
+"""The engine-neutral corpus block: batches in, batches out, pinned packs, per-partition streams."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pytest
+from corpus_helpers import change_manifest, copy_default_pack
+
+import edgedp
+from edgedp.engines import corpus
+from edgedp.privacy.ledger import PrivacyLedger
+
+TEXTS = ["the cat sat on the mat", None, "Zorbulak was admitted on 12 March.", ""]
+
+
+def plan(**kwargs) -> corpus.CorpusJob:
+    return corpus.plan_privatize("text", "brr", **{"epsilon": 0.6, **kwargs})
+
+
+def seeded_plan(seed: int, **kwargs) -> corpus.CorpusJob:
+    with pytest.warns(edgedp.NotPrivateWarning):
+        return plan(seed=seed, **kwargs)
+
+
+def test_pandas_and_arrow_batches_keep_rows_nulls_and_other_columns():
+    job = plan(out_column="private")
+    frame = pd.DataFrame({"id": range(4), "text": TEXTS})
+    (out,) = corpus.privatize_batches([frame], job)
+    assert list(out.columns) == ["id", "text", "private"]
+    assert out["id"].tolist() == [0, 1, 2, 3] and out["text"].tolist()[0] == TEXTS[0]
+    private = out["private"].tolist()
+    assert private[1] is None and private[3] == ""
+    assert len(private[0].split()) == 6 and "zorbulak" not in private[2].lower()
+
+    batch = pa.RecordBatch.from_pydict({"id": list(range(4)), "text": TEXTS})
+    (arrow,) = corpus.privatize_batches([batch], plan())  # in place by default
+    assert arrow.schema.names == ["id", "text"]
+    assert arrow.column("text").null_count == 1
+    assert len(arrow.column("text").to_pylist()[0].split()) == 6
+
+
+def test_identity_epsilon_gives_the_mechanism_output():
+    job = plan(epsilon=50.0)  # flip probability 2**-64: the output is the input's words
+    (out,) = corpus.privatize_batches([pd.DataFrame({"text": TEXTS[:1]})], job)
+    assert out["text"].tolist() == ["the cat sat on the mat"]
+
+
+def test_options_reach_the_mechanism_and_bad_ones_fail_on_the_driver():
+    job = plan(oov="mask")
+    (out,) = corpus.privatize_batches([pd.DataFrame({"text": ["Zorbulak"]})], job)
+    assert out["text"].tolist() == ["[OOV]"]
+    with pytest.raises(edgedp.PrivacyParameterError):
+        plan(epsilon=-1.0)
+    with pytest.raises(edgedp.InputError):
+        plan(oov="keep")
+    with pytest.raises(edgedp.InputError):
+        corpus.plan_privatize("text", "deepcandidate", epsilon=1.0)
+
+
+def test_non_text_values_are_refused():
+    with pytest.raises(edgedp.InputError):
+        list(corpus.privatize_batches([pd.DataFrame({"text": [1, 2]})], plan()))
+
+
+def test_workers_draw_os_entropy_not_a_shipped_stream():
+    job = plan(epsilon=0.3)
+    assert job.seed is None and job.is_private
+    same = pd.DataFrame({"text": ["a b c d e f g h i j k l m n o p"] * 2})
+    first = next(corpus.privatize_batches([same], job, partition=0))["text"].tolist()
+    second = next(corpus.privatize_batches([same], job, partition=0))["text"].tolist()
+    assert len(set(first + second)) == 4  # the same partition twice: fresh noise each time
+
+
+def test_seeded_runs_warn_and_give_each_partition_its_own_child_seed():
+    job = seeded_plan(5, epsilon=0.3)
+    assert not job.is_private
+    same = pd.DataFrame({"text": ["a b c d e f g h i j k l m n o p"]})
+    outs = [next(corpus.privatize_batches([same], job, partition=p))["text"][0] for p in (0, 1, 0)]
+    assert outs[0] == outs[2] and outs[0] != outs[1]
+    with pytest.raises(edgedp.InputError):  # every partition would draw the same noise
+        list(corpus.privatize_batches([same], job))
+    children = np.random.SeedSequence(5).spawn(3)
+    assert (
+        corpus.partition_seed(job, 2).generate_state(4).tolist()
+        == children[2].generate_state(4).tolist()
+    )
+
+
+def test_a_worker_with_another_pack_fails_with_asset_error(tmp_path):
+    pack = copy_default_pack(tmp_path)
+    job = plan(pack=pack)
+    assert job.digest == corpus.pack_digest(pack)
+    change_manifest(pack)  # the driver pinned the old digest
+    with pytest.raises(edgedp.AssetError, match="expected"):
+        list(corpus.privatize_batches([pd.DataFrame({"text": ["hello"]})], job))
+
+
+def test_a_tampered_file_fails_with_asset_error(tmp_path):
+    pack = copy_default_pack(tmp_path / "a")
+    job = plan(pack=pack)
+    codes = pack / "codes.npy"
+    data = bytearray(codes.read_bytes())
+    data[-1] ^= 1
+    codes.write_bytes(bytes(data))
+    with pytest.raises(edgedp.AssetError):
+        list(corpus.privatize_batches([pd.DataFrame({"text": ["hello"]})], job))
+
+
+def test_expected_digest_pins_without_loading_on_the_driver(tmp_path):
+    job = plan(pack=copy_default_pack(tmp_path), expected_digest="0" * 64)
+    with pytest.raises(edgedp.AssetError):
+        list(corpus.privatize_batches([pd.DataFrame({"text": ["hello"]})], job))
+
+
+def test_ledger_records_one_charge_per_record_before_release(tmp_path):
+    path = tmp_path / "ledger.db"
+    job = plan(ledger=path, scope_column="user", cost_column="epsilon_spent")
+    frame = pd.DataFrame({"user": ["ann", "bob", "ann", "cy"], "text": TEXTS})
+    (out,) = corpus.privatize_batches([frame], job)
+    ledger = PrivacyLedger(path)
+    assert len(ledger.history("ann")) == 2 and len(ledger.history("bob")) == 0  # null: no charge
+    events = ledger.history("ann")  # one event per record: its word slots, BRR's unit
+    assert [event["count"] for event in events] == [6, 6]
+    assert {event["mechanism"] for event in events} == {"brr"}
+    assert ledger.spent("ann")[0] == pytest.approx(0.6 * (6 + 6))  # "12" is a word, "." is not
+    assert ledger.spent("cy") == (0.0, 0.0)
+    assert out["epsilon_spent"].tolist()[:1] == [pytest.approx(3.6)]
+    assert np.isnan(out["epsilon_spent"][1])
+
+    ledger.set_limit("ann", 10.0)
+    with pytest.raises(edgedp.BudgetError):
+        list(corpus.privatize_batches([frame], job))
+    assert len(ledger.history("ann")) == 2 and len(ledger.history("cy")) == 1  # all or nothing
+
+
+def test_ledger_needs_one_scope_kind():
+    with pytest.raises(edgedp.InputError):
+        plan(ledger="x.db")
+    with pytest.raises(edgedp.InputError):
+        plan(scope="user")
+
+
+def test_embed_batches_give_float32_lists_per_document(sentence_pack):
+    job = corpus.plan_embed("text", epsilon=10.0)
+    docs = ["The market rose. Shares gained. Investors cheered.", None]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        (out,) = corpus.privatize_batches([pd.DataFrame({"text": docs})], job)
+    first = out["embedding"][0]
+    assert first.dtype == np.float32 and first.shape == (sentence_pack.dims,)
+    # DeepCandidate releases a public candidate
+    assert (np.abs(np.asarray(sentence_pack.candidates) - first).sum(axis=1) == 0).any()
+    assert out["embedding"][1] is None
+    batch = pa.RecordBatch.from_pydict({"text": docs})
+    (arrow,) = corpus.privatize_batches([batch], job)
+    assert arrow.schema.field("embedding").type == pa.list_(pa.float32())
+
+
+def test_the_runtime_and_the_block_import_no_engine():
+    script = (
+        "import sys, edgedp, edgedp.engines.corpus; "
+        "print(sorted({m.split('.')[0] for m in sys.modules} & "
+        "{'pyspark', 'dask', 'distributed', 'pandas', 'pyarrow'}))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert result.stdout.strip() == "[]"

@@ -1,0 +1,243 @@
+"""explain and tune: their estimates against exact values, their generic reach, and the CLI."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pytest
+
+import edgedp
+from edgedp.errors import InputError
+from edgedp.evaluation.explain import (
+    distances_from,
+    explain,
+    measure,
+    public_word_set,
+    rebuild,
+    zipf_prior,
+)
+from edgedp.evaluation.tune import keep_warning, tune
+from edgedp.words.mechanism import WordMechanism
+
+
+class KaryRR(WordMechanism):
+    """k-ary randomized response over the vocabulary: a mechanism these modules never saw.
+
+    Keeps the word with probability p = e^eps / (e^eps + V - 1), else a uniform other word: every
+    statistic has a closed form.
+    """
+
+    name = "k-rr"
+
+    def keep_probability(self) -> float:
+        size = len(self.pack.vocabulary)
+        return 1.0 / (1.0 + (size - 1) * math.exp(-self.epsilon))
+
+    def _release(self, word_ids: np.ndarray) -> np.ndarray:
+        size = len(self.pack.vocabulary)
+        keep = self.rng.uniform(len(word_ids)) < self.keep_probability()
+        other = self.rng.integers(size - 1, len(word_ids))
+        other = other + (other >= word_ids)
+        return np.where(keep, word_ids, other).astype(np.int64)
+
+
+class Copy(KaryRR):
+    """The broken variant: releases its input."""
+
+    def _release(self, word_ids: np.ndarray) -> np.ndarray:
+        return word_ids.copy()
+
+
+def exact_error(p: float, size: int, words: int) -> float:
+    """E_M of k-ary RR on ``words`` inputs (uniform prior) over ``size`` outputs."""
+    q = (1 - p) / (size - 1)
+    inside = (p**2 + (words - 1) * q**2) / (p + (words - 1) * q)  # per output in the word set
+    return 1 - inside - (size - words) * q / words  # outputs outside it: pi * q each
+
+
+def test_zipf_weights_are_exact_on_the_whole_vocabulary(tiny_pack):
+    ids = public_word_set(tiny_pack, 64)
+    assert len(ids) == 64
+    expected = 1 / (ids + 1.0)
+    np.testing.assert_allclose(zipf_prior(tiny_pack, ids), expected / expected.sum())
+    some = public_word_set(tiny_pack, 10)
+    assert zipf_prior(tiny_pack, some).sum() == pytest.approx(1.0)
+    assert zipf_prior(tiny_pack, some)[0] > zipf_prior(tiny_pack, some)[-1]
+
+
+@pytest.mark.parametrize("epsilon", [2.0, 4.0, 6.0])
+def test_kept_and_inference_error_match_closed_forms(tiny_pack, seeded, epsilon):
+    mechanism = KaryRR(tiny_pack, epsilon=epsilon, rng=seeded(int(epsilon)))
+    words = public_word_set(tiny_pack, 64)
+    stats = measure(mechanism, words, 200, rng=seeded(1))
+    p = mechanism.keep_probability()
+    for key in ("kept", "kept_uniform"):  # within the 99.9 % interval (95 % ones widened)
+        half = (stats[key].high - stats[key].low) / 2 * 3.29 / 1.96
+        assert abs(stats[key].value - p) <= half, (key, stats[key], p)
+    error = exact_error(p, 64, 64)
+    assert stats["error_uniform"].low - 0.01 <= error <= stats["error_uniform"].high + 0.01
+
+
+def test_a_copying_mechanism_is_exposed(tiny_pack):
+    stats = measure(Copy(tiny_pack, epsilon=1.0), public_word_set(tiny_pack, 64), 20)
+    assert stats["kept"].value == pytest.approx(1.0)
+    assert stats["error_uniform"].value == 0.0
+    assert stats["distinct"].value == 1.0
+
+
+def test_tune_recovers_the_closed_form_epsilon(tiny_pack):
+    # k-ary RR keeps half of the words at epsilon = ln(V - 1): tune must find it from samples
+    result = tune(KaryRR(tiny_pack, epsilon=1.0), keep=0.5, samples=200)
+    assert result.estimate is not None
+    assert result.estimate.low <= 0.5 <= result.estimate.high
+    assert result.epsilon == pytest.approx(math.log(63), rel=0.1)
+    high = tune(KaryRR(tiny_pack, epsilon=1.0), keep=0.9, samples=200)
+    assert high.epsilon > result.epsilon  # monotone in the target
+
+
+def test_tune_inference_error_and_loss_bound(default_pack):
+    brr = edgedp.BRR(default_pack, epsilon=0.5)
+    bound = tune(brr, loss_bound=40.0)
+    average = default_pack.calibration["hamming"]["average"]
+    assert bound.epsilon * average == pytest.approx(40.0)
+    assert tune(brr, loss_bound=40.0, aggregate="max").epsilon < bound.epsilon
+    result = tune(brr, inference_error=0.8, words=60, samples=10)
+    assert result.estimate is not None and result.estimate.low <= 0.8 <= result.estimate.high
+    with pytest.raises(InputError):
+        tune(brr, keep=0.5, loss_bound=1.0)
+    with pytest.raises(edgedp.PrivacyParameterError):
+        tune(brr, keep=1.5)
+
+
+def test_tune_chooses_vickrey_t_by_algorithm_2(default_pack):
+    vickrey = edgedp.Vickrey(default_pack, epsilon=0.5, t=0.5, space="hamming")
+    result = tune(vickrey, keep=0.5, words=40, samples=10, choose_t=True)
+    assert result.t is not None and 0.0 <= result.t <= 1.0
+    assert result.parameters["t"] == result.t
+    with pytest.raises(InputError):
+        tune(edgedp.BRR(default_pack, epsilon=0.5), keep=0.5, choose_t=True)
+
+
+def test_explain_bounds_each_word_of_a_text(default_pack):
+    brr = edgedp.BRR(default_pack, epsilon=0.5)
+    result = explain(brr, text="the cat zorbulak mailed jane@example.com", words=30, samples=5)
+    assert [slot.released_by for slot in result.text] == [
+        "mechanism",
+        "mechanism",
+        "oov",
+        "mechanism",
+        "protected",
+    ]
+    cat = default_pack.vocabulary.ids(["cat"])[0]
+    distances = distances_from(default_pack, "hamming", [cat])[0]
+    codes = np.unpackbits(np.asarray(default_pack.codes[[cat, 0, 5000]]), axis=1).astype(int)
+    assert distances[0] == np.abs(codes[0] - codes[1]).sum()
+    assert distances[5000] == np.abs(codes[0] - codes[2]).sum()
+    slot = result.text[1]
+    assert slot.farthest == pytest.approx(0.5 * distances.max())
+    assert slot.nearest == pytest.approx(0.5 * np.delete(distances, cat).min())
+    assert result.text_totals["farthest"] == pytest.approx(sum(s.farthest for s in result.text))
+    average = default_pack.calibration["hamming"]["average"]
+    assert result.loss_bound["average"] == pytest.approx(0.5 * average)
+    assert "per bit" in result.guarantee or "Hamming" in result.guarantee
+    assert len(result.rewrites) == 3
+    document = json.loads(json.dumps(result.as_dict(), default=str))
+    assert document["kept"]["samples"] == 5 and document["kept"]["words"] == 30
+
+
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda p: edgedp.Madlib(p, epsilon=20.0),
+        lambda p: edgedp.Mahalanobis(p, epsilon=20.0, lam=0.3),
+        lambda p: edgedp.Vickrey(p, epsilon=20.0, t=0.3),
+        lambda p: edgedp.Vickrey(p, epsilon=2.0, t=0.3, space="hamming"),
+        lambda p: edgedp.GeneralizedVickrey(p, epsilon=20.0, weights=[0, 1]),
+    ],
+)
+def test_explain_and_tune_on_a_float_pack(euclid_pack, build):
+    mechanism = build(euclid_pack)
+    result = explain(mechanism, text="waa0 wab0", words=50, samples=10)
+    assert result.metric in ("euclidean", "mahalanobis", "hamming")
+    assert 0.0 <= result.kept.value <= 1.0
+    assert result.text[0].farthest > result.text[0].nearest >= 0  # equal codes: 0
+    tuned = tune(mechanism, keep=0.5, words=50, samples=20)
+    assert tuned.estimate is not None
+    assert abs(tuned.estimate.value - 0.5) < 0.15
+
+
+def test_rebuild_keeps_the_other_parameters(default_pack):
+    vickrey = edgedp.Vickrey(default_pack, epsilon=0.5, t=0.3, space="hamming", protect=())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", edgedp.NotPrivateWarning)
+        other = rebuild(vickrey, 1, epsilon=0.7)
+    assert (other.epsilon, other.t, other.space_name, other.protect) == (0.7, 0.3, "hamming", set())
+
+
+def test_keep_warning_at_the_extremes(default_pack):
+    assert "unrelated" in keep_warning(edgedp.BRR(default_pack, epsilon=0.2))
+    assert "copy" in keep_warning(edgedp.BRR(default_pack, epsilon=1.5))
+    assert keep_warning(edgedp.BRR(default_pack, epsilon=0.6)) is None
+
+
+def run(*args: str, stdin: str = ""):
+    return subprocess.run(
+        [sys.executable, "-m", "edgedp.cli", *args],
+        input=stdin.encode(),
+        capture_output=True,
+        timeout=300,
+    )
+
+
+def test_cli_explain_and_tune(euclid_pack):
+    done = run("explain", "--epsilon", "0.6", "--words", "20", "--samples", "4", "--json")
+    assert done.returncode == 0, done.stderr
+    document = json.loads(done.stdout)
+    assert document["metric"] == "hamming" and len(document["rewrites"]) == 3
+    done = run("explain", "--epsilon", "0.6", "--words", "20", "--samples", "4", "--text", "hi")
+    assert done.returncode == 0 and b"Bayesian adversary" in done.stdout
+    done = run("tune", "--loss-bound", "40", "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["epsilon"] == pytest.approx(
+        40 / edgedp.load_pack().calibration["hamming"]["average"]
+    )
+    done = run(
+        "tune",
+        "--mechanism",
+        "madlib",
+        "--pack",
+        str(euclid_pack.path),
+        "--keep",
+        "0.5",
+        "--words",
+        "40",
+    )
+    assert done.returncode == 0, done.stderr
+    assert b"epsilon =" in done.stdout
+    done = run("tune", "--keep", "0.5", "--choose-t")
+    assert done.returncode == 1 and b"vickrey" in done.stderr
+
+
+def test_cli_privatize_warns_and_protects():
+    done = run("privatize", "--epsilon", "0.2", stdin="hello world\n")
+    assert done.returncode == 0 and b"unrelated words" in done.stderr
+    done = run("privatize", "--epsilon", "0.6", stdin="hello world\n")
+    assert done.returncode == 0 and b"warning" not in done.stderr
+    text = "mail jane.doe@example.com now\n"
+    done = run("privatize", "--epsilon", "50", "--oov", "mask", stdin=text)
+    assert done.stdout == b"mail [OOV] now\n"
+    done = run("privatize", "--epsilon", "50", "--oov", "mask", "--protect", "none", stdin=text)
+    assert done.stdout == text.encode()  # the broken default: the identifier is copied
+    done = run("privatize", "--epsilon", "1", "--protect", "phones", stdin=text)
+    assert done.returncode == 1 and b"--protect" in done.stderr
+
+
+def test_explain_takes_any_word_mechanism(tiny_pack):
+    """The explanation evaluates a mechanism from outside (edgedp.explain): no method, no import circle."""
+    result = edgedp.explain(KaryRR(tiny_pack, epsilon=3.0), words=20, samples=5)
+    assert result.mechanism == "KaryRR" and result.kept.words == 20

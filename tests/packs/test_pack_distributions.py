@@ -1,0 +1,142 @@
+"""Packs as Python distributions: ``edgedp-export wheel`` and discovery through entry points.
+
+A pack wheel is a correct, reproducible wheel (pip installs it; RECORD lists every file's hash);
+installed, ``load_pack(name)`` finds it through the ``edgedp.packs`` entry point and pins it to the
+digest the wheel carries (and to this edgedp's own pin for a name it knows); a missing pack's
+error names the commands that build and install it.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import importlib
+import json
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+from edgedp_export.cli import main as export_main
+from edgedp_export.wheel import build_wheel
+from helpers import write_word_pack
+
+import edgedp
+import edgedp.packs.loading
+from edgedp.errors import AssetError
+
+
+@pytest.fixture
+def pack_dir(tmp_path: Path) -> Path:
+    words = ["alpha", "beta", "gamma", "delta"]
+    codes = np.array([[0, 1], [2, 3], [4, 5], [250, 251]], dtype=np.uint8)
+    return write_word_pack(tmp_path / "src" / "tiny-words", words, codes, name="tiny-words")
+
+
+@pytest.fixture
+def installed(pack_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The pack's wheel installed by pip into a directory that is put on sys.path."""
+    wheel = build_wheel(pack_dir, tmp_path / "dist")
+    site = tmp_path / "site"
+    pip = [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-index"]
+    subprocess.run(
+        [*pip, "--target", str(site), str(wheel)],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
+    monkeypatch.syspath_prepend(str(site))
+    importlib.invalidate_caches()
+    yield site
+    sys.modules.pop("edgedp_pack_tiny_words", None)
+
+
+def test_the_wheel_is_reproducible_and_its_record_lists_every_file(pack_dir, tmp_path):
+    first = build_wheel(pack_dir, tmp_path / "a")
+    second = build_wheel(pack_dir, tmp_path / "b")
+    assert first.name == f"edgedp_pack_tiny_words-{edgedp.__version__}-py3-none-any.whl"
+    assert first.read_bytes() == second.read_bytes()
+    with zipfile.ZipFile(first) as archive:
+        names = archive.namelist()
+        dist_info = f"edgedp_pack_tiny_words-{edgedp.__version__}.dist-info"
+        record = archive.read(f"{dist_info}/RECORD").decode().splitlines()
+        listed = {}
+        for line in record:
+            path, digest, size = line.rsplit(",", 2)
+            listed[path] = (digest, size)
+        assert set(listed) == set(names)
+        for path in names:
+            if path.endswith("/RECORD"):
+                continue
+            data = archive.read(path)
+            expected = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=")
+            assert listed[path] == (f"sha256={expected.decode()}", str(len(data)))
+        entry_points = archive.read(f"{dist_info}/entry_points.txt").decode()
+        assert entry_points == "[edgedp.packs]\ntiny-words = edgedp_pack_tiny_words:pack_dir\n"
+        assert "Tag: py3-none-any" in archive.read(f"{dist_info}/WHEEL").decode()
+        for name in ("manifest.json", "vocab.txt", "codes.npy"):
+            assert f"edgedp_pack_tiny_words/tiny-words/{name}" in names
+
+
+def test_an_installed_pack_is_found_by_name_and_pinned_to_its_wheel(installed, pack_dir):
+    pack = edgedp.load_pack("tiny-words")
+    assert pack.path.resolve() == (installed / "edgedp_pack_tiny_words" / "tiny-words").resolve()
+    assert pack.manifest.digest == edgedp.load_pack(pack_dir).manifest.digest
+    (entry,) = [e for e in edgedp.list_packs() if e.name == "tiny-words"]
+    assert entry.origin == "distribution edgedp-pack-tiny-words"
+    assert entry.pin == pack.manifest.digest
+    assert edgedp.BRR(pack, epsilon=1.0).privatize("alpha beta").split()[0] in pack.vocabulary
+
+
+def test_an_installed_pack_rewritten_consistently_fails_its_pin(installed):
+    directory = installed / "edgedp_pack_tiny_words" / "tiny-words"
+    manifest = json.loads((directory / "manifest.json").read_text())
+    manifest["description"] = "rewritten"  # files unchanged, manifest self-consistent
+    (directory / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(AssetError, match="not the expected"):
+        edgedp.load_pack("tiny-words")
+
+
+def test_a_distribution_cannot_claim_a_name_this_edgedp_pins(installed, monkeypatch):
+    pins = {**edgedp.packs.loading.BUNDLED_MANIFEST_SHA256, "tiny-words": "0" * 64}
+    monkeypatch.setattr(edgedp.packs.loading, "BUNDLED_MANIFEST_SHA256", pins)
+    with pytest.raises(AssetError, match="this edgedp pins tiny-words"):
+        edgedp.load_pack("tiny-words")
+
+
+def test_packs_verify_reports_the_pin_of_an_installed_pack(installed, capsys):
+    from edgedp.cli import main
+
+    assert main(["packs", "verify", "tiny-words"]) == 0
+    assert "pinned (distribution edgedp-pack-tiny-words)" in capsys.readouterr().out
+    assert main(["packs", "list"]) == 0
+    assert "tiny-words\twords\t" in capsys.readouterr().out
+
+
+def test_a_missing_pack_names_the_commands_that_install_it(tmp_path, monkeypatch):
+    empty = tmp_path / "assets"
+    empty.mkdir()
+    monkeypatch.setattr(edgedp.packs.loading, "bundled_packs_dir", lambda: empty)
+    monkeypatch.setattr(
+        edgedp.packs.loading, "installed_packs", dict
+    )  # as if no pack wheel were installed
+    expected = (
+        "edgedp-export wheel assets/sentences-bbc --out dist && "
+        "pip install dist/edgedp_pack_sentences_bbc-*.whl"
+    )
+    with pytest.raises(AssetError) as caught:
+        edgedp.load_pack("sentences-bbc")
+    assert expected in str(caught.value)
+
+
+def test_the_wheel_command_builds_several_packs(pack_dir, tmp_path):
+    other = write_word_pack(
+        tmp_path / "other", ["one", "two"], np.array([[1], [2]], np.uint8), name="other"
+    )
+    assert export_main(["wheel", str(pack_dir), str(other), "--out", str(tmp_path / "d")]) == 0
+    built = sorted(path.name.split("-")[0] for path in (tmp_path / "d").glob("*.whl"))
+    assert built == ["edgedp_pack_other", "edgedp_pack_tiny_words"]
+    bad = write_word_pack(tmp_path / "bad", ["a", "b"], np.array([[1], [2]], np.uint8), name="Bad_")
+    assert export_main(["wheel", str(bad), "--out", str(tmp_path / "d")]) == 1

@@ -1,0 +1,217 @@
+"""Asset packs: round trip, the bundled default, and every kind of corruption rejected clearly."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+from helpers import write_word_pack
+
+import edgedp
+from edgedp.errors import AssetError
+from edgedp.packs.manifest import BUILTIN_SHA256_MAX_BYTES, FORMAT_VERSION, _sha256
+
+
+@pytest.fixture
+def pack_dir(tmp_path: Path) -> Path:
+    words = ["alpha", "beta", "gamma", "delta"]
+    codes = np.array([[0, 1], [2, 3], [4, 5], [250, 251]], dtype=np.uint8)
+    return write_word_pack(tmp_path / "pack", words, codes, name="roundtrip")
+
+
+def _edit_manifest(pack_dir: Path, edit) -> None:
+    path = pack_dir / "manifest.json"
+    data = json.loads(path.read_text())
+    edit(data)
+    path.write_text(json.dumps(data))
+
+
+def test_round_trip(pack_dir):
+    pack = edgedp.load_pack(pack_dir)
+    assert pack.name == "roundtrip"
+    assert pack.vocabulary.words == ("alpha", "beta", "gamma", "delta")
+    assert pack.codes.tolist() == [[0, 1], [2, 3], [4, 5], [250, 251]]
+    assert pack.bits == 16 and pack.index.exact
+    assert pack.vocabulary.ids(["gamma", "nope"]).tolist() == [2, -1]
+
+
+def test_pack_is_immutable_and_held_in_private_memory(pack_dir):
+    pack = edgedp.load_pack(pack_dir)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        pack.name = "other"  # type: ignore[misc]
+    with pytest.raises(ValueError, match="read-only"):
+        pack.codes[0, 0] = 1
+    # a view of the verified bytes, not a map of the file (tests/packs/test_pack_binding.py says why)
+    assert not isinstance(pack.codes, np.memmap)
+    assert pack.codes.base is not None and not pack.codes.flags.writeable
+    with pytest.raises(TypeError):
+        pack.manifest.data["name"] = "x"  # type: ignore[index]
+
+
+def test_default_pack_loads_with_its_provenance(default_pack):
+    assert default_pack.name == "words-small"
+    assert len(default_pack.vocabulary) == 100_000 and default_pack.bits == 256
+    data = default_pack.manifest.data
+    assert data["source"]["license"] == "PDDL-1.0" and "Pennington" in data["source"]["attribution"]
+    assert data["codes"]["bit_order"] == "big"
+    assert data["built_with"]["numpy"]
+    assert sum(entry["bytes"] for entry in data["files"].values()) < 8 * 2**20
+    assert "the" in default_pack.vocabulary and "," not in default_pack.vocabulary
+
+
+def test_default_pack_by_name_and_listing(default_pack):
+    assert edgedp.load_pack("words-small").manifest.digest == default_pack.manifest.digest
+    assert "words-small" in {entry.name for entry in edgedp.list_packs()}
+
+
+def _truncate(pack_dir: Path) -> None:
+    path = pack_dir / "codes.npy"
+    path.write_bytes(path.read_bytes()[:-3])
+
+
+def _flip_a_byte(pack_dir: Path) -> None:
+    path = pack_dir / "codes.npy"
+    data = bytearray(path.read_bytes())
+    data[-1] ^= 0x01
+    path.write_bytes(bytes(data))
+
+
+def _tamper_vocabulary(pack_dir: Path) -> None:
+    path = pack_dir / "vocab.txt"
+    path.write_text(path.read_text().replace("beta", "bet4"))
+
+
+CORRUPTIONS = {
+    "missing file": (lambda d: (d / "codes.npy").unlink(), "missing"),
+    "missing manifest": (lambda d: (d / "manifest.json").unlink(), "manifest.json is missing"),
+    "truncated file": (_truncate, "bytes"),
+    "flipped bit": (_flip_a_byte, "SHA-256"),
+    "tampered vocabulary": (_tamper_vocabulary, "SHA-256"),
+    "invalid json": (lambda d: (d / "manifest.json").write_text("{nope"), "not valid JSON"),
+    "newer format": (
+        lambda d: _edit_manifest(d, lambda m: m.update(format_version=FORMAT_VERSION + 1)),
+        "upgrade edgedp",
+    ),
+    "not a pack": (lambda d: _edit_manifest(d, lambda m: m.update(format="zip")), "not an edgedp"),
+    "unknown kind": (lambda d: _edit_manifest(d, lambda m: m.update(kind="fonts")), "kind"),
+    "wrong vocabulary size": (
+        lambda d: _edit_manifest(d, lambda m: m["vocabulary"].update(size=5)),
+        "4 words, the manifest says 5",
+    ),
+    "wrong code width": (
+        lambda d: _edit_manifest(d, lambda m: m["codes"].update(bits=24)),
+        "requires uint8",
+    ),
+    "path traversal": (
+        lambda d: _edit_manifest(d, lambda m: m["files"].update({"../../etc/passwd": {}})),
+        "unsafe file name",
+    ),
+    "absolute path": (
+        lambda d: _edit_manifest(d, lambda m: m["codes"].update(file="/etc/passwd")),
+        "does not list it",
+    ),
+    "unsupported index": (
+        lambda d: _edit_manifest(d, lambda m: m["index"].update(type="lsh")),
+        "index type",
+    ),
+    "missing section": (
+        lambda d: _edit_manifest(d, lambda m: m.pop("codes")),
+        r"manifest\.codes is missing",
+    ),
+    "bad checksum field": (
+        lambda d: _edit_manifest(d, lambda m: m["files"]["vocab.txt"].update(sha256="xyz")),
+        "64 lower-case hex",
+    ),
+    "bool as size": (
+        lambda d: _edit_manifest(d, lambda m: m["vocabulary"].update(size=True)),
+        r"vocabulary\.size must be an integer",
+    ),
+}
+
+
+@pytest.mark.parametrize("corruption", sorted(CORRUPTIONS))
+def test_corruption_is_rejected_with_a_clear_asset_error(pack_dir, corruption):
+    corrupt, message = CORRUPTIONS[corruption]
+    corrupt(pack_dir)
+    with pytest.raises(AssetError, match=message) as caught:
+        edgedp.load_pack(pack_dir)
+    assert str(pack_dir) in str(caught.value)
+
+
+def test_symlinked_file_is_rejected(pack_dir, tmp_path):
+    target = tmp_path / "elsewhere.npy"
+    shutil.move(pack_dir / "codes.npy", target)
+    os.symlink(target, pack_dir / "codes.npy")
+    with pytest.raises(AssetError, match="symbolic link"):
+        edgedp.load_pack(pack_dir)
+
+
+def test_size_only_verification_misses_a_flipped_bit_but_full_does_not(pack_dir):
+    _flip_a_byte(pack_dir)
+    edgedp.load_pack(pack_dir, verify=False)  # documented: sizes only
+    with pytest.raises(AssetError):
+        edgedp.load_pack(pack_dir)
+
+
+@pytest.mark.parametrize("size", [0, 1, 55, 64, 1 << 20, BUILTIN_SHA256_MAX_BYTES + 1])
+def test_both_sha256_implementations_are_hashlibs(size):
+    # small packs are hashed by CPython's built-in SHA-256 (no OpenSSL in memory), big ones by
+    # hashlib: the digest must be the standard one either way
+    data = bytes(range(256)) * (size // 256) + b"x" * (size % 256)
+    digest = _sha256(size)
+    digest.update(data[: size // 3])
+    digest.update(data[size // 3 :])
+    assert digest.hexdigest() == hashlib.sha256(data).hexdigest()
+    assert (type(digest).__module__ == "_hashlib") == (size > BUILTIN_SHA256_MAX_BYTES)
+
+
+def test_unknown_pack_name_lists_known_ones():
+    with pytest.raises(AssetError, match="words-small"):
+        edgedp.load_pack("no-such-pack")
+
+
+def test_a_folder_in_the_working_directory_never_shadows_a_bundled_pack(
+    pack_dir, tmp_path, monkeypatch
+):
+    from edgedp.packs.loading import bundled_packs_dir
+
+    planted = tmp_path / "cwd"
+    planted.mkdir()
+    shutil.copytree(pack_dir, planted / "words-small")  # a valid pack, but not the bundled one
+    shutil.copytree(pack_dir, planted / "my-pack")
+    monkeypatch.chdir(planted)
+    bundled = bundled_packs_dir() / "words-small"
+    assert edgedp.load_pack().path.resolve() == bundled.resolve()
+    assert edgedp.load_pack("words-small").path.resolve() == bundled.resolve()
+    assert edgedp.load_pack("./words-small").name == "roundtrip"  # an explicit path is a path
+    assert edgedp.load_pack("my-pack").name == "roundtrip"  # no pack of that name: the folder
+
+
+def test_extra_search_dirs(pack_dir, monkeypatch):
+    monkeypatch.setenv("EDGEDP_PACKS", str(pack_dir.parent))
+    assert edgedp.load_pack("pack").name == "roundtrip"
+
+
+def test_every_pinned_pack_is_installed_and_loads_with_its_pin():
+    """Bundled (the default words pack; all of assets/ in a checkout) or installed as a pack
+    distribution (the README's test command builds and installs them): every pinned name loads."""
+    from edgedp.packs.loading import BUNDLED_MANIFEST_SHA256, bundled_packs_dir
+
+    bundled = {path.name for path in bundled_packs_dir().iterdir() if path.is_dir()}
+    assert "words-small" in bundled and bundled <= set(BUNDLED_MANIFEST_SHA256)
+    for name, digest in BUNDLED_MANIFEST_SHA256.items():
+        assert edgedp.load_pack(name).manifest.digest == digest
+
+
+def test_a_consistently_rewritten_pack_fails_its_pin(pack_dir):
+    digest = edgedp.load_pack(pack_dir).manifest.digest
+    assert edgedp.load_pack(pack_dir, expected_digest=digest).name == "roundtrip"
+    _edit_manifest(pack_dir, lambda m: m.update(description="rewritten"))
+    with pytest.raises(AssetError, match="not the expected"):
+        edgedp.load_pack(pack_dir, expected_digest=digest)

@@ -1,0 +1,96 @@
+"""The default thread policy is never slower than one thread (issue 14 section 6).
+
+Small FAISS searches run on one thread whatever ``set_num_threads`` says; onnxruntime sessions get
+one thread and no spinning unless a count is given; OpenMP threads wait passively unless the program
+chose otherwise. Timings live in bench/performance/load_latency.py; these tests check the policy itself.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import faiss
+import numpy as np
+import pytest
+from helpers import REPO_ROOT
+
+import edgedp
+import edgedp.packs.native as native
+from edgedp.words import hamming
+from edgedp.words.hamming import HammingIndex
+
+ROOT = REPO_ROOT
+THRESHOLD = getattr(native, "SERIAL_SEARCH_QUERIES", 512)
+
+
+@pytest.fixture
+def two_threads():
+    saved, omp = native._threads, faiss.omp_get_max_threads()
+    edgedp.set_num_threads(2)
+    yield
+    native._threads = saved
+    faiss.omp_set_num_threads(omp)
+
+
+def threads_seen_by_search(monkeypatch, queries: int) -> int:
+    seen = []
+    real = faiss.knn_hamming
+
+    def recording(*args, **kwargs):
+        seen.append(faiss.omp_get_max_threads())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(hamming.faiss, "knn_hamming", recording)
+    codes = np.random.default_rng(0).integers(0, 256, (1000, 8), dtype=np.uint8)
+    HammingIndex(codes).search(codes[np.arange(queries) % 1000])
+    return seen[-1]
+
+
+def test_a_small_search_runs_on_one_thread(two_threads, monkeypatch):
+    assert threads_seen_by_search(monkeypatch, 1) == 1
+    assert threads_seen_by_search(monkeypatch, THRESHOLD - 1) == 1
+    assert faiss.omp_get_max_threads() == 2  # restored after the search
+
+
+def test_a_large_search_uses_the_threads_that_were_set(two_threads, monkeypatch):
+    assert threads_seen_by_search(monkeypatch, THRESHOLD) == 2
+
+
+def test_euclidean_search_follows_the_same_policy(two_threads, monkeypatch, euclid_pack):
+    seen = []
+    index = euclid_pack.euclidean_index("test")
+    real = index._index.search
+
+    def recording(*args, **kwargs):
+        seen.append(faiss.omp_get_max_threads())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(index._index, "search", recording)
+    index.search(np.zeros((1, index.dims), dtype=np.float32))
+    assert seen == [1]
+
+
+def test_onnx_sessions_default_to_one_thread_without_spinning(sentence_pack):
+    session = native.open_session(
+        sentence_pack.manifest.contents("recoder.onnx"),
+        io=(("embeddings",), ("recoded",)),
+        threads=None,
+    )
+    options = session.get_session_options()
+    assert options.intra_op_num_threads == 1
+    assert options.get_session_config_entry("session.intra_op.allow_spinning") == "0"
+
+
+@pytest.mark.parametrize(("given", "expected"), [(None, "PASSIVE"), ("ACTIVE", "ACTIVE")])
+def test_openmp_waits_passively_unless_the_program_chose(given, expected):
+    env = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}
+    if given is not None:
+        env["OMP_WAIT_POLICY"] = given
+    env["PYTHONPATH"] = str(ROOT)
+    code = "import edgedp, os; print(os.environ.get('OMP_WAIT_POLICY'))"
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, env=env, timeout=120, check=True
+    )
+    assert result.stdout.decode().strip() == expected
