@@ -16,11 +16,12 @@ metric (BRR paper, Sec. 5), used by :mod:`edgedp.evaluation.calibration` to comp
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import threading
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -32,6 +33,7 @@ from edgedp.words.hamming import INDEX_TYPES, HammingIndex
 from edgedp.words.vocabulary import Vocabulary
 
 BIT_ORDERS = ("big",)
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -48,10 +50,23 @@ class WordPack:
     vectors: np.ndarray | None = None
     covariance: np.ndarray | None = None
     _euclidean: Lazy[EuclideanIndex] = field(init=False, repr=False)
+    _derived: dict[str, Lazy[Any]] = field(init=False, repr=False)
+    _derived_lock: threading.Lock = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         vectors = self.vectors
         object.__setattr__(self, "_euclidean", Lazy(lambda: EuclideanIndex(np.asarray(vectors))))
+        object.__setattr__(self, "_derived", {})
+        object.__setattr__(self, "_derived_lock", threading.Lock())
+
+    def derived(self, key: str, build: Callable[[], T]) -> T:
+        """Public data computed from this pack's verified contents (a float64 copy of the vectors,
+        a search structure, CusText's output sets, ...): built by ``build`` on the first call
+        for ``key``, then shared by every mechanism on the pack (``key`` names what it is)."""
+        with self._derived_lock:
+            lazy = self._derived.setdefault(key, Lazy(build))
+        value: T = lazy.get()
+        return value
 
     @property
     def bits(self) -> int:
