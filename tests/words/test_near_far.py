@@ -1,0 +1,90 @@
+"""The near-far draw (edgedp.words.near_far): the certified far bound, blocks and passes, the radius.
+
+The law of the draw is tested through the mechanisms (tests/words/test_tem.py,
+tests/words/test_santext.py: samples against exact channels; tests/words/test_sampling_slack.py:
+the realised law of their floats). Here: the one assumption the Euclidean envelope rests on, that
+every word a float32 search leaves out is at least the certified bound away (in the mechanism's
+float64 distances), on vectors built to make float32 cancel; and the bookkeeping of blocks of
+distinct words and of several rounds per pass.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from sampling_helpers import chi_square_pvalue, vector_pack
+
+import edgedp.words.near_far
+from edgedp.words.near_far import EuclideanNeighbours, hamming_histograms, hamming_radius
+from edgedp.words.sampling import VectorDistances
+from edgedp.words.santext import SanText
+
+
+def _hard_vectors(kind: str) -> np.ndarray:
+    rng = np.random.default_rng(5)
+    if kind == "offset":  # norms ~1000, differences ~0.01: float32 |x|^2 + |y|^2 - 2x.y cancels
+        base = 1000.0 * rng.standard_normal(48) / np.sqrt(48)
+        return (base + 0.01 * rng.standard_normal((80, 48))).astype(np.float32)
+    if kind == "clusters":  # tight clusters and duplicates among spread words
+        centres = rng.standard_normal((8, 48)) * 3
+        vectors = centres[rng.integers(8, size=80)] + 1e-3 * rng.standard_normal((80, 48))
+        vectors[70:] = vectors[:10]
+        return vectors.astype(np.float32)
+    return rng.standard_normal((80, 48)).astype(np.float32)
+
+
+@pytest.mark.parametrize("kind", ["offset", "clusters", "plain"])
+@pytest.mark.parametrize(("lo", "k"), [(0, 1), (0, 5), (30, 8)])
+def test_every_word_left_out_is_beyond_the_certified_bound(kind, lo, k):
+    vectors = _hard_vectors(kind)
+    table = VectorDistances(vectors)
+    neighbours = EuclideanNeighbours(table, lo, len(vectors), k)
+    words = np.arange(len(vectors))
+    found, bounds = neighbours.search(words)
+    exact = [[Fraction(float(v)) for v in row] for row in vectors.astype(np.float64)]
+    for x in words:
+        others = np.setdiff1d(np.arange(lo, len(vectors)), found[x])
+        computed = table.pairs(np.full(len(others), x), others)
+        assert (computed >= bounds[x]).all(), (kind, x)  # the mechanism's own distances
+        for y in others[:10]:  # and the exact ones
+            squared = sum((a - b) ** 2 for a, b in zip(exact[x], exact[y], strict=True))
+            assert Fraction(float(bounds[x])) ** 2 <= squared
+        if kind == "plain" and lo <= x:  # not vacuous: about the k-th distance (x is the first)
+            kth = np.sort(table.pairs(np.full(len(vectors) - lo, x), np.arange(lo, len(vectors))))
+            assert bounds[x] >= 0.999 * kth[k - 1]
+
+
+def test_a_search_that_returns_the_whole_domain_has_no_far_words():
+    vectors = _hard_vectors("plain")[:6]
+    found, bounds = EuclideanNeighbours(VectorDistances(vectors), 2, 6, 10).search(np.arange(6))
+    assert found.shape == (6, 4) and np.isinf(bounds).all()
+
+
+def test_draws_across_blocks_and_passes_match_the_exact_channel(tmp_path, seeded, monkeypatch):
+    # Several distinct words per block boundary, a near set of 2 words (the far branch runs), and
+    # passes of a few rounds (entries simulate several rounds each): each word's law is exact.
+    line = np.arange(10.0)
+    pack = vector_pack(tmp_path, line.reshape(-1, 1))
+    monkeypatch.setattr(edgedp.words.near_far, "ROWS_PER_BLOCK", 3)
+    monkeypatch.setattr(edgedp.words.near_far, "ROUNDS_PER_PASS", 64)
+    monkeypatch.setattr(edgedp.words.near_far, "EUCLIDEAN_NEAR_WORDS", 2)
+    mechanism = SanText(pack, epsilon=1.0, rng=seeded(4))
+    inputs = np.tile(np.arange(10), 8_000)
+    outputs = mechanism.privatize_ids(inputs)
+    weights = np.exp(-0.5 * np.abs(line[:, None] - line[None, :]))
+    channel = weights / weights.sum(axis=1, keepdims=True)
+    for word in range(10):
+        assert chi_square_pvalue(outputs[inputs == word], channel[word]) > 1e-4
+
+
+def test_the_radius_is_within_gamma_and_follows_the_mass(default_pack):
+    sample = np.linspace(0, len(default_pack.vocabulary) - 1, 8).astype(np.int64)
+    histograms = hamming_histograms(default_pack.index.range_search, default_pack.codes, sample)
+    assert (histograms.sum(axis=1) == len(default_pack.vocabulary)).all()
+    assert (histograms[:, 0] >= 1).all()  # each word itself
+    radii = {c: hamming_radius(histograms, c, 60.0) for c in (0.02, 0.1, 0.5, 2.0)}
+    assert all(0 <= r <= 60 for r in radii.values())
+    assert radii[2.0] <= radii[0.5]  # a steep law needs fewer exact words
+    assert hamming_radius(histograms, 0.5, 3.0) <= 3
