@@ -195,7 +195,12 @@ SCHEMAS: Mapping[str, Obj] = {
                     "dtype": Str(),
                     "vectors_file": FILE_NAME,
                     "covariance_file": FILE_NAME,
-                }
+                },
+                optional={
+                    "neighbours": Int(1, 1 << 16),
+                    "neighbours_file": FILE_NAME,
+                    "neighbour_bounds_file": FILE_NAME,
+                },
             ),
             "calibration": MapOf(
                 Obj(optional={"average": Num(0.0), "maximum": Num(0.0), "pairs": Int(0)}),

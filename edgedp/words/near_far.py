@@ -51,8 +51,6 @@ from edgedp.words.sampling import (
 #: Euclidean near set: the words a float32 search returns as nearest (its last distance certifies
 #: the far bound). More words tighten the bound (fewer rounds) and cost more per near draw.
 EUCLIDEAN_NEAR_WORDS = 32
-#: Units of a Euclidean near set: the words returned, and the input if they miss it.
-EUCLIDEAN_NEAR_UNITS = EUCLIDEAN_NEAR_WORDS + 1
 #: Distinct input words whose near sets are held at once (bounds memory for any batch).
 ROWS_PER_BLOCK = 1024
 #: Rounds simulated per pass of :func:`draw` (at most :data:`ROUNDS_PER_ENTRY` per entry).
@@ -144,7 +142,7 @@ class NearSets:
         )
 
     def near_totals(self) -> np.ndarray:
-        """ln of each row's near weight: a float log-sum-exp of its units (every row has one)."""
+        """ln of each row's near weight: a float log-sum-exp of its units (-inf without one)."""
         return log_sum_exp_rows(self.unit_lims, self.unit_log_weights)
 
     def propose_far(self, rows: np.ndarray, rng: RandomSource) -> np.ndarray:
@@ -167,14 +165,18 @@ def tail_candidates(vocabulary: int, units: int) -> int:
 
 
 def log_sum_exp_rows(lims: np.ndarray, values: np.ndarray) -> np.ndarray:
-    """m + log(sum(exp(v - m))) per CSR row (m the row's maximum; every row non-empty).
+    """m + log(sum(exp(v - m))) per CSR row (m the row's maximum; -inf for an empty row).
 
     Its rounding is bounded by :func:`edgedp.privacy.realised.log_sum_exp_rounding`.
     """
-    starts = np.asarray(lims[:-1], dtype=np.int64)
-    largest = np.maximum.reduceat(values, starts)
-    total = np.add.reduceat(np.exp(values - np.repeat(largest, np.diff(lims))), starts)
-    result: np.ndarray = largest + np.log(total)
+    lengths = np.diff(lims)
+    result = np.full(len(lengths), -np.inf)  # an empty row: no near word, weight 0
+    filled = np.flatnonzero(lengths)
+    if filled.size:
+        starts = np.asarray(lims[:-1], dtype=np.int64)[filled]
+        largest = np.maximum.reduceat(values, starts)
+        shifted = np.exp(values - np.repeat(largest, lengths[filled]))
+        result[filled] = largest + np.log(np.add.reduceat(shifted, starts))
     return result
 
 
@@ -335,33 +337,98 @@ class EuclideanNeighbours:
         self._largest_norm = math.sqrt(float(table.squared.max()) * (1 + 2.0**-50)) * (1 + 2.0**-50)
         self._distance_error = euclidean_rounding(table.vectors)[1]
 
-    def search(self, word_ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(ids (rows, k), far bound per row): the k nearest words of the domain and a lower bound
-        on the float64 distance of every other word of the domain (+inf if there is none)."""
+    def search(self, word_ids: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(rows, ids, bounds)``: the k nearest words of the domain (row i of ``word_ids`` owns
+        the ``ids`` where ``rows == i``) and per row a lower bound on the float64 distance of
+        every other word of the domain (+inf if there is none)."""
+        word_ids = np.asarray(word_ids, dtype=np.int64)
         queries = np.ascontiguousarray(self.table.vectors[word_ids], dtype=np.float32)
         with search_threads(len(word_ids)):
             squared, found = faiss.knn(queries, self.vectors, self.k)
+        rows = np.repeat(np.arange(len(word_ids)), self.k)
+        ids = found.astype(np.int64).ravel() + self.lo
         if self.k == self.hi - self.lo:
-            return found.astype(np.int64) + self.lo, np.full(len(word_ids), np.inf)
+            return rows, ids, np.full(len(word_ids), np.inf)
         norms = np.sqrt(self.table.squared[word_ids] * (1 + 2.0**-50)) * (1 + 2.0**-50)
         margin = self._float32_error * (norms + self._largest_norm) ** 2
         lower = (squared[:, -1].astype(np.float64) - margin) * (1 - 2.0**-52)
         bound = np.sqrt(np.maximum(lower, 0.0)) * (1 - 2.0**-51) - self._distance_error
-        return found.astype(np.int64) + self.lo, np.maximum(bound * (1 - 2.0**-52), 0.0)
+        return rows, ids, np.maximum(bound * (1 - 2.0**-52), 0.0)
 
 
-def euclidean_neighbours(pack: WordPack, user: str, lo: int = 0) -> EuclideanNeighbours:
-    """The pack's :class:`EuclideanNeighbours` over the ids [lo, |V|), built once per pack."""
+class NeighbourTable:
+    """A pack's neighbour table (:attr:`edgedp.words.pack.WordPack.neighbours`) as a search over
+    the domain [lo, hi): each word's stored neighbours in the domain, and its stored bound.
+
+    The exporter computed the table with :class:`EuclideanNeighbours` over the whole vocabulary,
+    so each stored bound holds for every word outside its row, hence for every word of the domain
+    outside the row's part in it. A row with fewer than half its words in the domain (SanText+:
+    frequent words whose neighbours are frequent) would leave a near set too light for the
+    envelope, so such rows are searched in the domain instead (``fallback``).
+    """
+
+    def __init__(
+        self,
+        table: VectorDistances,
+        neighbours: np.ndarray,
+        bounds: np.ndarray,
+        fallback: Callable[[], EuclideanNeighbours],
+        lo: int,
+        hi: int,
+    ) -> None:
+        self.table, self.lo, self.hi = table, lo, hi
+        self._neighbours, self._bounds, self._fallback = neighbours, bounds, fallback
+
+    def search(self, word_ids: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """As :meth:`EuclideanNeighbours.search`."""
+        word_ids = np.asarray(word_ids, dtype=np.int64)
+        found = np.asarray(self._neighbours[word_ids], dtype=np.int64)
+        inside = (found >= self.lo) & (found < self.hi)
+        rows = np.repeat(np.arange(len(word_ids)), found.shape[1]).reshape(found.shape)
+        bounds = np.array(self._bounds[word_ids], dtype=np.float64)
+        thin = inside.sum(axis=1) * 2 < found.shape[1]
+        keep = inside & ~thin[:, None]
+        rows, ids = rows[keep], found[keep]
+        if thin.any():
+            searched = np.flatnonzero(thin)
+            more_rows, more_ids, bounds[searched] = self._fallback().search(word_ids[searched])
+            rows = np.concatenate([rows, searched[more_rows]])
+            ids = np.concatenate([ids, more_ids])
+        return rows, ids, bounds
+
+
+NearSearch = EuclideanNeighbours | NeighbourTable
+
+
+def euclidean_near_units(pack: WordPack) -> int:
+    """The most units a Euclidean near set of ``pack`` can have: the words its search returns (the
+    pack's table, or :data:`EUCLIDEAN_NEAR_WORDS` from a float32 search), and the input."""
+    width = 0 if pack.neighbours is None else int(pack.neighbours.shape[1])
+    return max(width, EUCLIDEAN_NEAR_WORDS) + 1
+
+
+def euclidean_neighbours(pack: WordPack, user: str, lo: int = 0) -> NearSearch:
+    """The near-set search over the ids [lo, |V|): the pack's neighbour table if it has one, else
+    a float32 search of the domain (:class:`EuclideanNeighbours`); built once per pack."""
     size = len(pack.vocabulary)
     table = vector_distances(pack, user)
     k = EUCLIDEAN_NEAR_WORDS
+
+    def search() -> EuclideanNeighbours:
+        return pack.derived(
+            f"euclidean-neighbours:{lo}:{k}", lambda: EuclideanNeighbours(table, lo, size, k)
+        )
+
+    if pack.neighbours is None or pack.neighbour_bounds is None:
+        return search()
+    stored, bounds = pack.neighbours, pack.neighbour_bounds
     return pack.derived(
-        f"euclidean-neighbours:{lo}:{k}", lambda: EuclideanNeighbours(table, lo, size, k)
+        f"neighbour-table:{lo}", lambda: NeighbourTable(table, stored, bounds, search, lo, size)
     )
 
 
 def euclidean_near_sets(
-    neighbours: EuclideanNeighbours,
+    neighbours: NearSearch,
     word_ids: np.ndarray,
     *,
     coefficient: float,
@@ -372,9 +439,7 @@ def euclidean_near_sets(
     bound is the search's certified bound, or the smallest d^ (> gamma) of a returned word left
     out."""
     word_ids = np.asarray(word_ids, dtype=np.int64)
-    found, bounds = neighbours.search(word_ids)
-    rows = np.repeat(np.arange(len(word_ids)), found.shape[1])
-    ids = found.ravel()
+    rows, ids, bounds = neighbours.search(word_ids)
     distances = neighbours.table.pairs(word_ids[rows], ids)
     inside = distances <= gamma
     if (~inside).any():  # returned words beyond gamma are far, and their distance bounds the rest

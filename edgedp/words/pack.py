@@ -49,6 +49,10 @@ class WordPack:
     index: HammingIndex
     vectors: np.ndarray | None = None
     covariance: np.ndarray | None = None
+    #: Optional: each word's k nearest words and a certified lower bound on the distance of every
+    #: other word (:class:`edgedp.words.near_far.NeighbourTable`; written by the exporter).
+    neighbours: np.ndarray | None = None
+    neighbour_bounds: np.ndarray | None = None
     _euclidean: Lazy[EuclideanIndex] = field(init=False, repr=False)
     _derived: dict[str, Lazy[Any]] = field(init=False, repr=False)
     _derived_lock: threading.Lock = field(init=False, repr=False)
@@ -146,6 +150,7 @@ def load_word_pack(manifest: Manifest) -> WordPack:
     vocabulary = _read_vocabulary(manifest, size)
     codes = manifest.array(manifest.field("codes", "file", str), np.uint8, (size, bits // 8))
     vectors, covariance = _read_euclidean(manifest, size)
+    neighbours, bounds = _read_neighbours(manifest, size)
     return WordPack(
         name=manifest.name,
         path=manifest.directory,
@@ -155,6 +160,8 @@ def load_word_pack(manifest: Manifest) -> WordPack:
         index=_open_hamming_index(manifest, codes),
         vectors=vectors,
         covariance=covariance,
+        neighbours=neighbours,
+        neighbour_bounds=bounds,
     )
 
 
@@ -192,6 +199,36 @@ def _read_euclidean(manifest: Manifest, size: int) -> tuple[np.ndarray | None, n
     )
     _check_covariance(manifest, np.asarray(covariance))
     return vectors, covariance
+
+
+def _read_neighbours(manifest: Manifest, size: int) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """The neighbour table of a Euclidean pack, checked: ids of the vocabulary, distinct in each
+    row (a repeated word would count twice in a near set), bounds finite and >= 0. That each bound
+    holds for every word outside its row is the exporter's computation, covered by the manifest's
+    checksums, not re-checked here: ``edgedp packs verify --deep`` recomputes it (O(|V|^2))."""
+    section = manifest.data.get("euclidean", {})
+    if "neighbours_file" not in section:
+        return None, None
+    width = manifest.field("euclidean", "neighbours", int)
+    ids = manifest.array(
+        manifest.field("euclidean", "neighbours_file", str), np.int32, (size, width)
+    )
+    bounds = manifest.array(
+        manifest.field("euclidean", "neighbour_bounds_file", str), np.float64, (size,)
+    )
+    problem = None
+    ordered = np.sort(np.asarray(ids), axis=1)
+    if ordered.min(initial=0) < 0 or ordered.max(initial=0) >= size:
+        problem = "holds ids outside the vocabulary"
+    elif width > 1 and (np.diff(ordered, axis=1) == 0).any():
+        problem = "repeats a word in a row"
+    elif not (np.isfinite(bounds).all() and (np.asarray(bounds) >= 0).all()):
+        problem = "has a bound that is not finite and >= 0"
+    if problem is not None:
+        raise AssetError(
+            f"pack {manifest.directory}: the neighbour table {problem}; {REBUILD_HINT}"
+        )
+    return ids, bounds
 
 
 def _check_covariance(manifest: Manifest, covariance: np.ndarray) -> None:

@@ -62,10 +62,10 @@ from edgedp.privacy.guarantee import Guarantee
 from edgedp.privacy.validation import check_unit_interval
 from edgedp.words.mechanism import WordMechanism, WordOptions
 from edgedp.words.near_far import (
-    EUCLIDEAN_NEAR_UNITS,
     NearSets,
     draw_blocks,
     euclidean_near_sets,
+    euclidean_near_units,
     euclidean_neighbours,
     tail_candidates,
 )
@@ -100,11 +100,13 @@ class SanText(WordMechanism):
         vectors = pack.require_vectors(type(self).__name__)
         #: epsilon / 2 and the slack of the float draw and distances, left to the delta
         #: (:func:`edgedp.words.sampling.distance_coefficient`)
+        #: At most this many near units (:func:`edgedp.words.near_far.euclidean_near_units`).
+        self.near_units = euclidean_near_units(pack)
         self.calibration = distance_coefficient(
             self.epsilon,
             vectors=vectors,
             vocabulary=len(pack.vocabulary),
-            units=EUCLIDEAN_NEAR_UNITS,
+            units=self.near_units,
         )
         self.coefficient = self.calibration.coefficient
 
@@ -120,7 +122,7 @@ class SanText(WordMechanism):
             unit="word",
             epsilon=self.epsilon,
             delta=self.calibration.delta(
-                tail_candidates(len(self.pack.vocabulary), EUCLIDEAN_NEAR_UNITS)
+                tail_candidates(len(self.pack.vocabulary), self.near_units)
             ),
             metric="euclidean",
         )
@@ -212,7 +214,7 @@ class SanTextPlus(SanText):
             unit="word",
             epsilon=self.epsilon,
             delta=self.calibration.delta(
-                tail_candidates(len(self.pack.vocabulary), EUCLIDEAN_NEAR_UNITS)
+                tail_candidates(len(self.pack.vocabulary), self.near_units)
             ),
             metric="euclidean",
         )

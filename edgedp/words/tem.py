@@ -69,10 +69,10 @@ from edgedp.privacy.guarantee import Guarantee
 from edgedp.privacy.validation import check_choice
 from edgedp.words.mechanism import WordMechanism, WordOptions
 from edgedp.words.near_far import (
-    EUCLIDEAN_NEAR_UNITS,
     NearSets,
     draw_blocks,
     euclidean_near_sets,
+    euclidean_near_units,
     euclidean_neighbours,
     hamming_histograms,
     hamming_near_sets,
@@ -170,7 +170,7 @@ class TEM(WordMechanism):
         hamming = self.space_name == "hamming"
         vectors = None if hamming else pack.require_vectors(type(self).__name__)
         #: At most this many near units (distances of a Hamming range search, or words).
-        self.near_units = pack.bits + 1 if hamming else EUCLIDEAN_NEAR_UNITS
+        self.near_units = pack.bits + 1 if hamming else euclidean_near_units(pack)
         #: The coefficient (epsilon / 2, less the folded slack in Hamming space) and what the
         #: float draw leaves (:func:`edgedp.words.sampling.distance_coefficient`); the scores are
         #: -c min(d, gamma).

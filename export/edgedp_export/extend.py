@@ -9,7 +9,9 @@ of vectors (GloVe 6B 50d for the bundled pack) and writes a new pack with
 * ``vectors.npy`` (float16 or float32) and ``covariance.npy`` (float64) for Madlib, Mahalanobis and
   Vickrey, exactly as ``--preset medium`` writes them,
 * calibration: the Hamming statistics of the base pack (same codes, so the same numbers) and the
-  Euclidean statistics of the *stored* vectors (the rounding of float16 changes distances).
+  Euclidean statistics of the *stored* vectors (the rounding of float16 changes distances),
+* the neighbour table of TEM's and SanText's near-far draw (:mod:`edgedp_export.neighbours`; about
+  a minute for 100,000 words, ``--neighbours 0`` leaves it out).
 
 Refuses a source whose files differ from the ones the base pack records (``source.files_sha256``):
 codes made from one set of vectors must not be paired with another.
@@ -42,6 +44,7 @@ from edgedp.packs.manifest import thaw
 from edgedp.privacy.randomness import RandomSource
 from edgedp.text.segmentation import normalize_word
 from edgedp.words.pack import WordPack
+from edgedp_export.neighbours import DEFAULT_NEIGHBOURS, add_neighbour_table
 from edgedp_export.pack_writer import FileWriter, npy_writer, write_pack
 from edgedp_export.sources import WordVectors
 
@@ -109,6 +112,7 @@ def extend_words_pack(
     name: str,
     command: str,
     exact_calibration: bool = False,
+    neighbours: int = DEFAULT_NEIGHBOURS,
     force: bool = False,
 ) -> Path:
     """Write ``out``: the words pack ``base`` (loaded and verified) plus vectors from ``source``."""
@@ -164,6 +168,7 @@ def extend_words_pack(
             },
         }
     )
+    add_neighbour_table(stored, neighbours, files, manifest["euclidean"])
     return write_pack(out, manifest, files, force=force)
 
 

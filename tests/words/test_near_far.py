@@ -1,4 +1,5 @@
-"""The near-far draw (edgedp.words.near_far): the certified far bound, blocks and passes, the radius.
+"""The near-far draw (edgedp.words.near_far): the certified far bound, the packs' neighbour tables,
+blocks and passes, the radius.
 
 The law of the draw is tested through the mechanisms (tests/words/test_tem.py,
 tests/words/test_santext.py: samples against exact channels; tests/words/test_sampling_slack.py:
@@ -10,16 +11,27 @@ distinct words and of several rounds per pass.
 
 from __future__ import annotations
 
+import hashlib
+import json
 from fractions import Fraction
 
 import numpy as np
 import pytest
 from sampling_helpers import chi_square_pvalue, vector_pack
 
+import edgedp
 import edgedp.words.near_far
-from edgedp.words.near_far import EuclideanNeighbours, hamming_histograms, hamming_radius
+from edgedp.errors import AssetError
+from edgedp.words.near_far import (
+    EuclideanNeighbours,
+    NeighbourTable,
+    euclidean_neighbours,
+    hamming_histograms,
+    hamming_radius,
+)
 from edgedp.words.sampling import VectorDistances
-from edgedp.words.santext import SanText
+from edgedp.words.santext import SanText, SanTextPlus
+from edgedp.words.tem import TEM
 
 
 def _hard_vectors(kind: str) -> np.ndarray:
@@ -42,7 +54,8 @@ def test_every_word_left_out_is_beyond_the_certified_bound(kind, lo, k):
     table = VectorDistances(vectors)
     neighbours = EuclideanNeighbours(table, lo, len(vectors), k)
     words = np.arange(len(vectors))
-    found, bounds = neighbours.search(words)
+    _, ids, bounds = neighbours.search(words)
+    found = ids.reshape(len(words), -1)
     exact = [[Fraction(float(v)) for v in row] for row in vectors.astype(np.float64)]
     for x in words:
         others = np.setdiff1d(np.arange(lo, len(vectors)), found[x])
@@ -58,8 +71,9 @@ def test_every_word_left_out_is_beyond_the_certified_bound(kind, lo, k):
 
 def test_a_search_that_returns_the_whole_domain_has_no_far_words():
     vectors = _hard_vectors("plain")[:6]
-    found, bounds = EuclideanNeighbours(VectorDistances(vectors), 2, 6, 10).search(np.arange(6))
-    assert found.shape == (6, 4) and np.isinf(bounds).all()
+    rows, ids, bounds = EuclideanNeighbours(VectorDistances(vectors), 2, 6, 10).search(np.arange(6))
+    assert len(ids) == 24 and set(ids.tolist()) == {2, 3, 4, 5} and np.isinf(bounds).all()
+    np.testing.assert_array_equal(rows, np.repeat(np.arange(6), 4))
 
 
 def test_draws_across_blocks_and_passes_match_the_exact_channel(tmp_path, seeded, monkeypatch):
@@ -88,3 +102,84 @@ def test_the_radius_is_within_gamma_and_follows_the_mass(default_pack):
     assert all(0 <= r <= 60 for r in radii.values())
     assert radii[2.0] <= radii[0.5]  # a steep law needs fewer exact words
     assert hamming_radius(histograms, 0.5, 3.0) <= 3
+
+
+# -- the packs' neighbour tables --------------------------------------------------------------------
+
+
+def _line_channel(epsilon: float, domain: np.ndarray | None = None) -> np.ndarray:
+    line = np.arange(10.0)
+    weights = np.exp(-epsilon / 2 * np.abs(line[:, None] - line[None, :]))
+    if domain is not None:
+        weights[:, ~domain] = 0.0
+    return weights / weights.sum(axis=1, keepdims=True)
+
+
+@pytest.mark.parametrize("neighbours", [0, 3])
+def test_samplers_with_and_without_a_neighbour_table_match_the_exact_channel(
+    tmp_path, seeded, neighbours
+):
+    # 0: no table, the float32 search of the domain; 3: the table (SanText+ with a sensitive
+    # domain of 5 words: rows of frequent words mostly outside it are searched instead).
+    pack = vector_pack(tmp_path, np.arange(10.0).reshape(-1, 1), neighbours=neighbours)
+    assert (pack.neighbours is None) == (neighbours == 0)
+    expected = NeighbourTable if neighbours else EuclideanNeighbours
+    assert isinstance(euclidean_neighbours(pack, "test"), expected)
+    inputs = np.tile(np.arange(10), 6_000)
+    plain = SanText(pack, epsilon=1.0, rng=seeded(1)).privatize_ids(inputs)
+    plus = SanTextPlus(pack, epsilon=1.0, p=1.0, sensitive_fraction=0.5, rng=seeded(2))
+    restricted = plus.privatize_ids(inputs)
+    sensitive = np.arange(10) >= 5
+    for word in range(10):
+        assert chi_square_pvalue(plain[inputs == word], _line_channel(1.0)[word]) > 1e-4
+        law = _line_channel(1.0, sensitive)[word]
+        assert chi_square_pvalue(restricted[inputs == word], law) > 1e-4
+
+
+def test_a_table_is_what_the_search_finds(tmp_path):
+    vectors = _hard_vectors("plain")
+    pack = vector_pack(tmp_path, vectors, neighbours=6)
+    search = EuclideanNeighbours(VectorDistances(pack.vectors), 0, len(vectors), 6)
+    _, ids, bounds = search.search(np.arange(len(vectors)))
+    np.testing.assert_array_equal(np.asarray(pack.neighbours).ravel(), ids)
+    np.testing.assert_array_equal(pack.neighbour_bounds, bounds)
+    assert pack.manifest.data["euclidean"]["neighbours"] == 6
+
+
+def _rewrite(pack_dir, name: str, array: np.ndarray) -> None:
+    """Replace a pack file and make the manifest agree (a consistent rewrite)."""
+    path = pack_dir / name
+    np.save(path, array)
+    content = path.read_bytes()
+    manifest = json.loads((pack_dir / "manifest.json").read_text())
+    manifest["files"][name] = {"bytes": len(content), "sha256": hashlib.sha256(content).hexdigest()}
+    (pack_dir / "manifest.json").write_text(json.dumps(manifest))
+
+
+@pytest.mark.parametrize(
+    ("name", "change", "message"),
+    [
+        ("neighbours.npy", lambda a: np.where(a == a[0, 0], 10**6, a), "outside the vocabulary"),
+        ("neighbours.npy", lambda a: np.concatenate([a[:, :1], a[:, :-1]], axis=1), "repeats"),
+        ("neighbour_bounds.npy", lambda a: -a - 1.0, "not finite"),
+        ("neighbour_bounds.npy", lambda a: a * np.nan, "not finite"),
+    ],
+)
+def test_a_malformed_neighbour_table_is_refused(tmp_path, name, change, message):
+    pack = vector_pack(tmp_path, _hard_vectors("plain")[:60], neighbours=4)
+    original = np.load(pack.path / name)
+    _rewrite(pack.path, name, change(original).astype(original.dtype))
+    with pytest.raises(AssetError, match=message):
+        edgedp.load_pack(pack.path)
+
+
+def test_tem_uses_the_table_and_stays_exact(tmp_path, seeded):
+    line = np.arange(10.0)
+    pack = vector_pack(tmp_path, line.reshape(-1, 1), neighbours=2)
+    tem = TEM(pack, epsilon=1.0, gamma=4.0, rng=seeded(3))
+    inputs = np.tile(np.arange(10), 6_000)
+    outputs = tem.privatize_ids(inputs)
+    weights = np.exp(-0.5 * np.minimum(np.abs(line[:, None] - line[None, :]), 4.0))
+    channel = weights / weights.sum(axis=1, keepdims=True)
+    for word in range(10):
+        assert chi_square_pvalue(outputs[inputs == word], channel[word]) > 1e-4

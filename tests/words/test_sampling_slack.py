@@ -30,7 +30,7 @@ from edgedp.privacy import realised
 from edgedp.privacy.noise import LOG_WEIGHT_ROUNDING
 from edgedp.privacy.realised import gumbel_max_slack, log_sum_exp_rounding, near_far_slack
 from edgedp.words.custext import CusText
-from edgedp.words.near_far import EUCLIDEAN_NEAR_UNITS, log_sum_exp_rows
+from edgedp.words.near_far import euclidean_near_units, log_sum_exp_rows
 from edgedp.words.sampling import VectorDistances, euclidean_rounding
 from edgedp.words.santext import SanText, SanTextPlus
 from edgedp.words.tem import TEM
@@ -256,7 +256,7 @@ def euclidean_slack(pack: edgedp.WordPack, epsilon: float, gamma: float) -> Frac
     diameter, err = euclidean_rounding(pack.vectors)
     half = Fraction(epsilon) / 2
     bound = float(half * Fraction(min(gamma, diameter))) + math.log(len(pack.vocabulary))
-    draw = near_far_slack(bound, epsilon * max(1.0, diameter), EUCLIDEAN_NEAR_UNITS)[0]
+    draw = near_far_slack(bound, epsilon * max(1.0, diameter), euclidean_near_units(pack))[0]
     return Fraction(draw) + 4 * half * Fraction(err)
 
 
