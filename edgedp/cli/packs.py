@@ -6,6 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
+from edgedp.errors import AssetError
 from edgedp.packs.loading import list_packs, load_pack
 
 NAME = "packs"
@@ -23,6 +24,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     ):
         sub = commands.add_parser(name, help=text)
         sub.add_argument("path", nargs="?", help="pack directory or bundled name (default pack)")
+        if name == "verify":
+            sub.add_argument(
+                "--deep",
+                action="store_true",
+                help="also recompute the neighbour table's far bounds (O(words^2), minutes)",
+            )
     fit = commands.add_parser(
         "fit", help="estimate how DeepCandidate will do with a sentences pack on a PUBLIC sample"
     )
@@ -52,4 +59,22 @@ def run(args: argparse.Namespace) -> None:
             (e for e in list_packs() if e.pin and e.path.resolve() == pack.path.resolve()), None
         )
         pin = f"; manifest pinned ({pinned.origin}) to {pinned.pin}" if pinned else ""
+        if args.deep:
+            pin += _deep_check(pack)
         print(f"ok: {pack.name} ({pack.path}): {files} files, sizes and SHA-256 verified{pin}")
+
+
+def _deep_check(pack: object) -> str:
+    """Recompute what the runtime takes from a pack on trust (the neighbour table's bounds)."""
+    from edgedp.words.near_far import invalid_neighbour_rows
+    from edgedp.words.pack import WordPack
+
+    if not isinstance(pack, WordPack) or pack.neighbours is None:
+        return "; nothing to recompute"
+    invalid = invalid_neighbour_rows(pack)
+    if invalid.size:
+        raise AssetError(
+            f"pack {pack.name}: the neighbour table's bound is broken for {invalid.size} words "
+            f"(first: {pack.vocabulary[int(invalid[0])]!r}); rebuild it with edgedp-export"
+        )
+    return f"; neighbour table recomputed ({len(pack.vocabulary):,} rows sound)"

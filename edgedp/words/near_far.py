@@ -427,6 +427,33 @@ def euclidean_neighbours(pack: WordPack, user: str, lo: int = 0) -> NearSearch:
     )
 
 
+def invalid_neighbour_rows(pack: WordPack, *, block: int = 2048) -> np.ndarray:
+    """Words whose row of the pack's neighbour table has a bound that some word outside the row
+    breaks (empty: the table is sound). Recomputes the table's search (O(|V|^2 d)): the stored
+    bound holds for every word the search leaves out if it is at most the search's certified
+    bound, and is checked against the float64 distance of every word the search finds beyond the
+    row; a row whose bound exceeds the certified one is checked against every word."""
+    if pack.neighbours is None or pack.neighbour_bounds is None:
+        return np.empty(0, dtype=np.int64)
+    size = len(pack.vocabulary)
+    table = vector_distances(pack, "the neighbour table check")
+    stored = np.asarray(pack.neighbours, dtype=np.int64)
+    search = EuclideanNeighbours(table, 0, size, stored.shape[1])
+    invalid = []
+    for start in range(0, size, block):
+        words = np.arange(start, min(start + block, size))
+        rows, ids, certified = search.search(words)
+        claimed = np.asarray(pack.neighbour_bounds[words])
+        for row, word in enumerate(words):
+            others = np.setdiff1d(ids[rows == row], stored[word])
+            if claimed[row] > certified[row]:  # the search alone cannot vouch for it
+                others = np.setdiff1d(np.arange(size), stored[word])
+            distances = table.pairs(np.full(len(others), word), others)
+            if (distances < claimed[row]).any():
+                invalid.append(word)
+    return np.asarray(invalid, dtype=np.int64)
+
+
 def euclidean_near_sets(
     neighbours: NearSearch,
     word_ids: np.ndarray,

@@ -21,6 +21,7 @@ from sampling_helpers import chi_square_pvalue, vector_pack
 
 import edgedp
 import edgedp.words.near_far
+from edgedp.cli import main as console_main
 from edgedp.errors import AssetError
 from edgedp.words.near_far import (
     EuclideanNeighbours,
@@ -28,6 +29,7 @@ from edgedp.words.near_far import (
     euclidean_neighbours,
     hamming_histograms,
     hamming_radius,
+    invalid_neighbour_rows,
 )
 from edgedp.words.sampling import VectorDistances
 from edgedp.words.santext import SanText, SanTextPlus
@@ -183,3 +185,17 @@ def test_tem_uses_the_table_and_stays_exact(tmp_path, seeded):
     channel = weights / weights.sum(axis=1, keepdims=True)
     for word in range(10):
         assert chi_square_pvalue(outputs[inputs == word], channel[word]) > 1e-4
+
+
+def test_deep_verification_recomputes_the_bounds_and_catches_a_crafted_table(tmp_path):
+    # A consistent rewrite that raises one row's bound passes the checksums and the loader (the
+    # table is trusted like the rest of the pack), and is caught by `edgedp packs verify --deep`.
+    pack = vector_pack(tmp_path, _hard_vectors("clusters")[:60], neighbours=4)
+    assert invalid_neighbour_rows(pack).size == 0
+    bounds = np.load(pack.path / "neighbour_bounds.npy")
+    bounds[7] = 50.0  # words outside row 7 are closer than that
+    _rewrite(pack.path, "neighbour_bounds.npy", bounds)
+    crafted = edgedp.load_pack(pack.path)
+    assert invalid_neighbour_rows(crafted).tolist() == [7]
+    assert console_main(["packs", "verify", str(pack.path)]) == 0
+    assert console_main(["packs", "verify", "--deep", str(pack.path)]) == 1
