@@ -206,6 +206,10 @@ SCHEMAS: Mapping[str, Obj] = {
                 Obj(optional={"average": Num(0.0), "maximum": Num(0.0), "pairs": Int(0)}),
                 max_length=64,
             ),
+            "custext": Obj(
+                required={"k": Int(2, 1 << 20)},
+                optional={"hamming_file": FILE_NAME, "euclidean_file": FILE_NAME},
+            ),
         },
     ),
     "sentences": _kind(

@@ -42,7 +42,7 @@ mechanism's metric. The layout (token count, separators) is released as is.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TypedDict
 
 import numpy as np
@@ -79,6 +79,9 @@ class WordOptions(TypedDict, total=False):
     casing: str
     protect: Iterable[str] | None
 
+
+#: Told ``(done, total)`` as a one-time set-up goes (:meth:`WordMechanism.prepare`).
+Progress = Callable[[float, float], None]
 
 OOV_POLICIES = ("sample", "mask", "drop")
 OOV_MASK = "[OOV]"
@@ -157,6 +160,10 @@ class WordMechanism(Mechanism[WordPack]):
     def units(self, inputs: Sequence[str]) -> int:
         """The number of word slots of ``inputs`` (every slot is charged, OOV slots included)."""
         return sum(len(segment(check_text(text), self.protect).words) for text in inputs)
+
+    def prepare(self, progress: Progress | None = None) -> None:
+        """Do the mechanism's one-time set-up now rather than at its first release (tables built
+        from public data; nothing for most mechanisms), telling ``progress`` how it goes."""
 
     # -- the one mechanism-specific step --------------------------------------------------------
 

@@ -53,6 +53,9 @@ class WordPack:
     #: other word (:class:`edgedp.words.near_far.NeighbourTable`; written by the exporter).
     neighbours: np.ndarray | None = None
     neighbour_bounds: np.ndarray | None = None
+    #: Optional: CusText's output sets for ``custext_k`` by space (each word's set index).
+    custext_sets: Mapping[str, np.ndarray] = field(default_factory=lambda: MappingProxyType({}))
+    custext_k: int | None = None
     _euclidean: Lazy[EuclideanIndex] = field(init=False, repr=False)
     _derived: dict[str, Lazy[Any]] = field(init=False, repr=False)
     _derived_lock: threading.Lock = field(init=False, repr=False)
@@ -151,6 +154,7 @@ def load_word_pack(manifest: Manifest) -> WordPack:
     codes = manifest.array(manifest.field("codes", "file", str), np.uint8, (size, bits // 8))
     vectors, covariance = _read_euclidean(manifest, size)
     neighbours, bounds = _read_neighbours(manifest, size)
+    custext_k, custext_sets = _read_custext_sets(manifest, size)
     return WordPack(
         name=manifest.name,
         path=manifest.directory,
@@ -162,6 +166,8 @@ def load_word_pack(manifest: Manifest) -> WordPack:
         covariance=covariance,
         neighbours=neighbours,
         neighbour_bounds=bounds,
+        custext_sets=custext_sets,
+        custext_k=custext_k,
     )
 
 
@@ -229,6 +235,34 @@ def _read_neighbours(manifest: Manifest, size: int) -> tuple[np.ndarray | None, 
             f"pack {manifest.directory}: the neighbour table {problem}; {REBUILD_HINT}"
         )
     return ids, bounds
+
+
+def _read_custext_sets(
+    manifest: Manifest, size: int
+) -> tuple[int | None, Mapping[str, np.ndarray]]:
+    """CusText's output sets of the pack (k, {space: set index per word}), checked: the sets are
+    numbered 0, 1, ... and hold k to 2k - 1 words each (all words if there are fewer than k), as
+    the mapping makes them; any partition keeps CusText's guarantee, and these sizes are what the
+    guarantee's statement promises."""
+    section = manifest.data.get("custext")
+    if section is None:
+        return None, MappingProxyType({})
+    k = manifest.field("custext", "k", int)
+    sets = {}
+    for space in ("hamming", "euclidean"):
+        name = section.get(f"{space}_file")
+        if name is None:
+            continue
+        set_of = manifest.array(name, np.int32, (size,))
+        sizes = np.bincount(np.maximum(np.asarray(set_of), 0), minlength=1)
+        low, high = (size, size) if size <= k else (k, 2 * k - 1)
+        if np.asarray(set_of).min() < 0 or sizes.min() < low or sizes.max() > high:
+            raise AssetError(
+                f"pack {manifest.directory}: {name} is not a partition into sets of {low} to "
+                f"{high} words; {REBUILD_HINT}"
+            )
+        sets[space] = set_of
+    return k, MappingProxyType(sets)
 
 
 def _check_covariance(manifest: Manifest, covariance: np.ndarray) -> None:

@@ -17,6 +17,7 @@ from edgedp.errors import InputError
 from edgedp.packs.loading import load_pack
 from edgedp.text.segmentation import normalize_word
 from edgedp_export.binarize import METHODS
+from edgedp_export.custext_sets import DEFAULT_CUSTEXT_K
 from edgedp_export.neighbours import DEFAULT_NEIGHBOURS
 from edgedp_export.sources import SOURCES, load_source
 from edgedp_export.words import BASE_SETTINGS, PRESETS, WordsConfig, build_words_pack
@@ -76,6 +77,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="with vectors: words per row of the neighbour table of TEM and SanText (default "
         f"{DEFAULT_NEIGHBOURS}; 0: no table, they then search the vocabulary per word)",
     )
+    parser.add_argument(
+        "--custext",
+        type=int,
+        help=f"CusText output-set size of the sets stored in the pack (default {DEFAULT_CUSTEXT_K}; "
+        "0: none, CusText then builds them on first use)",
+    )
     parser.add_argument("--name", help="pack name (default: the output directory's name)")
     parser.add_argument("--out", type=Path, required=True, help="pack directory to write")
     parser.add_argument("--force", action="store_true", help="replace an existing pack")
@@ -114,6 +121,7 @@ def run(args: argparse.Namespace) -> None:
         report=settings["report"],
         restrict_to=_word_list(args.only_words),
         neighbours=DEFAULT_NEIGHBOURS if args.neighbours is None else args.neighbours,
+        custext=DEFAULT_CUSTEXT_K if args.custext is None else args.custext,
     )
     out = build_words_pack(source, config, args.out, force=args.force)
     print(f"wrote {out}", file=sys.stderr)
@@ -135,7 +143,7 @@ def _run_from_pack(args: argparse.Namespace) -> None:
     if ignored:
         raise InputError(
             "--from-pack keeps the pack's vocabulary, codes and index; it takes only --vectors, "
-            "--source/--source-file, --calibration, --neighbours, --name, --out, --force "
+            "--source/--source-file, --calibration, --neighbours, --custext, --name, --out, --force "
             f"(not --{ignored[0].replace('_', '-')})"
         )
     base = load_pack(args.from_pack, kind="words", verify=True)  # pinned if it is bundled
@@ -154,8 +162,9 @@ def _run_from_pack(args: argparse.Namespace) -> None:
         f"edgedp-export words --from-pack {base.name} {origin} --vectors {vectors} "
         f"--calibration {args.calibration} --name {name} --out {name}"
     )
-    if args.neighbours is not None:
-        command += f" --neighbours {args.neighbours}"
+    for flag in ("neighbours", "custext"):
+        if getattr(args, flag) is not None:
+            command += f" --{flag} {getattr(args, flag)}"
     out = extend_words_pack(
         base,
         load_source(source_name, args.source_file if source_name is None else None),
@@ -165,6 +174,7 @@ def _run_from_pack(args: argparse.Namespace) -> None:
         command=command,
         exact_calibration=args.calibration == "exact",
         neighbours=DEFAULT_NEIGHBOURS if args.neighbours is None else args.neighbours,
+        custext=DEFAULT_CUSTEXT_K if args.custext is None else args.custext,
         force=args.force,
     )
     print(f"wrote {out}", file=sys.stderr)
@@ -204,7 +214,8 @@ def _command(settings: dict[str, object], args: argparse.Namespace) -> str:
     parts.append("--report" if settings["report"] else "--no-report")
     if args.only_words is not None:
         parts.append(f"--only-words {args.only_words.name}")
-    if args.neighbours is not None:
-        parts.append(f"--neighbours {args.neighbours}")
+    for flag in ("neighbours", "custext"):
+        if getattr(args, flag) is not None:
+            parts.append(f"--{flag} {getattr(args, flag)}")
     parts.append(f"--name {settings['name']} --out {settings['name']}")
     return " ".join(parts)
