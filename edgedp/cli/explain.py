@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from edgedp.cli.privatize import parse_epsilon, warn_if_seeded
+from edgedp.cli.progress import Progress
 from edgedp.cli.word_options import (
     add_word_mechanism_arguments,
     build_word_mechanism,
@@ -40,11 +41,15 @@ def run(args: argparse.Namespace) -> None:
     warn_if_seeded(args.seed)
     if args.text is not None and not args.text.strip():
         raise InputError("--text is empty")
-    result = explain(
-        mechanism,
-        text=args.text,
-        samples=check_positive_int(args.samples, "--samples", minimum=2),
-        words=check_positive_int(args.words, "--words", minimum=2),
-        rng=args.seed,
-    )
+    samples = check_positive_int(args.samples, "--samples", minimum=2)
+    words = check_positive_int(args.words, "--words", minimum=2)
+    with Progress("explain: Monte Carlo", unit="steps") as progress:
+        result = explain(
+            mechanism,
+            text=args.text,
+            samples=samples,
+            words=words,
+            rng=args.seed,
+            progress=progress.reporter(),
+        )
     print_report(result, args.json)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from edgedp.cli.privatize import parse_epsilon
+from edgedp.cli.progress import Progress
 from edgedp.cli.word_options import (
     add_word_mechanism_arguments,
     build_word_mechanism,
@@ -54,15 +55,19 @@ def run(args: argparse.Namespace) -> None:
         metric, _ = mechanism_metric(build_word_mechanism(args, 1.0))
         start = START.get(metric or "", 1.0)
     mechanism = build_word_mechanism(args, start)
-    result = tune(
-        mechanism,
-        keep=args.keep,
-        inference_error=args.inference_error,
-        loss_bound=args.loss_bound,
-        aggregate=args.aggregate,
-        prior=args.prior,
-        words=check_positive_int(args.words, "--words", minimum=2),
-        samples=check_positive_int(args.samples, "--samples", minimum=2),
-        choose_t=args.choose_t,
-    )
+    words = check_positive_int(args.words, "--words", minimum=2)
+    samples = check_positive_int(args.samples, "--samples", minimum=2)
+    with Progress("tune: epsilons evaluated", unit="(estimated)") as progress:
+        result = tune(
+            mechanism,
+            keep=args.keep,
+            inference_error=args.inference_error,
+            loss_bound=args.loss_bound,
+            aggregate=args.aggregate,
+            prior=args.prior,
+            words=words,
+            samples=samples,
+            choose_t=args.choose_t,
+            progress=progress.reporter(),
+        )
     print_report(result, args.json)

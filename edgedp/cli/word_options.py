@@ -8,6 +8,7 @@ import sys
 import warnings
 from typing import Any
 
+from edgedp.cli.progress import Progress
 from edgedp.errors import InputError, NotPrivateWarning
 from edgedp.packs.loading import load_pack
 from edgedp.registry import WORD_MECHANISMS
@@ -125,10 +126,11 @@ def print_report(report: Any, as_json: bool) -> None:
 def build_word_mechanism(
     args: argparse.Namespace, epsilon: float, *, rng: int | None = None
 ) -> WordMechanism:
-    """The word mechanism the arguments describe (a seed's warning is the caller's to print)."""
+    """The word mechanism the arguments describe, its one-time set-up done (with progress on a
+    terminal); a seed's warning is the caller's to print."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", NotPrivateWarning)
-        return WORD_MECHANISMS[args.mechanism](
+        mechanism: WordMechanism = WORD_MECHANISMS[args.mechanism](
             load_pack(args.pack, kind="words"),
             epsilon=epsilon,
             rng=rng,
@@ -137,3 +139,6 @@ def build_word_mechanism(
             protect=parse_protect(args.protect),
             **mechanism_options(args),
         )
+    with Progress(f"{args.mechanism}: one-time set-up", unit="words") as progress:
+        mechanism.prepare(progress.reporter())
+    return mechanism

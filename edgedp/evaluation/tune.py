@@ -60,7 +60,7 @@ from edgedp.words.keep_rate import LOW_KEEP as LOW_KEEP
 from edgedp.words.keep_rate import WARNING_STAGES as WARNING_STAGES
 from edgedp.words.keep_rate import keep_warning as keep_warning
 from edgedp.words.keep_rate import quick_keep as quick_keep
-from edgedp.words.mechanism import WordMechanism
+from edgedp.words.mechanism import Progress, WordMechanism
 
 MAX_EXPANSIONS = 30
 MAX_BISECTIONS = 40
@@ -131,8 +131,12 @@ def tune(
     samples: int = TUNE_SAMPLES,
     rel_tol: float = 0.02,
     choose_t: bool = False,
+    progress: Progress | None = None,
 ) -> Tuning:
-    """The epsilon of ``mechanism`` (its other parameters kept) meeting exactly one target."""
+    """The epsilon of ``mechanism`` (its other parameters kept) meeting exactly one target.
+
+    ``progress(done, total)`` hears of each evaluation, against an estimate of how many the
+    search needs (it grows while the target is not yet bracketed)."""
     if not isinstance(mechanism, WordMechanism):
         raise InputError(f"tune needs a word mechanism, got {type(mechanism).__name__}")
     given = {
@@ -187,11 +191,21 @@ def tune(
     changes: dict[str, Any] = {"t": 0.0} if choose_t else {}
     evaluations: list[dict[str, float]] = []
 
+    bracket: list[float] = []  # [low, high] once the target is bracketed
+
+    def remaining() -> int:
+        """Bisections left at most (from the bracket, or from a doubling bracket), and one more."""
+        ratio = bracket[1] / bracket[0] if bracket else 2.0
+        return math.ceil(math.log2(max(math.log(ratio) / math.log1p(rel_tol), 1.0))) + 2
+
     def estimate(epsilon: float) -> Estimate:
         result = _statistic(at(epsilon, **changes), word_ids, samples, target, prior)
         evaluations.append(
             {"epsilon": epsilon, "value": result.value, "low": result.low, "high": result.high}
         )
+        if progress is not None:
+            done = len(evaluations)
+            progress(float(done), float(done + remaining() - (1 if bracket else 0)))
         return result
 
     def below(result: Estimate) -> bool:
@@ -221,6 +235,7 @@ def tune(
     middle, result = math.sqrt(low * high), first
     for _ in range(MAX_BISECTIONS):
         middle = math.sqrt(low * high)
+        bracket[:] = [low, high]
         result = estimate(middle)
         if result.low <= value <= result.high:
             stopped = "the 95 % interval of the estimate contains the target"

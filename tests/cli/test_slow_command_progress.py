@@ -1,0 +1,88 @@
+"""Progress of explain, tune and the word mechanisms' one-time set-ups (edgedp.cli.progress).
+
+On stderr only (stdout stays byte for byte the same), on a terminal after a delay, off a terminal
+only when asked with EDGEDP_PROGRESS=1.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import sys
+
+import pytest
+
+from edgedp.cli.progress import Progress
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def _clock(times):
+    values = iter(times)
+    return lambda: next(values)
+
+
+def test_a_terminal_sees_one_line_redrawn_after_the_delay(monkeypatch):
+    monkeypatch.delenv("EDGEDP_PROGRESS", raising=False)
+    stream = _Terminal()
+    with Progress("tune", unit="steps", stream=stream, clock=_clock([0, 1, 3, 3.1, 4])) as bar:
+        bar.update(1)  # t = 1: before the delay, nothing
+        assert stream.getvalue() == ""
+        bar.reporter()(5, 10)  # t = 3: shown
+        bar.update(1)  # t = 3.1: too soon to redraw
+        bar.update(1)  # t = 4
+    lines = stream.getvalue().split("\r")
+    assert lines[1].startswith("edgedp: tune: 5 of 10 steps (50%)")
+    assert lines[2].startswith("edgedp: tune: 7 of 10 steps (70%)")
+    assert stream.getvalue().endswith("\n")
+
+
+@pytest.mark.parametrize(("asked", "shown"), [(None, False), ("1", True), ("0", False)])
+def test_off_a_terminal_only_when_asked(monkeypatch, asked, shown):
+    if asked is None:
+        monkeypatch.delenv("EDGEDP_PROGRESS", raising=False)
+    else:
+        monkeypatch.setenv("EDGEDP_PROGRESS", asked)
+    stream = io.StringIO()
+    with Progress("explain", stream=stream, clock=_clock([0, 0.5, 1])) as bar:
+        bar.reporter()(1, 2)
+        bar.reporter()(2, 2)
+    assert bool(stream.getvalue()) is shown
+    assert "\r" not in stream.getvalue()
+
+
+def _cli(*args: str, progress: str | None) -> subprocess.CompletedProcess:
+    environment = {k: v for k, v in os.environ.items() if k != "EDGEDP_PROGRESS"}
+    if progress is not None:
+        environment["EDGEDP_PROGRESS"] = progress
+    return subprocess.run(
+        [sys.executable, "-m", "edgedp.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=environment,
+        check=True,
+    )
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("explain", "--mechanism", "tem", "--space", "hamming", "--epsilon", "0.5"),
+        ("tune", "--mechanism", "custext", "--space", "hamming", "--k", "5", "--keep", "0.5"),
+    ],
+)
+def test_explain_tune_and_set_ups_report_on_stderr_never_stdout(command):
+    quiet = _cli(*command, "--words", "20", "--samples", "4", progress=None)
+    asked = _cli(*command, "--words", "20", "--samples", "4", progress="1")
+    ours = (f"edgedp: {command[0]}:", "one-time set-up:")
+    assert not any(mark in quiet.stderr + asked.stdout for mark in ours)
+    shown = [line for line in asked.stderr.splitlines() if line.startswith("edgedp: ")]
+    assert any(line.startswith(ours[0]) for line in shown)
+    if command[0] == "tune":  # k = 5 is not stored in the pack: the walk is a one-time set-up
+        assert any("custext: one-time set-up" in line for line in shown)
+        assert quiet.stdout.splitlines()[0] == asked.stdout.splitlines()[0]  # same result
