@@ -26,7 +26,7 @@ import sys
 from bench.harness import ROOT, Report, child_env, progress
 from bench.packs import ensure_pack
 
-TEXT_WORDS, RANDOM_WORDS, REPEATS = 20_000, 4_000, 5
+TEXT_WORDS, RANDOM_WORDS, REPEATS = 10_000, 2_000, 3
 QUICK = {"text": 2_000, "random": 500, "repeats": 1}
 BRR_EPSILON = 0.6
 #: (label, pack, mechanism, keyword arguments, epsilons)
