@@ -41,14 +41,12 @@ def run(args: argparse.Namespace) -> None:
     warn_if_seeded(args.seed)
     if args.text is not None and not args.text.strip():
         raise InputError("--text is empty")
-    samples = check_positive_int(args.samples, "--samples", minimum=2)
-    words = check_positive_int(args.words, "--words", minimum=2)
     with Progress("explain: Monte Carlo", unit="steps") as progress:
         result = explain(
             mechanism,
             text=args.text,
-            samples=samples,
-            words=words,
+            samples=check_positive_int(args.samples, "--samples", minimum=2),
+            words=check_positive_int(args.words, "--words", minimum=2),
             rng=args.seed,
             progress=progress.reporter(),
         )

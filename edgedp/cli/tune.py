@@ -55,8 +55,6 @@ def run(args: argparse.Namespace) -> None:
         metric, _ = mechanism_metric(build_word_mechanism(args, 1.0))
         start = START.get(metric or "", 1.0)
     mechanism = build_word_mechanism(args, start)
-    words = check_positive_int(args.words, "--words", minimum=2)
-    samples = check_positive_int(args.samples, "--samples", minimum=2)
     with Progress("tune: epsilons evaluated", unit="(estimated)") as progress:
         result = tune(
             mechanism,
@@ -65,8 +63,8 @@ def run(args: argparse.Namespace) -> None:
             loss_bound=args.loss_bound,
             aggregate=args.aggregate,
             prior=args.prior,
-            words=words,
-            samples=samples,
+            words=check_positive_int(args.words, "--words", minimum=2),
+            samples=check_positive_int(args.samples, "--samples", minimum=2),
             choose_t=args.choose_t,
             progress=progress.reporter(),
         )

@@ -128,17 +128,9 @@ class NearSets:
         far_log_weights[far_count == 0] = -np.inf
         by_id = np.lexsort((ids, owner))
         near = Complements.of(lims, ids[by_id] - lo, hi - lo)
+        units = (unit_lims.astype(np.int64), unit_log_weights, starts, sizes, ids)
         return cls(
-            inputs=np.asarray(inputs, dtype=np.int64),
-            unit_lims=unit_lims.astype(np.int64),
-            unit_log_weights=unit_log_weights,
-            unit_starts=starts,
-            unit_sizes=sizes,
-            members=ids,
-            near=near,
-            lo=lo,
-            far_log_weights=far_log_weights,
-            far_offsets=far_offsets,
+            np.asarray(inputs, dtype=np.int64), *units, near, lo, far_log_weights, far_offsets
         )
 
     def near_totals(self) -> np.ndarray:

@@ -7,12 +7,10 @@ only when asked with EDGEDP_PROGRESS=1.
 from __future__ import annotations
 
 import io
-import os
-import subprocess
-import sys
 
 import pytest
 
+from edgedp.cli import main
 from edgedp.cli.progress import Progress
 
 
@@ -55,18 +53,15 @@ def test_off_a_terminal_only_when_asked(monkeypatch, asked, shown):
     assert "\r" not in stream.getvalue()
 
 
-def _cli(*args: str, progress: str | None) -> subprocess.CompletedProcess:
-    environment = {k: v for k, v in os.environ.items() if k != "EDGEDP_PROGRESS"}
-    if progress is not None:
-        environment["EDGEDP_PROGRESS"] = progress
-    return subprocess.run(
-        [sys.executable, "-m", "edgedp.cli", *args],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        env=environment,
-        check=True,
-    )
+def _cli(capsys, monkeypatch, *args: str, progress: str | None) -> tuple[str, str]:
+    """(stdout, stderr) of ``edgedp ARGS`` run in this process with EDGEDP_PROGRESS unset or set."""
+    if progress is None:
+        monkeypatch.delenv("EDGEDP_PROGRESS", raising=False)
+    else:
+        monkeypatch.setenv("EDGEDP_PROGRESS", progress)
+    assert main(list(args)) == 0
+    captured = capsys.readouterr()
+    return captured.out, captured.err
 
 
 @pytest.mark.parametrize(
@@ -76,13 +71,14 @@ def _cli(*args: str, progress: str | None) -> subprocess.CompletedProcess:
         ("tune", "--mechanism", "custext", "--space", "hamming", "--k", "5", "--keep", "0.5"),
     ],
 )
-def test_explain_tune_and_set_ups_report_on_stderr_never_stdout(command):
-    quiet = _cli(*command, "--words", "20", "--samples", "4", progress=None)
-    asked = _cli(*command, "--words", "20", "--samples", "4", progress="1")
+def test_explain_tune_and_set_ups_report_on_stderr_never_stdout(capsys, monkeypatch, command):
+    sizes = ("--words", "20", "--samples", "4")
+    quiet_out, quiet_err = _cli(capsys, monkeypatch, *command, *sizes, progress=None)
+    asked_out, asked_err = _cli(capsys, monkeypatch, *command, *sizes, progress="1")
     ours = (f"edgedp: {command[0]}:", "one-time set-up:")
-    assert not any(mark in quiet.stderr + asked.stdout for mark in ours)
-    shown = [line for line in asked.stderr.splitlines() if line.startswith("edgedp: ")]
+    assert not any(mark in quiet_err + asked_out for mark in ours)
+    shown = [line for line in asked_err.splitlines() if line.startswith("edgedp: ")]
     assert any(line.startswith(ours[0]) for line in shown)
     if command[0] == "tune":  # k = 5 is not stored in the pack: the walk is a one-time set-up
         assert any("custext: one-time set-up" in line for line in shown)
-        assert quiet.stdout.splitlines()[0] == asked.stdout.splitlines()[0]  # same result
+        assert quiet_out.splitlines()[0] == asked_out.splitlines()[0]  # the same result
