@@ -198,13 +198,19 @@ _GAUSSIAN_EPSILON_LIMIT = 20000.0
 
 
 def exponential_tail(threshold: float) -> float:
-    """Natural log of Pr[exponential() > threshold], exact over the sampler's bit patterns.
+    """Natural log of Pr[exponential() > threshold] (:func:`exponential_tail_probability`) as a
+    float (the probability itself underflows beyond c ~ 745)."""
+    total = exponential_tail_probability(threshold)
+    return math.log(total.numerator) - math.log(total.denominator)
+
+
+def exponential_tail_probability(threshold: float) -> Fraction:
+    """Pr[exponential() > threshold], exact over the sampler's bit patterns.
 
     Drives the real :meth:`RandomSource.exponential` with chosen bytes (its bit layout: the
     geometric count k, then the remainder's exponent j, then a 52-bit mantissa m) and counts, by
     binary search (the value is monotone in j and m for fixed k), the patterns above the threshold.
-    The probability is sum_k 2^-(k+1) q_k with q_k computed exactly; the result is returned as a
-    float logarithm (the probability itself underflows beyond c ~ 745).
+    The probability is sum_k 2^-(k+1) q_k with q_k computed exactly.
     """
     if not (math.isfinite(threshold) and threshold >= 0.0):
         raise PrivacyParameterError(f"threshold must be finite and >= 0, got {threshold!r}")
@@ -219,7 +225,7 @@ def exponential_tail(threshold: float) -> float:
     total += Fraction(1, 2 ** (k0 + 3))
     if low_k > 0 and exponential_from_pattern(low_k - 1, 0, 2**52 - 1) > threshold:
         raise AssertionError("the exponential is not monotone in k")
-    return math.log(total.numerator) - math.log(total.denominator)
+    return total
 
 
 _CAP_J = 1020  # edgedp.privacy.randomness._V_EXPONENT_CAP: all j >= 1020 share the last binade

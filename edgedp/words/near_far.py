@@ -236,12 +236,17 @@ def draw_blocks(
 def hamming_histograms(
     index_search: RangeSearch, codes: np.ndarray, word_ids: np.ndarray
 ) -> np.ndarray:
-    """(len(word_ids), bits + 1) exact counts of the vocabulary words at each Hamming distance."""
+    """(len(word_ids), bits + 1) exact counts of the vocabulary words at each Hamming distance
+    (a range search over every code, a few words at a time: bounded memory)."""
     bits = codes.shape[1] * 8
-    lims, distances, _ = index_search(np.asarray(codes[word_ids]), bits)
-    rows = np.repeat(np.arange(len(word_ids)), np.diff(lims))
-    counts = np.bincount(rows * (bits + 1) + distances, minlength=len(word_ids) * (bits + 1))
-    return counts.reshape(len(word_ids), bits + 1)
+    counts = np.empty((len(word_ids), bits + 1), dtype=np.int64)
+    for start in range(0, len(word_ids), 4):
+        block = np.asarray(word_ids[start : start + 4])
+        lims, distances, _ = index_search(np.asarray(codes[block]), bits)
+        rows = np.repeat(np.arange(len(block)), np.diff(lims))
+        found = np.bincount(rows * (bits + 1) + distances, minlength=len(block) * (bits + 1))
+        counts[start : start + len(block)] = found.reshape(len(block), bits + 1)
+    return counts
 
 
 #: Cost model of :func:`hamming_radius`, in scans of the vocabulary (fitted to timings of TEM
