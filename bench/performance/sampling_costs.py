@@ -30,12 +30,14 @@ TEXT_WORDS, RANDOM_WORDS, REPEATS = 10_000, 2_000, 3
 QUICK = {"text": 2_000, "random": 500, "repeats": 1}
 BRR_EPSILON = 0.6
 #: (label, pack, mechanism, keyword arguments, epsilons)
+HAMMING_EPSILONS = (0.05, 0.1, 0.2, 0.35, 0.5, 1.0, 3.0)
+EUCLIDEAN_EPSILONS = (1.0, 2.0, 3.0, 4.0, 6.0, 10.0, 20.0, 50.0)
 ROWS = (
-    ("TEM-Hamming", "words-small", "tem", {"space": "hamming"}, (0.1, 0.2, 0.5, 1.0, 3.0)),
+    ("TEM-Hamming", "words-small", "tem", {"space": "hamming"}, HAMMING_EPSILONS),
     ("CusText-Hamming k 20", "words-small", "custext", {"space": "hamming"}, (1.0, 3.0, 10.0)),
-    ("TEM", "medium", "tem", {}, (1.0, 2.0, 4.0, 10.0, 30.0)),
-    ("SanText", "medium", "santext", {}, (1.0, 2.0, 4.0, 10.0, 30.0)),
-    ("SanText+ (p 0.3, w 0.9)", "medium", "santext-plus", {}, (1.0, 2.0, 4.0, 10.0, 30.0)),
+    ("TEM", "medium", "tem", {}, EUCLIDEAN_EPSILONS),
+    ("SanText", "medium", "santext", {}, EUCLIDEAN_EPSILONS),
+    ("SanText+ (p 0.3, w 0.9)", "medium", "santext-plus", {}, EUCLIDEAN_EPSILONS),
     ("CusText k 20", "medium", "custext", {}, (1.0, 3.0, 10.0)),
 )
 TABLE = "sampling mechanisms against BRR: words/s, 1 thread, same words, same process"

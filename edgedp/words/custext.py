@@ -61,6 +61,7 @@ SPACES = ("euclidean", "hamming")
 #: The paper's released code's default output-set size (top_k).
 DEFAULT_K = 20
 _SEARCH_BLOCK = 1024
+_RELEASE_BLOCK = 2048
 #: A search widened beyond this share of the vocabulary gives way to a scan of the unassigned.
 _WIDEST = 1 / 8
 
@@ -275,7 +276,8 @@ class CusText(WordMechanism):
 
     def _release(self, word_ids: np.ndarray) -> np.ndarray:
         released = np.empty_like(word_ids)
-        step = rows_per_block(self.output_sets()[1].shape[1])
+        # at most _RELEASE_BLOCK words at a time: their paired distances gather two vectors each
+        step = min(rows_per_block(self.output_sets()[1].shape[1]), _RELEASE_BLOCK)
         for start in range(0, len(word_ids), step):
             block = word_ids[start : start + step]
             candidates, weights = self.log_weights(block)
