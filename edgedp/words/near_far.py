@@ -10,8 +10,9 @@ draw costs a few variates, and its law is still exact up to the float slack of
   of equal weight (Hamming space: every word at one distance d is one unit of weight
   m_d e^(-c min(d, gamma)); Euclidean space: one word per unit);
 * the **far set**, every other word of the domain, and a bound L(x) <= d(x, y) valid for every
-  far y (Hamming: the search radius plus one, exact; Euclidean: certified from a float32 search,
-  :func:`euclidean_near_sets`), so e^(-c min(L, gamma)) bounds each far weight: the *envelope*.
+  far y (Hamming: the search radius plus one, exact; Euclidean: the certified bound of a float32
+  search, :class:`EuclideanNeighbours`, or the same computed at export: the pack's neighbour
+  table, :class:`NeighbourTable`), so e^(-c min(L, gamma)) bounds each far weight: the *envelope*.
 
 One round draws "near or far" by Gumbel-max between the near total (a log-sum-exp of the units)
 and the envelope total N_far e^(-c min(L, gamma)); far proposes a uniform far word y (exact) and
@@ -19,7 +20,9 @@ accepts it with probability e^(-(c min(d(x, y), gamma) - c min(L, gamma))) (an e
 variable above the gap), else the round is repeated. This is rejection sampling from the envelope
 mixture, so the first accepted word has exactly the law w(y) / sum w; "near" then draws a unit by
 Gumbel-max among the units and a uniform member (exact). Expected rounds: (near total + envelope)
-/ (near total + far total), a handful at every epsilon on the real packs (bench/README.md).
+/ (near total + far total): about one where the near words hold the mass (large epsilon), tens
+where the far words do and their distances spread (medium: epsilon 2 to 6), each round a few
+variates for all pending words at once (bench/README.md, ``sampling-costs``).
 No distance to a far word is computed unless it is proposed, and no variate is drawn per
 vocabulary word.
 
