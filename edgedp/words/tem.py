@@ -133,7 +133,7 @@ class TEM(WordMechanism):
     two vocabulary words. Proof sketch and the choice of gamma: module docstring.
 
     **On the machine** (:attr:`calibration`). The draw is Gumbel-max rounds over floats with
-    rejection: the realised log-ratio is the exact law's plus at most a slack xi (~5e-12 at
+    rejection: the realised log-ratio is the exact law's plus at most a slack xi (~1e-11 at
     epsilon ~10; :func:`edgedp.privacy.realised.near_far_slack`). Hamming: distances are integers,
     so two words are at d = 0 (same code, same row, same law) or d >= 1, and the coefficient is
     (epsilon - xi) / 2: the realised loss is <= (epsilon - xi) d + xi <= epsilon d, plus a tail
