@@ -200,6 +200,10 @@ SCHEMAS: Mapping[str, Obj] = {
                     "neighbours": Int(1, 1 << 16),
                     "neighbours_file": FILE_NAME,
                     "neighbour_bounds_file": FILE_NAME,
+                    "suffix_start": Int(1, MAX_COUNT),
+                    "suffix_neighbours": Int(1, 1 << 16),
+                    "suffix_neighbours_file": FILE_NAME,
+                    "suffix_neighbour_bounds_file": FILE_NAME,
                 },
             ),
             "calibration": MapOf(

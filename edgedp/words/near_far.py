@@ -41,7 +41,7 @@ import numpy as np
 
 from edgedp.packs.native import search_threads
 from edgedp.privacy.randomness import RandomSource
-from edgedp.words.pack import WordPack
+from edgedp.words.pack import SuffixNeighbours, WordPack
 from edgedp.words.sampling import (
     Complements,
     VectorDistances,
@@ -56,6 +56,7 @@ from edgedp.words.sampling import (
 EUCLIDEAN_NEAR_WORDS = 32
 #: Distinct input words whose near sets are held at once (bounds memory for any batch).
 ROWS_PER_BLOCK = 1024
+THIN_ROW_WORDS = 0.5
 #: Rounds simulated per pass of :func:`draw` (at most :data:`ROUNDS_PER_ENTRY` per entry).
 ROUNDS_PER_PASS = 4096
 ROUNDS_PER_ENTRY = 64
@@ -363,22 +364,25 @@ class NeighbourTable:
 
     The exporter computed the table with :class:`EuclideanNeighbours` over the whole vocabulary,
     so each stored bound holds for every word outside its row, hence for every word of the domain
-    outside the row's part in it. A row with fewer than half its words in the domain (SanText+:
-    frequent words whose neighbours are frequent) would leave a near set too light for the
-    envelope, so such rows are searched in the domain instead (``fallback``).
+    outside the row's part in it. A row with few of its words in the domain (SanText+: frequent
+    words whose neighbours are frequent) would leave a near set too light for the envelope: such
+    rows come from the pack's table of the frequent words among the rarer ones (``suffix``) when
+    its range is the domain, else from a search of the domain (``fallback``).
     """
 
     def __init__(
         self,
         table: VectorDistances,
-        neighbours: np.ndarray,
-        bounds: np.ndarray,
+        neighbours: tuple[np.ndarray, np.ndarray],
+        suffix: SuffixNeighbours | None,
         fallback: Callable[[], EuclideanNeighbours],
         lo: int,
         hi: int,
     ) -> None:
         self.table, self.lo, self.hi = table, lo, hi
-        self._neighbours, self._bounds, self._fallback = neighbours, bounds, fallback
+        self._neighbours, self._bounds = neighbours
+        self._fallback = fallback
+        self._suffix = suffix if suffix is not None and suffix.start == lo else None
 
     def search(self, word_ids: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """As :meth:`EuclideanNeighbours.search`."""
@@ -387,11 +391,19 @@ class NeighbourTable:
         inside = (found >= self.lo) & (found < self.hi)
         rows = np.repeat(np.arange(len(word_ids)), found.shape[1]).reshape(found.shape)
         bounds = np.array(self._bounds[word_ids], dtype=np.float64)
-        thin = inside.sum(axis=1) * 2 < found.shape[1]
+        thin = inside.sum(axis=1) < THIN_ROW_WORDS * found.shape[1]
         keep = inside & ~thin[:, None]
         rows, ids = rows[keep], found[keep]
-        if thin.any():
-            searched = np.flatnonzero(thin)
+        stored = np.zeros(len(word_ids), dtype=bool)
+        if self._suffix is not None:  # rows of the words below the domain, stored
+            stored = thin & (word_ids < self.lo)
+            taken = np.flatnonzero(stored)
+            more = np.asarray(self._suffix.ids[word_ids[taken]], dtype=np.int64)
+            rows = np.concatenate([rows, np.repeat(taken, more.shape[1])])
+            ids = np.concatenate([ids, more.ravel()])
+            bounds[taken] = self._suffix.bounds[word_ids[taken]]
+        searched = np.flatnonzero(thin & ~stored)
+        if searched.size:
             more_rows, more_ids, bounds[searched] = self._fallback().search(word_ids[searched])
             rows = np.concatenate([rows, searched[more_rows]])
             ids = np.concatenate([ids, more_ids])
@@ -422,37 +434,42 @@ def euclidean_neighbours(pack: WordPack, user: str, lo: int = 0) -> NearSearch:
 
     if pack.neighbours is None or pack.neighbour_bounds is None:
         return search()
-    stored, bounds = pack.neighbours, pack.neighbour_bounds
+    stored = (pack.neighbours, pack.neighbour_bounds)
+    suffix = pack.suffix_neighbours
     return pack.derived(
-        f"neighbour-table:{lo}", lambda: NeighbourTable(table, stored, bounds, search, lo, size)
+        f"neighbour-table:{lo}",
+        lambda: NeighbourTable(table, stored, suffix, search, lo, size),
     )
 
 
 def invalid_neighbour_rows(pack: WordPack, *, block: int = 2048) -> np.ndarray:
-    """Words whose row of the pack's neighbour table has a bound that some word outside the row
-    breaks (empty: the table is sound). Recomputes the table's search (O(|V|^2 d)): the stored
+    """Words whose row of the pack's neighbour tables has a bound that some word outside the row
+    breaks (empty: the tables are sound). Recomputes the tables' search (O(|V|^2 d)): a stored
     bound holds for every word the search leaves out if it is at most the search's certified
     bound, and is checked against the float64 distance of every word the search finds beyond the
-    row; a row whose bound exceeds the certified one is checked against every word."""
-    if pack.neighbours is None or pack.neighbour_bounds is None:
-        return np.empty(0, dtype=np.int64)
+    row; a row whose bound exceeds the certified one is checked against every word of its range."""
     size = len(pack.vocabulary)
-    table = vector_distances(pack, "the neighbour table check")
-    stored = np.asarray(pack.neighbours, dtype=np.int64)
-    search = EuclideanNeighbours(table, 0, size, stored.shape[1])
-    invalid = []
-    for start in range(0, size, block):
-        words = np.arange(start, min(start + block, size))
-        rows, ids, certified = search.search(words)
-        claimed = np.asarray(pack.neighbour_bounds[words])
-        for row, word in enumerate(words):
-            others = np.setdiff1d(ids[rows == row], stored[word])
-            if claimed[row] > certified[row]:  # the search alone cannot vouch for it
-                others = np.setdiff1d(np.arange(size), stored[word])
-            distances = table.pairs(np.full(len(others), word), others)
-            if (distances < claimed[row]).any():
-                invalid.append(word)
-    return np.asarray(invalid, dtype=np.int64)
+    tables = []
+    if pack.neighbours is not None and pack.neighbour_bounds is not None:
+        tables.append((0, np.asarray(pack.neighbours), np.asarray(pack.neighbour_bounds)))
+    if pack.suffix_neighbours is not None:
+        suffix = pack.suffix_neighbours
+        tables.append((suffix.start, np.asarray(suffix.ids), np.asarray(suffix.bounds)))
+    invalid: list[int] = []
+    for lo, stored, claimed in tables:
+        table = vector_distances(pack, "the neighbour table check")
+        search = EuclideanNeighbours(table, lo, size, stored.shape[1])
+        for start in range(0, len(stored), block):
+            words = np.arange(start, min(start + block, len(stored)))
+            rows, ids, certified = search.search(words)
+            for row, word in enumerate(words):
+                others = np.setdiff1d(ids[rows == row], stored[word])
+                if claimed[word] > certified[row]:  # the search alone cannot vouch for it
+                    others = np.setdiff1d(np.arange(lo, size), stored[word])
+                distances = table.pairs(np.full(len(others), word), others)
+                if (distances < claimed[word]).any():
+                    invalid.append(int(word))
+    return np.asarray(sorted(set(invalid)), dtype=np.int64)
 
 
 def euclidean_near_sets(

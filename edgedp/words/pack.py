@@ -37,6 +37,18 @@ T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True, eq=False)
+class SuffixNeighbours:
+    """For each word below ``start``: its nearest words among the ids [start, |V|) (``ids``, one
+    row per word) and a lower bound on the distance of every other word of that range
+    (``bounds``): SanText+'s near sets for frequent inputs, written by the exporter for its
+    default sensitive fraction."""
+
+    start: int
+    ids: np.ndarray
+    bounds: np.ndarray
+
+
+@dataclass(frozen=True, slots=True, eq=False)
 class WordPack:
     """A loaded ``words`` pack. Arrays are read-only views of the verified bytes (private memory,
     see :mod:`edgedp.packs.manifest`); build one with ``load_pack``."""
@@ -53,6 +65,7 @@ class WordPack:
     #: other word (:class:`edgedp.words.near_far.NeighbourTable`; written by the exporter).
     neighbours: np.ndarray | None = None
     neighbour_bounds: np.ndarray | None = None
+    suffix_neighbours: SuffixNeighbours | None = None
     #: Optional: CusText's output sets for ``custext_k`` by space (each word's set index).
     custext_sets: Mapping[str, np.ndarray] = field(default_factory=lambda: MappingProxyType({}))
     custext_k: int | None = None
@@ -154,6 +167,7 @@ def load_word_pack(manifest: Manifest) -> WordPack:
     codes = manifest.array(manifest.field("codes", "file", str), np.uint8, (size, bits // 8))
     vectors, covariance = _read_euclidean(manifest, size)
     neighbours, bounds = _read_neighbours(manifest, size)
+    suffix = _read_suffix_neighbours(manifest, size)
     custext_k, custext_sets = _read_custext_sets(manifest, size)
     return WordPack(
         name=manifest.name,
@@ -166,6 +180,7 @@ def load_word_pack(manifest: Manifest) -> WordPack:
         covariance=covariance,
         neighbours=neighbours,
         neighbour_bounds=bounds,
+        suffix_neighbours=suffix,
         custext_sets=custext_sets,
         custext_k=custext_k,
     )
@@ -208,25 +223,43 @@ def _read_euclidean(manifest: Manifest, size: int) -> tuple[np.ndarray | None, n
 
 
 def _read_neighbours(manifest: Manifest, size: int) -> tuple[np.ndarray | None, np.ndarray | None]:
-    """The neighbour table of a Euclidean pack, checked: ids of the vocabulary, distinct in each
-    row (a repeated word would count twice in a near set), bounds finite and >= 0. That each bound
-    holds for every word outside its row is the exporter's computation, covered by the manifest's
-    checksums, not re-checked here: ``edgedp packs verify --deep`` recomputes it (O(|V|^2))."""
+    """The neighbour table of a Euclidean pack, checked (:func:`_neighbour_rows`)."""
     section = manifest.data.get("euclidean", {})
     if "neighbours_file" not in section:
         return None, None
     width = manifest.field("euclidean", "neighbours", int)
-    ids = manifest.array(
-        manifest.field("euclidean", "neighbours_file", str), np.int32, (size, width)
-    )
-    bounds = manifest.array(
-        manifest.field("euclidean", "neighbour_bounds_file", str), np.float64, (size,)
-    )
+    return _neighbour_rows(manifest, "neighbours", (size, width), 0, size)
+
+
+def _read_suffix_neighbours(manifest: Manifest, size: int) -> SuffixNeighbours | None:
+    """The neighbour table of the frequent words among the rarer ones, checked likewise."""
+    section = manifest.data.get("euclidean", {})
+    if "suffix_neighbours_file" not in section:
+        return None
+    start = manifest.field("euclidean", "suffix_start", int)
+    width = manifest.field("euclidean", "suffix_neighbours", int)
+    if not (0 < start < size and 0 < width <= size - start):
+        raise AssetError(f"pack {manifest.directory}: bad suffix neighbour table; {REBUILD_HINT}")
+    ids, bounds = _neighbour_rows(manifest, "suffix_neighbours", (start, width), start, size)
+    return SuffixNeighbours(start, ids, bounds)
+
+
+def _neighbour_rows(
+    manifest: Manifest, name: str, shape: tuple[int, int], lo: int, hi: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """A neighbour table's ids (int32, ``shape``) and bounds (float64), checked: ids of [lo, hi),
+    distinct in each row (a repeated word would count twice in a near set), bounds finite and
+    >= 0. That each bound holds for every word outside its row is the exporter's computation,
+    covered by the manifest's checksums, not re-checked here: ``edgedp packs verify --deep``
+    recomputes it (O(|V|^2))."""
+    ids = manifest.array(manifest.field("euclidean", f"{name}_file", str), np.int32, shape)
+    bounds_name = name.replace("neighbours", "neighbour") + "_bounds_file"
+    bounds = manifest.array(manifest.field("euclidean", bounds_name, str), np.float64, shape[:1])
     problem = None
     ordered = np.sort(np.asarray(ids), axis=1)
-    if ordered.min(initial=0) < 0 or ordered.max(initial=0) >= size:
-        problem = "holds ids outside the vocabulary"
-    elif width > 1 and (np.diff(ordered, axis=1) == 0).any():
+    if ordered.min(initial=lo) < lo or ordered.max(initial=lo) >= hi:
+        problem = "holds ids outside its range"
+    elif shape[1] > 1 and (np.diff(ordered, axis=1) == 0).any():
         problem = "repeats a word in a row"
     elif not (np.isfinite(bounds).all() and (np.asarray(bounds) >= 0).all()):
         problem = "has a bound that is not finite and >= 0"

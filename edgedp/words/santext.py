@@ -78,6 +78,12 @@ DEFAULT_SENSITIVE_FRACTION = 0.9
 _TWO_POW_64 = 2**64
 
 
+def first_sensitive_id(size: int, fraction: float) -> int:
+    """The first sensitive id: the rarest ceil(fraction |V|) words are sensitive (rounded toward
+    more sensitive words)."""
+    return size - math.ceil(fraction * size)
+
+
 class SanText(WordMechanism):
     """SanText: Pr[y | x] proportional to exp(-epsilon * ||phi(x) - phi(y)||_2 / 2) over the vocabulary.
 
@@ -182,14 +188,13 @@ class SanTextPlus(SanText):
         self.p = check_unit_interval(p, "p")
         self.sensitive_fraction = check_unit_interval(sensitive_fraction, "sensitive_fraction")
         size = len(pack.vocabulary)
-        sensitive = math.ceil(self.sensitive_fraction * size)
-        if sensitive < 1:
+        #: Ids below this are non-sensitive (the most frequent words of the public vocabulary).
+        self.first_sensitive = first_sensitive_id(size, self.sensitive_fraction)
+        if self.first_sensitive >= size:
             raise PrivacyParameterError(
                 "sensitive_fraction must leave at least one sensitive word to sample from, "
                 f"got {sensitive_fraction!r} of {size} words"
             )
-        #: Ids below this are non-sensitive (the most frequent words of the public vocabulary).
-        self.first_sensitive = size - sensitive
         self._resample_threshold = min(math.ceil(self.p * _TWO_POW_64), _TWO_POW_64)
 
     def parameters(self) -> dict[str, object]:

@@ -161,7 +161,7 @@ def _rewrite(pack_dir, name: str, array: np.ndarray) -> None:
 @pytest.mark.parametrize(
     ("name", "change", "message"),
     [
-        ("neighbours.npy", lambda a: np.where(a == a[0, 0], 10**6, a), "outside the vocabulary"),
+        ("neighbours.npy", lambda a: np.where(a == a[0, 0], 10**6, a), "outside its range"),
         ("neighbours.npy", lambda a: np.concatenate([a[:, :1], a[:, :-1]], axis=1), "repeats"),
         ("neighbour_bounds.npy", lambda a: -a - 1.0, "not finite"),
         ("neighbour_bounds.npy", lambda a: a * np.nan, "not finite"),
@@ -199,3 +199,39 @@ def test_deep_verification_recomputes_the_bounds_and_catches_a_crafted_table(tmp
     assert invalid_neighbour_rows(crafted).tolist() == [7]
     assert console_main(["packs", "verify", str(pack.path)]) == 0
     assert console_main(["packs", "verify", "--deep", str(pack.path)]) == 1
+
+
+def test_frequent_words_take_their_rows_among_the_rare_ones_from_the_pack(
+    tmp_path, seeded, monkeypatch
+):
+    # SanText+ (default fraction 0.9) releases only the 45 rarest of 50 words; the 5 frequent ones
+    # lie together, so their own rows hold no rare word: the pack's table of the frequent words
+    # among the rare ones gives their near sets (no search), and the law stays exact.
+    positions = np.concatenate([0.1 * np.arange(5), 10.0 + np.arange(45)])
+    pack = vector_pack(tmp_path, positions.reshape(-1, 1), neighbours=3)
+    suffix = pack.suffix_neighbours
+    assert suffix is not None and suffix.start == 5 and suffix.ids.shape == (5, 3)
+    assert (np.asarray(suffix.ids) >= 5).all()
+
+    def no_search(*_):
+        raise AssertionError("the frequent words' rows are stored")
+
+    monkeypatch.setattr(EuclideanNeighbours, "search", no_search)
+    mechanism = SanTextPlus(pack, epsilon=2.0, p=1.0, rng=seeded(8))
+    inputs = np.repeat([0, 3], 40_000)
+    outputs = mechanism.privatize_ids(inputs)
+    weights = np.exp(-np.abs(positions[:, None] - positions[None, 5:]))
+    for word in (0, 3):
+        law = np.zeros(50)
+        law[5:] = weights[word] / weights[word].sum()
+        assert chi_square_pvalue(outputs[inputs == word], law) > 1e-4
+
+
+def test_deep_verification_checks_the_frequent_words_table_too(tmp_path):
+    positions = np.concatenate([0.1 * np.arange(5), 10.0 + np.arange(45)])
+    pack = vector_pack(tmp_path, positions.reshape(-1, 1), neighbours=3)
+    assert invalid_neighbour_rows(pack).size == 0
+    bounds = np.load(pack.path / "suffix_neighbour_bounds.npy")
+    bounds[2] = 30.0
+    _rewrite(pack.path, "suffix_neighbour_bounds.npy", bounds)
+    assert invalid_neighbour_rows(edgedp.load_pack(pack.path)).tolist() == [2]

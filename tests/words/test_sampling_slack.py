@@ -48,12 +48,19 @@ def code_pack(tmp_path_factory):
     )
 
 
+SET_POSITIONS = np.array([0.0, 1.0, 3.0, 10.0, 13.0, 14.5])[:, None]
+
+
 @pytest.fixture(scope="module")
 def set_pack(tmp_path_factory):
     """Two groups of three on a line: CusText with k = 3 has the sets {0, 1, 2} and {3, 4, 5}."""
-    return vector_pack(
-        tmp_path_factory.mktemp("sets"), np.array([0.0, 1.0, 3.0, 10.0, 13.0, 14.5])[:, None]
-    )
+    return vector_pack(tmp_path_factory.mktemp("sets"), SET_POSITIONS)
+
+
+@pytest.fixture(scope="module")
+def set_pack_without_table(tmp_path_factory):
+    """The same words without a neighbour table: near sets from a float32 search."""
+    return vector_pack(tmp_path_factory.mktemp("search"), SET_POSITIONS, neighbours=0)
 
 
 def twins(words: int, dims: int) -> np.ndarray:
@@ -280,13 +287,15 @@ def test_euclidean_samplers_state_the_slack_as_delta(twin_pack, epsilon):
 
 @pytest.mark.parametrize("near_words", [2, 32])
 @pytest.mark.parametrize("kind", ["santext", "santext-plus", "tem"])
+@pytest.mark.parametrize("table", [True, False])
 def test_euclidean_realised_loss_is_within_epsilon_d_plus_the_stated_slack(
-    set_pack, monkeypatch, near_words, kind
+    set_pack, set_pack_without_table, monkeypatch, near_words, kind, table
 ):
     # The realised law of the mechanism's own floats (near units, log-sum-exp, certified far bound,
     # exact exponential tails), between every two words (SanText+: two sensitive words), plus the
     # Gumbel-max stages' 16 eta: at most epsilon * d + xi, the slack its guarantee states as delta.
     monkeypatch.setattr(edgedp.words.near_far, "EUCLIDEAN_NEAR_WORDS", near_words)
+    set_pack = set_pack if table else set_pack_without_table
     epsilon = 2.0
     mechanism = {
         "santext": lambda: SanText(set_pack, epsilon=epsilon, rng=1),

@@ -178,13 +178,15 @@ def test_hamming_rejection_path_matches_the_exact_channel(code_pack, seeded, mon
 
 
 @pytest.mark.parametrize("near_words", [1, 3, 8])
+@pytest.mark.parametrize("table", [True, False])
 def test_euclidean_rejection_path_matches_the_exact_channel(
-    trap_pack, seeded, monkeypatch, near_words
+    tmp_path, seeded, monkeypatch, near_words, table
 ):
     # A near set smaller than L_w: the far words within gamma are drawn by rejection from the
-    # search's certified bound.
+    # certified bound of the pack's neighbour table, or of a float32 search without one.
     monkeypatch.setattr(edgedp.words.near_far, "EUCLIDEAN_NEAR_WORDS", near_words)
-    tem = TEM(trap_pack, epsilon=1.0, gamma=30.0, rng=seeded(near_words))
+    pack = vector_pack(tmp_path, TRAP.reshape(-1, 1), neighbours=near_words if table else 0)
+    tem = TEM(pack, epsilon=1.0, gamma=30.0, rng=seeded(near_words))
     near = tem.near_sets(np.array([0, 5, 30]))
     assert np.diff(near.unit_lims).max() <= near_words + 1
     channel = tem_channel(line_distances(TRAP), 1.0, 30.0)
