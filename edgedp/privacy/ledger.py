@@ -28,11 +28,12 @@ What a unit means:
 transaction that reads the scope's unit, total and limit and inserts the event, so concurrent
 processes serialize, a committed charge survives a crash (SIGKILL, power loss), and an interrupted
 one leaves no trace. Opening a ledger (with the one-time switch of a new or version-1 file to WAL
-and the migration of a version-1 ledger) waits for other processes like a charge does. Event ids are primary keys: an event can never be counted twice. The file (and
-SQLite's -wal and -shm files, which take its mode) is created readable and writable by its owner
-only (0600), whatever the umask. Any SQLite failure (a read-only file, a lock held past the timeout,
-a full disk) is a :class:`~edgedp.errors.LedgerError` (a ``BudgetError``) with a one-line message,
-and nothing is released.
+and the migration of a version-1 ledger) waits for other processes like a charge does. Event ids are
+primary keys: an event can never be counted twice. The file (and SQLite's -wal and -shm files, which
+take its mode) is created readable and writable by its owner only (0600), whatever the umask. Any
+SQLite failure (a read-only file, a lock held past the timeout, a full disk) is a
+:class:`~edgedp.errors.LedgerError` (a ``BudgetError``) with a one-line message, and nothing is
+released.
 """
 
 from __future__ import annotations
