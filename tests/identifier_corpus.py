@@ -170,16 +170,10 @@ FORMATS: dict[str, tuple[str, Generator]] = {
     ),
     "IBAN": ("IBAN_CODE", lambda p: _iban(p, lower=False)),
     "IBAN, lower case": ("IBAN_CODE", lambda p: _iban(p, lower=True)),
-    "date, month day year": (
-        "DATE_TIME",
-        lambda p: f"{_month(p)} {_day(p)}{p.pick('', ', 2024')}",
-    ),
+    "date, month day year": ("DATE_TIME", lambda p: f"{_month(p)} {_day(p)}, 20{p.digits(2)}"),
     "date, day month year": ("DATE_TIME", lambda p: f"{_day(p)} {_month(p)} 20{p.digits(2)}"),
     "date, day of month": ("DATE_TIME", lambda p: f"{_day(p)} of {_month(p)}"),
-    "date, dd-Mon-yyyy": (
-        "DATE_TIME",
-        lambda p: f"{int(p.rng.integers(1, 29)):02d}-{_month(p)[:3]}-2024",
-    ),
+    "date, dd-Mon-yyyy": ("DATE_TIME", lambda p: f"{p.rng.integers(10, 29)}-{_month(p)[:3]}-2024"),
     "date, numeric and ISO": (
         "DATE_TIME",
         lambda p: p.pick(
