@@ -186,7 +186,10 @@ FORMATS: dict[str, tuple[str, Generator]] = {
     ),
     "postcode, US ZIP+4": ("US postcode", lambda p: f"{p.digits(5)}-{p.digits(4)}"),
     "postcode, Canada": ("CA postcode", lambda p: p.pick("K1A 0B1", "k1a 0b1", "H2X 1Y4")),
-    "postcode, Netherlands": ("NL postcode", lambda p: f"{p.digits(4)} {p.short_word(2).upper()}"),
+    "postcode, Netherlands": (
+        "NL postcode",
+        lambda p: f"{p.rng.integers(2100, 10000)} {p.short_word(2).upper()}",
+    ),
     "UK National Insurance": (
         "UK_NINO",
         lambda p: f"{p.short_word(2).upper()} {p.digits(2)} {p.digits(2)} {p.digits(2)} C",

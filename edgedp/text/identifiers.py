@@ -210,7 +210,7 @@ def _patterns() -> dict[str, str]:
             r"|[A-ZÄÖÜ]{1,3}[ \-][A-Z]{1,2} ?\d{1,4}[EH]?"
             r"|\d{2} ?\d{6} ?[A-Z] ?\d{3}"
             r"|HR[AB] ?\d{1,6}"
-            r"|\d{4} ?[A-Z]{2})(?![\w])"
+            r"|(?!19|20)[1-9]\d{3} ?[A-Z]{2})(?![\w])"  # not "2004 UK": years are not postcodes
         ),
         # postcodes whose first part is letters around one digit (UK SW1A 1AA, Canada K1A 0B1).
         "postcode": (r"(?i:[a-z]{1,2}\d[a-z\d]? ?\d[a-z]{2}|[a-z]\d[a-z] ?\d[a-z]\d)(?![\w])"),
