@@ -54,10 +54,11 @@ def add_word_mechanism_arguments(
     parser.add_argument(
         "--space", choices=SPACES, help="vickrey mechanisms, tem, custext: euclidean or hamming"
     )
-    parser.add_argument(
+    threshold = parser.add_mutually_exclusive_group()  # --gamma G | --beta B
+    threshold.add_argument(
         "--gamma", type=float, help="tem: distance threshold (default: the paper's beta recipe)"
     )
-    parser.add_argument(
+    threshold.add_argument(
         "--beta", type=float, help="tem without --gamma: Pr[output beyond gamma] (default 0.001)"
     )
     parser.add_argument("--k", "--top-k", dest="k", type=int, help="custext: output-set size")

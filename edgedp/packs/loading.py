@@ -16,11 +16,16 @@ Where packs are found by name, in this order:
    same way);
 3. ``EDGEDP_PACKS``: an ``os.pathsep``-separated list of directories that hold pack directories.
 
-Pins: a pack whose name this edgedp knows (:data:`BUNDLED_MANIFEST_SHA256`) must have exactly that
-manifest digest wherever it is found, so a distribution that merely claims the name
-``sentences-bbc`` cannot stand in for it; any other pack from a distribution is pinned to the digest
-its wheel carries. Packs from ``EDGEDP_PACKS`` and explicit paths are pinned only by
-``expected_digest``.
+4. the working directory (a directory of that name under it).
+
+Pins: a pack asked for by a name this edgedp knows (:data:`BUNDLED_MANIFEST_SHA256`) must have
+exactly that manifest digest wherever it is found (bundled, installed, ``EDGEDP_PACKS``, the working
+directory), so a distribution or a directory that merely carries the name ``sentences-bbc`` cannot
+stand in for it, however self-consistent its files and manifest are; any other pack from a
+distribution is pinned to the digest its wheel carries. Two installed distributions that register
+one pack name are refused (:class:`AssetError` naming both), never resolved by ``sys.path`` order.
+Other packs from ``EDGEDP_PACKS`` or the working directory, and packs given by an explicit path
+(``./sentences-bbc``, ``/opt/packs/x``), are pinned only by ``expected_digest``.
 """
 
 from __future__ import annotations
@@ -125,13 +130,20 @@ def installed_packs() -> dict[str, _Installed]:
     """Packs of installed distributions, by pack name (the entry point's name).
 
     Loading an entry point imports the pack's module (a directory function and a digest, nothing
-    else). A broken registration raises :class:`AssetError` naming the distribution.
+    else). A broken registration raises :class:`AssetError` naming the distribution, and so does
+    a pack name that two installed distributions register (naming both): which one loads must
+    never depend on ``sys.path`` order.
     """
     from importlib.metadata import entry_points
 
     found: dict[str, _Installed] = {}
     for entry in entry_points(group=ENTRY_POINT_GROUP):
         distribution = entry.dist.name if entry.dist is not None else entry.value
+        if entry.name in found and found[entry.name].distribution != distribution:
+            raise AssetError(
+                f"pack {entry.name} is registered by two installed distributions, "
+                f"{found[entry.name].distribution} and {distribution}: uninstall one of them"
+            )
         try:
             directory = Path(entry.load()())
             digest = importlib.import_module(entry.module).MANIFEST_SHA256
@@ -141,7 +153,7 @@ def installed_packs() -> dict[str, _Installed]:
             ) from None
         if not isinstance(digest, str) or len(digest) != 64:
             raise AssetError(f"pack distribution {distribution} carries no valid MANIFEST_SHA256")
-        found.setdefault(entry.name, _Installed(entry.name, distribution, directory, digest))
+        found[entry.name] = _Installed(entry.name, distribution, directory, digest)
     return found
 
 
@@ -168,7 +180,7 @@ def _directory_entries(directory: Path, origin: str) -> list[PackEntry]:
     for child in sorted(directory.iterdir()):
         if (child / MANIFEST_NAME).is_file():
             manifest = read_manifest(child)
-            pin = BUNDLED_MANIFEST_SHA256.get(child.name) if origin == "bundled" else None
+            pin = BUNDLED_MANIFEST_SHA256.get(child.name)  # its name loads it only with this pin
             entries.append(PackEntry(manifest.name, child, manifest.kind, origin, pin))
     return entries
 
@@ -202,7 +214,8 @@ def resolve_pack_path(path: str | os.PathLike[str] | None) -> Path:
     A bare name (a string without a path separator) is looked up in the bundled packs, then the
     installed pack distributions, then ``EDGEDP_PACKS``, and only then as a directory under the
     current one: a folder that happens to be called ``words-small`` where the program runs must
-    never stand in for the pinned bundled pack. ``None`` is always the bundled default.
+    never stand in for the pinned bundled pack, and wherever a name this edgedp pins is found, it
+    loads only with its pin. ``None`` is always the bundled default.
     """
     return _locate(path)[0]
 
@@ -222,9 +235,9 @@ def _locate(path: str | os.PathLike[str] | None) -> tuple[Path, str | None]:
         installed = installed_packs().get(path)
         if installed is not None:
             return installed.path, _pin(path, installed)
-        for directory in search_dirs()[1:]:
+        for directory in [*search_dirs()[1:], Path()]:  # EDGEDP_PACKS, then the working directory
             if (directory / path).is_dir():
-                return directory / path, None
+                return directory / path, BUNDLED_MANIFEST_SHA256.get(path)
     candidate = Path(path)
     if candidate.is_dir():
         return candidate, _bundled_pin(candidate)
@@ -309,16 +322,16 @@ def load_pack(
     """
     directory, location_pin = _locate(path)
     manifest = read_manifest(directory)
+    for pin in (location_pin, expected_digest):  # expected_digest never lifts a location's pin
+        if pin is not None and manifest.digest != pin:
+            raise AssetError(
+                f"pack {directory}: manifest SHA-256 {manifest.digest} is not the expected {pin} "
+                "(a different or modified pack); reinstall edgedp or the pack's distribution"
+            )
     if kind is not None and manifest.kind != kind:
         raise AssetError(
             f"pack {manifest.name} ({directory}) is a {manifest.kind} pack; this needs a {kind} "
             "pack"
-        )
-    pin = expected_digest or location_pin
-    if pin is not None and manifest.digest != pin:
-        raise AssetError(
-            f"pack {directory}: manifest SHA-256 {manifest.digest} is not the expected {pin} "
-            "(a different or modified pack); reinstall edgedp or the pack's distribution"
         )
     manifest.verify(checksums=verify)
     module, loader = _LOADERS[manifest.kind]

@@ -137,8 +137,9 @@ class TEM(WordMechanism):
     distances (:func:`~edgedp.words.sampling.euclidean_rounding`, relative ~1e-12, which dominates).
 
     Parameters: ``epsilon`` > 0; ``gamma`` the threshold (>= 0) or ``None`` for the paper's recipe
-    (:func:`gamma_for_beta` with ``beta``, default 0.001); ``space`` ``"euclidean"`` (needs float
-    vectors) or ``"hamming"``; ``rng``, ``oov``, ``casing`` as for every word mechanism.
+    (:func:`gamma_for_beta` with ``beta``, default 0.001; giving both is an error); ``space``
+    ``"euclidean"`` (needs float vectors) or ``"hamming"``; ``rng``, ``oov``, ``casing`` as for
+    every word mechanism.
     """
 
     name = "tem"
@@ -149,13 +150,17 @@ class TEM(WordMechanism):
         *,
         epsilon: float,
         gamma: float | None = None,
-        beta: float = DEFAULT_BETA,
+        beta: float | None = None,
         space: str = "euclidean",
         **options: Unpack[WordOptions],
     ) -> None:
         super().__init__(pack, epsilon=epsilon, **options)
         self.space_name = check_choice(space, "space", SPACES)
-        self.beta = float(beta)
+        if gamma is not None and beta is not None:
+            raise InputError(
+                "give TEM either gamma (the threshold) or beta (the recipe that sets it), not both"
+            )
+        self.beta = DEFAULT_BETA if beta is None else float(beta)
         size = len(pack.vocabulary)
         self.gamma = (
             gamma_for_beta(self.epsilon, self.beta, size) if gamma is None else _check_gamma(gamma)

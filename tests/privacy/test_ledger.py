@@ -175,22 +175,81 @@ class TestLedgerFiles:
 
     def test_a_version_1_ledger_is_migrated_to_events(self, tmp_path):
         path = tmp_path / "old.db"
-        old = sqlite3.connect(path)
-        old.executescript(
-            "CREATE TABLE charges (id TEXT PRIMARY KEY, scope TEXT NOT NULL, epsilon REAL NOT "
-            "NULL, delta REAL NOT NULL, mechanism TEXT NOT NULL, created REAL NOT NULL);"
-            "CREATE TABLE limits (scope TEXT PRIMARY KEY, epsilon REAL NOT NULL, delta REAL NOT "
-            "NULL);"
-            "INSERT INTO charges VALUES ('a', 'u', 1.5, 0, 'brr', 1.0);"
-            "INSERT INTO charges VALUES ('b', 'u', 0.5, 0, 'brr', 2.0);"
-            "INSERT INTO limits VALUES ('u', 3.0, 0);"
-        )
-        old.commit()
-        old.close()
+        write_version_1_ledger(path)
         ledger = PrivacyLedger(path)
         assert ledger.spent("u") == (2.0, 0.0) and ledger.limit("u") == (3.0, 0.0)
         assert ledger.unit("u") == "word:hamming"
         assert [row["id"] for row in ledger.history("u")] == ["a", "b"]
+
+
+def write_version_1_ledger(path) -> None:
+    """A ledger as edgedp 0.1 wrote it: bare charges, rollback journal, user_version 0."""
+    old = sqlite3.connect(path)
+    old.executescript(
+        "CREATE TABLE charges (id TEXT PRIMARY KEY, scope TEXT NOT NULL, epsilon REAL NOT "
+        "NULL, delta REAL NOT NULL, mechanism TEXT NOT NULL, created REAL NOT NULL);"
+        "CREATE TABLE limits (scope TEXT PRIMARY KEY, epsilon REAL NOT NULL, delta REAL NOT "
+        "NULL);"
+        "INSERT INTO charges VALUES ('a', 'u', 1.5, 0, 'brr', 1.0);"
+        "INSERT INTO charges VALUES ('b', 'u', 0.5, 0, 'brr', 2.0);"
+        "INSERT INTO limits VALUES ('u', 3.0, 0);"
+    )
+    old.commit()
+    old.close()
+
+
+OPENER = """
+import sys
+from edgedp.privacy.ledger import PrivacyLedger
+print("ready", flush=True)
+for path in sys.stdin:  # one line per round: every worker opens that ledger at once
+    try:
+        PrivacyLedger(path.strip())
+        print("ok", flush=True)
+    except Exception as error:
+        print(type(error).__name__ + ": " + str(error).replace("\\n", " "), flush=True)
+"""
+
+
+@pytest.mark.parametrize("held", [True, False], ids=["while-one-migrates", "at-one-instant"])
+def test_processes_opening_a_version_1_ledger_at_once_wait_for_the_migration(tmp_path, held):
+    """Six processes (and the test) open one version-1 ledger at one instant (issue 27: one of
+    them failed at once with "database is locked"). The first to switch the file to WAL makes the
+    others' switch fail without waiting; they must wait like any other writer. ``held``: the test
+    holds the write lock of the version-1 file, as a process in the middle of the switch does,
+    while the workers are released (this fails every round before the fix); otherwise the workers
+    race among themselves (about 3 % of rounds failed before the fix on a 2-core machine)."""
+    workers = [
+        subprocess.Popen(
+            [sys.executable, "-c", OPENER], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        )
+        for _ in range(6)
+    ]
+    try:
+        assert [worker.stdout.readline().strip() for worker in workers] == ["ready"] * 6
+        for round_number in range(3 if held else 20):
+            path = tmp_path / f"old-{round_number}.db"
+            write_version_1_ledger(path)
+            holder = sqlite3.connect(path, isolation_level=None)
+            if held:
+                holder.execute("BEGIN IMMEDIATE")
+            for worker in workers:  # the barrier: every worker is blocked reading this line
+                worker.stdin.write(f"{path}\n")
+            for worker in workers:
+                worker.stdin.flush()
+            if held:
+                time.sleep(0.3)
+                holder.execute("COMMIT")
+            holder.close()
+            answers = [worker.stdout.readline().strip() for worker in workers]
+            assert answers == ["ok"] * 6, f"round {round_number}: {answers}"
+            ledger = PrivacyLedger(path)
+            assert [row["id"] for row in ledger.history("u")] == ["a", "b"]  # migrated once
+            assert ledger.spent("u") == (2.0, 0.0)
+    finally:
+        for worker in workers:
+            worker.stdin.close()
+            worker.wait(timeout=60)
 
 
 def test_guard_charges_before_releasing_and_refuses_over_budget(tmp_path, default_pack):

@@ -370,6 +370,26 @@ def test_cli_privatizes_with_tem_in_hamming_space():
     assert len(output.split()) == 5 and "zorbulak" not in output and "0412555019" not in output
 
 
+def test_gamma_and_beta_are_exclusive(trap_pack):
+    # issue 27: both were accepted and beta was silently ignored
+    with pytest.raises(edgedp.InputError, match="not both"):
+        TEM(trap_pack, epsilon=1.0, gamma=2.0, beta=0.01)
+    result = _cli(
+        "privatize",
+        "--mechanism",
+        "tem",
+        "--epsilon",
+        "1",
+        "--gamma",
+        "2",
+        "--beta",
+        "0.01",
+        stdin="a\n",
+    )
+    assert result.returncode == 2
+    assert b"argument --beta: not allowed with argument --gamma" in result.stderr
+
+
 def test_cli_rejects_options_of_other_mechanisms():
     result = _cli("privatize", "--mechanism", "brr", "--epsilon", "1", "--gamma", "2", stdin="a\n")
     assert result.returncode != 0 and b"--gamma does not apply" in result.stderr
