@@ -229,6 +229,26 @@ def matched_changes(
     return (low * high) ** 0.5
 
 
+def columns(
+    epsilon: float,
+    madlib: tuple[float, float],
+    bound: tuple[float, float, float],
+    matched: tuple[float, float, float],
+) -> dict[str, float]:
+    """The row of one comparison: Madlib's (changed, F1) and BRR's (epsilon, changed, F1) at the
+    average bound and at Madlib's share of words changed."""
+    row = {"madlib_epsilon": epsilon, "madlib_changed": madlib[0], "madlib_f1": madlib[1]}
+    for name, (brr_epsilon, changed, f1) in (("bound", bound), ("matched", matched)):
+        row.update(
+            {
+                f"brr_{name}_epsilon": brr_epsilon,
+                f"brr_{name}_changed": changed,
+                f"brr_{name}_f1": f1,
+            }
+        )
+    return row
+
+
 def variants(report: Report, quick: bool) -> dict[str, dict]:
     """The variant table; returns the matched points of each variant for the privacy table."""
     points: dict[str, dict] = {}
@@ -261,15 +281,7 @@ def variants(report: Report, quick: bool) -> dict[str, dict]:
                 ratio_near=quality["ratio_near"],
                 oov=topics.oov,
                 clean_f1=clean,
-                madlib_epsilon=epsilon,
-                madlib_changed=madlib[0],
-                madlib_f1=madlib[1],
-                brr_bound_epsilon=epsilon * ratio,
-                brr_bound_changed=bound[0],
-                brr_bound_f1=bound[1],
-                brr_matched_epsilon=matched,
-                brr_matched_changed=same[0],
-                brr_matched_f1=same[1],
+                **columns(epsilon, madlib, (epsilon * ratio, *bound), (matched, *same)),
             )
             points[f"{variant.label} | Madlib {epsilon:g}"] = {
                 "pack": pack,
@@ -342,15 +354,7 @@ def lexicon(report: Report, quick: bool) -> None:
             report.add(
                 table=LEXICON,
                 codes=label,
-                madlib_epsilon=epsilon,
-                madlib_changed=madlib[0],
-                madlib_f1=madlib[1],
-                brr_bound_epsilon=epsilon * ratio,
-                brr_bound_changed=bound[0],
-                brr_bound_f1=bound[1],
-                brr_matched_epsilon=matched,
-                brr_matched_changed=same[0],
-                brr_matched_f1=same[1],
+                **columns(epsilon, madlib, (epsilon * ratio, *bound), (matched, *same)),
             )
 
 
