@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -136,3 +139,80 @@ def test_console_script_is_installed():
         timeout=120,
     )
     assert result.stdout == b"the cat\n"
+
+
+def test_jsonl_records_keep_their_other_fields(default_pack, tmp_path):
+    records = [
+        {"id": 7, "text": "Patient Jane was admitted.\nShe is fine.", "meta": {"ward": "b"}},
+        {"text": "", "id": 8},
+        {"id": 9, "text": "über naïve café"},
+    ]
+    source = tmp_path / "in.jsonl"
+    source.write_text(
+        "\n".join(json.dumps(record) for record in records[:2]) + "\n\n" + json.dumps(records[2])
+    )
+    target = tmp_path / "out.jsonl"
+    result = run(
+        "privatize", "--input", "jsonl", "--epsilon", "0.6", "--output", str(target), str(source)
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == b""
+    lines = target.read_text(encoding="utf-8").split("\n")
+    assert lines[2] == "" and lines[-1] == ""  # the empty line stays, one line per line
+    out = [json.loads(line) for line in lines if line]
+    assert [{k: v for k, v in record.items() if k != "text"} for record in out] == [
+        {k: v for k, v in record.items() if k != "text"} for record in records
+    ]
+    assert out[0]["text"].count("\n") == 1 and out[1]["text"] == ""  # each text's layout
+    for record in out:
+        for token in tokens_of(record["text"]):
+            assert token in PASS_THROUGH_PUNCTUATION or token in default_pack.vocabulary
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [("not json", "line 2: not JSON"), ('{"text": 3}', 'line 2: expected an object with a "text"')],
+)
+def test_jsonl_errors_name_the_line(line, expected, tmp_path):
+    target = tmp_path / "out.jsonl"
+    stdin = '{"text": "fine"}\n' + line + "\n"
+    result = run(
+        "privatize", "--input", "jsonl", "--epsilon", "1", "--output", str(target), stdin=stdin
+    )
+    assert result.returncode == 1 and expected in result.stderr.decode()
+    assert not target.exists() and list(tmp_path.iterdir()) == []  # nothing half written
+
+
+def test_output_to_a_missing_directory_fails_before_reading(tmp_path):
+    target = tmp_path / "nowhere" / "out.txt"
+    result = run("privatize", "--epsilon", "1", "--output", str(target), str(tmp_path / "absent"))
+    assert result.returncode == 1
+    assert result.stderr.decode() == (
+        f"edgedp: error: --output {target}: the directory {target.parent} does not exist\n"
+    )
+
+
+def test_summary_states_the_release_the_guarantee_and_the_keep_rate():
+    result = run(
+        "privatize", "--epsilon", "0.6", "--protect", "identifiers,names", "--summary",
+        stdin="Patient Jane was admitted on 12 March.\n",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    err = result.stderr.decode()
+    assert "released 7 word slots with brr at epsilon 0.6 per bit" in err
+    assert "epsilon * d_hamming metric DP" in err and "(--protect identifiers,names)" in err
+    assert re.search(r"about \d+% of a text's words come back unchanged", err)
+    assert "edgedp explain --mechanism brr --epsilon 0.6" in err
+
+
+def test_progress_only_on_stderr_and_only_when_asked_off_a_terminal(tmp_path):
+    source = tmp_path / "in.txt"
+    source.write_text("a few words of text\n" * 2000)
+    quiet = run("privatize", "--epsilon", "50", "--seed", "1", str(source))
+    env = {**os.environ, "EDGEDP_PROGRESS": "1"}
+    loud = run("privatize", "--epsilon", "50", "--seed", "1", str(source), env=env)
+    assert quiet.returncode == loud.returncode == 0
+    assert loud.stdout == quiet.stdout  # never on stdout
+    assert b"edgedp: privatize:" not in quiet.stderr  # not a terminal, not asked
+    size = source.stat().st_size / 1000
+    assert f"edgedp: privatize: {size:.1f} kB of {size:.1f} kB (100%)" in loud.stderr.decode()
