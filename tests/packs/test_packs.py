@@ -215,3 +215,11 @@ def test_a_consistently_rewritten_pack_fails_its_pin(pack_dir):
     _edit_manifest(pack_dir, lambda m: m.update(description="rewritten"))
     with pytest.raises(AssetError, match="not the expected"):
         edgedp.load_pack(pack_dir, expected_digest=digest)
+
+
+def test_verifying_a_pack_reports_progress_when_asked(monkeypatch, capsys):
+    monkeypatch.setenv("EDGEDP_PROGRESS", "1")
+    pack = edgedp.load_pack()
+    size = sum(entry["bytes"] for entry in pack.manifest.data["files"].values()) / 1e6
+    err = capsys.readouterr().err
+    assert f"edgedp: reading pack words-small: {size:.1f} MB of {size:.1f} MB (100%)" in err
