@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -123,11 +124,43 @@ def test_tampered_pack_fails_cleanly(tmp_path):
 
 def test_packs_commands(tmp_path):
     listed = run("packs", "list")
-    assert listed.returncode == 0 and b"words-small\twords" in listed.stdout
+    assert listed.returncode == 0
+    lines = listed.stdout.decode().splitlines()
+    assert lines[0].split() == ["NAME", "KIND", "ORIGIN", "PATH"]
+    assert any(
+        line.split()[:4] == ["words-small", "words", "bundled", "(pinned)"] for line in lines
+    )
     info = run("packs", "info", "words-small")
-    assert info.returncode == 0 and b'"vocabulary": 100000' in info.stdout
+    assert info.returncode == 0 and "vocabulary: 100000\n" in info.stdout.decode()
+    info_json = run("packs", "info", "words-small", "--json")
+    assert json.loads(info_json.stdout)["vocabulary"] == 100000
     verified = run("packs", "verify")
     assert verified.returncode == 0 and b"SHA-256 verified" in verified.stdout
+    verified_json = json.loads(run("packs", "verify", "--json").stdout)
+    assert verified_json["ok"] is True and verified_json["pinned_by"] == "bundled"
+
+
+def test_packs_list_shows_what_each_name_finds(tmp_path):
+    """EDGEDP_PACKS and the working directory are listed; a name found earlier shadows a later
+    pack of that name; an unreadable manifest is listed with its problem, not fatal."""
+    extra = tmp_path / "extra"
+    extra.mkdir()
+    shutil.copytree(edgedp.load_pack().path, extra / "words-small")  # shadowed by the bundled one
+    shutil.copytree(edgedp.load_pack().path, extra / "mine")
+    (tmp_path / "work" / "broken").mkdir(parents=True)
+    (tmp_path / "work" / "broken" / "manifest.json").write_text("{not json")
+    env = {**os.environ, "EDGEDP_PACKS": str(extra)}
+    result = subprocess.run(
+        [sys.executable, "-m", "edgedp.cli", "packs", "list", "--json"],
+        capture_output=True, timeout=300, env=env, cwd=tmp_path / "work", check=True,
+    )  # fmt: skip
+    entries = {(e["name"], e["origin"].split(",")[0]): e for e in json.loads(result.stdout)}
+    assert entries["words-small", "EDGEDP_PACKS"]["shadowed"] is True
+    assert entries["words-small", "bundled"]["shadowed"] is False
+    mine = entries["mine", "EDGEDP_PACKS"]
+    assert mine["origin"] == "EDGEDP_PACKS, manifest name 'words-small'" and not mine["shadowed"]
+    broken = entries["broken", "working directory"]
+    assert broken["kind"] == "?" and "manifest" in broken["problem"]
 
 
 def test_console_script_is_installed():
