@@ -71,27 +71,32 @@ def render_table(rows: list[list[str]], header: tuple[str, ...]) -> str:
     )
 
 
-def _origin(entry: PackEntry) -> str:
-    notes = [
-        note
-        for note, present in (
-            ("pinned", entry.pin is not None),
-            ("shadowed: reach it by path", entry.shadowed),
-            (f"unreadable: {entry.problem}", entry.problem is not None),
-        )
-        if present
-    ]
-    return entry.origin + (f" ({'; '.join(notes)})" if notes else "")
+def pack_rows(entries: list[dict[str, Any]]) -> list[list[str]]:
+    """Listed packs (:func:`entry_fields`) as table rows; pins, shadowing, problems noted."""
+    rows = []
+    for entry in entries:
+        notes = [
+            note
+            for note, present in (
+                ("pinned", entry["pinned"] is not None),
+                ("shadowed: reach it by path", entry["shadowed"]),
+                (f"unreadable: {entry['problem']}", entry["problem"] is not None),
+            )
+            if present
+        ]
+        origin = entry["origin"] + (f" ({'; '.join(notes)})" if notes else "")
+        rows.append([entry["name"], entry["kind"], origin, entry["path"]])
+    return rows
 
 
 def run(args: argparse.Namespace) -> None:
     if args.packs_command == "list":
-        entries = list_packs()
-        if args.json:
-            print(json.dumps([entry_fields(entry) for entry in entries], indent=2))
-            return
-        rows = [[e.name, e.kind, _origin(e), str(e.path)] for e in entries]
-        print(render_table(rows, COLUMNS))
+        entries = [entry_fields(entry) for entry in list_packs()]
+        print(
+            json.dumps(entries, indent=2)
+            if args.json
+            else render_table(pack_rows(entries), COLUMNS)
+        )
         return
     pack = load_pack(args.path, verify=True)
     if args.packs_command == "fit":

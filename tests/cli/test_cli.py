@@ -249,3 +249,20 @@ def test_progress_only_on_stderr_and_only_when_asked_off_a_terminal(tmp_path):
     assert b"edgedp: privatize:" not in quiet.stderr  # not a terminal, not asked
     size = source.stat().st_size / 1000
     assert f"edgedp: privatize: {size:.1f} kB of {size:.1f} kB (100%)" in loud.stderr.decode()
+
+
+def test_version_and_info():
+    version = run("--version")
+    assert version.returncode == 0 and version.stdout.decode() == f"edgedp {edgedp.__version__}\n"
+    info = run("info")
+    assert info.returncode == 0, info.stderr
+    text = info.stdout.decode()
+    assert text.startswith(f"edgedp {edgedp.__version__} (")
+    assert "dependencies: numpy " in text and "faiss-cpu " in text and "onnxruntime " in text
+    assert re.search(r"^words-small +words +bundled \(pinned\)", text, re.MULTILINE)
+    report = json.loads(run("info", "--json").stdout)
+    assert report["edgedp"] == edgedp.__version__ and report["dependencies"]["numpy"]
+    assert {"name": "words-small", "origin": "bundled"} in [
+        {key: pack[key] for key in ("name", "origin")} for pack in report["packs"]
+    ]
+    assert report["platform"] and report["python"]
