@@ -10,11 +10,12 @@ from typing import Any
 
 from edgedp.errors import InputError, NotPrivateWarning
 from edgedp.packs.loading import load_pack
+from edgedp.progress import message
 from edgedp.registry import WORD_MECHANISMS
 from edgedp.text.identifiers import DEFAULT_PROTECT, PROTECT_KINDS
 from edgedp.text.segmentation import CASINGS
 from edgedp.words.mechanism import OOV_POLICIES, WordMechanism
-from edgedp.words.vickrey import SPACES
+from edgedp.words.spaces import SPACE_NAMES
 
 PROTECT_HELP = (
     "identifier guard: comma-separated kinds released like out-of-vocabulary tokens, never "
@@ -52,7 +53,10 @@ def add_word_mechanism_arguments(
     parser.add_argument("--t", type=float, help="vickrey: tuning parameter t in [0, 1]")
     parser.add_argument("--weights", help="generalized-vickrey: t_1,...,t_k (comma-separated)")
     parser.add_argument(
-        "--space", choices=SPACES, help="vickrey mechanisms, tem, custext: euclidean or hamming"
+        "--space",
+        choices=SPACE_NAMES,
+        help="vickrey mechanisms, tem, custext (default: euclidean if the pack has float "
+        "vectors, else hamming)",
     )
     parser.add_argument(
         "--gamma", type=float, help="tem: distance threshold (default: the paper's beta recipe)"
@@ -126,10 +130,11 @@ def build_word_mechanism(
     args: argparse.Namespace, epsilon: float, *, rng: int | None = None
 ) -> WordMechanism:
     """The word mechanism the arguments describe (a seed's warning is the caller's to print)."""
+    pack = load_pack(args.pack, kind="words")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", NotPrivateWarning)
-        return WORD_MECHANISMS[args.mechanism](
-            load_pack(args.pack, kind="words"),
+        mechanism = WORD_MECHANISMS[args.mechanism](
+            pack,
             epsilon=epsilon,
             rng=rng,
             oov=args.oov or "sample",
@@ -137,3 +142,9 @@ def build_word_mechanism(
             protect=parse_protect(args.protect),
             **mechanism_options(args),
         )
+    if args.space is None and getattr(mechanism, "space_name", None) == "hamming":
+        message(
+            f"edgedp: note: --mechanism {args.mechanism} runs in Hamming space, epsilon per bit "
+            f"(pack {pack.name!r} has no float vectors for --space euclidean)"
+        )
+    return mechanism

@@ -209,5 +209,5 @@ def test_bad_parameters_raise_edgedp_errors(small_pack, kwargs, error):
 
 
 def test_euclidean_custext_needs_vectors(default_pack):
-    with pytest.raises(edgedp.AssetError):
-        CusText(default_pack, epsilon=1.0)
+    with pytest.raises(edgedp.AssetError, match="--space hamming"):
+        CusText(default_pack, epsilon=1.0, space="euclidean")

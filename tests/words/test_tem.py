@@ -339,8 +339,8 @@ def test_bad_parameters_raise_edgedp_errors(trap_pack, kwargs, error):
 
 
 def test_euclidean_tem_needs_vectors(default_pack):
-    with pytest.raises(edgedp.AssetError):
-        TEM(default_pack, epsilon=1.0)
+    with pytest.raises(edgedp.AssetError, match="--space hamming"):
+        TEM(default_pack, epsilon=1.0, space="euclidean")
 
 
 def _cli(*args: str, stdin: str) -> subprocess.CompletedProcess:
