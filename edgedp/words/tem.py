@@ -137,7 +137,8 @@ class TEM(WordMechanism):
 
     Parameters: ``epsilon`` > 0; ``gamma`` the threshold (>= 0) or ``None`` for the paper's recipe
     (:func:`gamma_for_beta` with ``beta``, default 0.001); ``space`` ``"euclidean"`` (needs float
-    vectors) or ``"hamming"`` (default: the pack's, :func:`edgedp.words.spaces.choose_space`); ``rng``, ``oov``, ``casing`` as for every word mechanism.
+    vectors) or ``"hamming"`` (default: the pack's, :func:`edgedp.words.spaces.choose_space`);
+    ``rng``, ``oov``, ``casing`` as for every word mechanism.
     """
 
     name = "tem"
