@@ -21,9 +21,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--from", dest="source", required=True, choices=sorted(METRICS))
     parser.add_argument("--epsilon", required=True, help="epsilon of the --from mechanism")
     parser.add_argument("--to", dest="target", required=True, choices=sorted(METRICS))
-    parser.add_argument("--aggregate", choices=AGGREGATES, default="avg")
-    parser.add_argument("--lam", type=float, default=0.2, help="lambda of mahalanobis")
-    parser.add_argument("--pack", help="words pack (default: bundled)")
+    parser.add_argument(
+        "--aggregate", choices=AGGREGATES, default="avg", help="P_d over pairs (default: avg)"
+    )
+    parser.add_argument(
+        "--lam", type=float, default=0.2, help="lambda of mahalanobis (default: 0.2)"
+    )
+    parser.add_argument("--pack", help="words pack (default: words-small)")
     parser.add_argument("--json", action="store_true", help="print the statistics used as JSON")
 
 

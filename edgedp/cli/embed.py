@@ -28,6 +28,7 @@ import numpy as np
 
 from edgedp.cli.privatize import (
     add_ledger_arguments,
+    add_seed_argument,
     ledger_charger,
     parse_epsilon,
     warn_if_seeded,
@@ -80,7 +81,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--mechanism", choices=MECHANISMS, default="deepcandidate", help="(default: deepcandidate)"
     )
-    parser.add_argument("--epsilon", help="privacy parameter (> 0); not for --mechanism mean")
+    parser.add_argument(
+        "--epsilon", help="privacy parameter (> 0; required, except for --mechanism mean)"
+    )
     parser.add_argument(
         "--pack", help=f"sentences pack directory or name (default: {DEFAULT_SENTENCE_PACK})"
     )
@@ -91,11 +94,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--input", choices=INPUTS, default="text", help="input format (default: text)"
     )
     parser.add_argument("--output", type=Path, help="output .jsonl or .npy (default: stdout)")
+    add_seed_argument(parser)
     parser.add_argument(
-        "--seed", type=int, help="fixed seed: reproducible and NOT private (tests, benchmarks)"
-    )
-    parser.add_argument(
-        "--threads", type=int, help="threads of the ONNX encoder (default: all cores)"
+        "--threads", type=int, help="threads of the ONNX encoder (default: one per core)"
     )
     add_ledger_arguments(parser)
     parser.add_argument("--encoding", default="utf-8", help="input encoding (default: utf-8)")

@@ -63,12 +63,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     add_word_mechanism_arguments(parser, extra_mechanisms=tuple(SENTENCE_REWRITERS))
     parser.add_argument("--noise", choices=ADEPT_NOISES, help="adept: noise (default: laplace)")
-    parser.add_argument("--delta", help="adept with --noise gaussian: delta in (0, 1)")
     parser.add_argument(
-        "--seed", type=int, help="fixed seed: reproducible and NOT private (tests, benchmarks)"
+        "--delta", help="adept with --noise gaussian (required there): delta in (0, 1)"
     )
+    add_seed_argument(parser)
     parser.add_argument(
-        "--threads", type=int, help="threads for the nearest-neighbour search (default: all cores)"
+        "--threads",
+        type=int,
+        help="threads for the nearest-neighbour search (default: the libraries', one per core)",
     )
     add_ledger_arguments(parser)
     parser.add_argument(
@@ -282,8 +284,21 @@ def summary(mechanism: WordMechanism, slots: int) -> str:
 
 def add_ledger_arguments(parser: argparse.ArgumentParser) -> None:
     """--ledger and --scope: charge every release to a privacy ledger first."""
-    parser.add_argument("--ledger", help="privacy ledger file to charge before each release")
-    parser.add_argument("--scope", help="ledger scope (user or stream) to charge")
+    parser.add_argument(
+        "--ledger", help="privacy ledger file to charge before each release (default: none)"
+    )
+    parser.add_argument(
+        "--scope", help="ledger scope (user or stream) to charge (required with --ledger)"
+    )
+
+
+def add_seed_argument(parser: argparse.ArgumentParser, what: str = "output") -> None:
+    """--seed: reproducible and NOT private; the default is OS entropy."""
+    parser.add_argument(
+        "--seed",
+        type=int,
+        help=f"fixed seed: reproducible {what}, NOT private (default: none, OS entropy: private)",
+    )
 
 
 def ledger_charger(

@@ -45,13 +45,24 @@ def add_word_mechanism_arguments(
     """--mechanism (word mechanisms, and ``extra_mechanisms``), --epsilon, every word mechanism's
     own flags, the pack and the policies: defined once for privatize, explain and tune."""
     parser.add_argument(
-        "--mechanism", choices=sorted([*WORD_MECHANISMS, *extra_mechanisms]), default="brr"
+        "--mechanism",
+        choices=sorted([*WORD_MECHANISMS, *extra_mechanisms]),
+        default="brr",
+        help="(default: brr)",
     )
     if epsilon:
-        parser.add_argument("--epsilon", required=True, help="privacy parameter (> 0)")
-    parser.add_argument("--lam", type=float, help="mahalanobis: regularization lambda in [0, 1]")
-    parser.add_argument("--t", type=float, help="vickrey: tuning parameter t in [0, 1]")
-    parser.add_argument("--weights", help="generalized-vickrey: t_1,...,t_k (comma-separated)")
+        parser.add_argument("--epsilon", required=True, help="privacy parameter (> 0; required)")
+    parser.add_argument(
+        "--lam", type=float, help="mahalanobis: regularization lambda in [0, 1] (default: 0.2)"
+    )
+    parser.add_argument(
+        "--t", type=float, help="vickrey: tuning parameter t in [0, 1] (default: 0.5)"
+    )
+    parser.add_argument(
+        "--weights",
+        help="generalized-vickrey (required there, no default): t_1,...,t_k comma-separated, one "
+        "per nearest word considered, e.g. 0,0.05,0.1",
+    )
     parser.add_argument(
         "--space",
         choices=SPACE_NAMES,
@@ -59,23 +70,36 @@ def add_word_mechanism_arguments(
         "vectors, else hamming)",
     )
     parser.add_argument(
-        "--gamma", type=float, help="tem: distance threshold (default: the paper's beta recipe)"
+        "--gamma",
+        type=float,
+        help="tem: distance threshold (default: from --beta, the paper's recipe)",
     )
     parser.add_argument(
-        "--beta", type=float, help="tem without --gamma: Pr[output beyond gamma] (default 0.001)"
+        "--beta", type=float, help="tem without --gamma: Pr[output beyond gamma] (default: 0.001)"
     )
-    parser.add_argument("--k", "--top-k", dest="k", type=int, help="custext: output-set size")
     parser.add_argument(
-        "--p", type=float, help="santext-plus: probability a non-sensitive word is resampled"
+        "--k", "--top-k", dest="k", type=int, help="custext: output-set size (default: 20)"
+    )
+    parser.add_argument(
+        "--p",
+        type=float,
+        help="santext-plus: probability a non-sensitive word is resampled (default: 0.3)",
     )
     parser.add_argument(
         "--sensitive-fraction",
         type=float,
-        help="santext-plus: share of the rarest vocabulary words treated as sensitive",
+        help="santext-plus: share of the rarest vocabulary words treated as sensitive "
+        "(default: 0.9)",
     )
-    parser.add_argument("--pack", help="pack directory or bundled pack name (default: bundled)")
     parser.add_argument(
-        "--oov", choices=OOV_POLICIES, help="word mechanisms: out-of-vocabulary tokens (sample)"
+        "--pack",
+        help="pack directory or name (default: words-small"
+        + (", adept-bbc for adept)" if extra_mechanisms else ")"),
+    )
+    parser.add_argument(
+        "--oov",
+        choices=OOV_POLICIES,
+        help="word mechanisms: out-of-vocabulary tokens (default: sample)",
     )
     parser.add_argument("--casing", choices=CASINGS, help="word mechanisms (default: lower)")
     parser.add_argument("--protect", help="word mechanisms: " + PROTECT_HELP)
