@@ -19,22 +19,25 @@ from edgedp.words.spaces import SPACE_NAMES
 
 PROTECT_HELP = (
     "identifier guard: comma-separated kinds released like out-of-vocabulary tokens, never "
-    f"through the mechanism ({', '.join(PROTECT_KINDS)}), or 'none' "
+    f"through the mechanism ({', '.join(PROTECT_KINDS)}), 'all' or 'none' "
     f"(default: {','.join(DEFAULT_PROTECT)})"
 )
 
 
 def parse_protect(text: str | None) -> tuple[str, ...]:
-    """``--protect`` as a tuple of kinds (``none`` is the empty tuple)."""
+    """``--protect`` as a tuple of kinds (``none`` is the empty tuple, ``all`` every kind)."""
     if text is None:
         return DEFAULT_PROTECT
     if text.strip().lower() == "none":
         return ()
+    if text.strip().lower() == "all":
+        return tuple(PROTECT_KINDS)
     kinds = tuple(item.strip() for item in text.split(",") if item.strip())
     unknown = [kind for kind in kinds if kind not in PROTECT_KINDS]
     if unknown or not kinds:
         raise InputError(
-            f"--protect takes {', '.join(PROTECT_KINDS)} (comma-separated) or none, got {text!r}"
+            f"--protect takes {', '.join(PROTECT_KINDS)} (comma-separated), all or none, got "
+            f"{text!r}"
         )
     return kinds
 

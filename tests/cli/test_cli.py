@@ -266,3 +266,11 @@ def test_version_and_info():
         {key: pack[key] for key in ("name", "origin")} for pack in report["packs"]
     ]
     assert report["platform"] and report["python"]
+
+
+def test_protect_all_turns_every_guard_on():
+    from edgedp.cli.word_options import parse_protect
+    from edgedp.text.identifiers import PROTECT_KINDS
+
+    assert parse_protect("all") == parse_protect(",".join(PROTECT_KINDS)) == tuple(PROTECT_KINDS)
+    assert parse_protect("none") == ()
