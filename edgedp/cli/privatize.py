@@ -2,7 +2,8 @@
 
 Input (``--input``): ``text`` (default), streamed in bounded memory, one output line per input line
 (whitespace and punctuation pass through); or ``jsonl``, one JSON object per line whose ``"text"``
-is privatized and whose other fields are passed through as they are (an empty line stays empty).
+is privatized and whose other fields are passed through as they are, NOT privatized (an empty
+line stays empty).
 Output: stdout, or ``--output FILE`` (written whole on success, nothing on failure).
 """
 
