@@ -65,6 +65,10 @@ class HelpFormatter(argparse.HelpFormatter):
         super().__init__(prog, indent_increment, max_help_position, width)
 
 
+class RawDescriptionHelpFormatter(HelpFormatter, argparse.RawDescriptionHelpFormatter):
+    """:class:`HelpFormatter` that keeps the description's and epilog's line breaks."""
+
+
 class UsageParser(argparse.ArgumentParser):
     """argparse that reports usage errors on one line (shared with edgedp-export)."""
 

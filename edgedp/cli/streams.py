@@ -12,7 +12,6 @@ import codecs
 import contextlib
 import io
 import os
-import secrets
 import stat
 import sys
 from collections.abc import Iterator, Sequence
@@ -148,7 +147,7 @@ def check_output(path: Path | None, suffixes: Sequence[str] = ()) -> None:
 @contextlib.contextmanager
 def output_file(path: Path) -> Iterator[Path]:
     """A temporary path beside ``path``, renamed to ``path`` if the block succeeds, else removed."""
-    temporary = path.parent / f".{path.name}.tmp-{secrets.token_hex(4)}"
+    temporary = path.parent / f".{path.name}.tmp-{os.urandom(4).hex()}"  # secrets loads OpenSSL
     # created as open() would create the file itself (0666 less the umask), never over another
     os.close(os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
     try:

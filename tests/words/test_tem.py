@@ -16,7 +16,7 @@ import sys
 
 import numpy as np
 import pytest
-from helpers import all_codes, hamming_distances, write_word_pack
+from helpers import SEEDED_ON_PURPOSE, all_codes, hamming_distances, write_word_pack
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sampling_helpers import (
@@ -32,6 +32,8 @@ import edgedp.words.sampling
 from edgedp.evaluation.audit import audit_pair
 from edgedp.words.sampling import select_ragged, uniform_outside, uniform_outside_rows
 from edgedp.words.tem import TEM, gamma_for_beta
+
+pytestmark = SEEDED_ON_PURPOSE  # reproducible statistics
 
 N = int(os.environ.get("EDGEDP_AUDIT_SAMPLES", "200000"))
 
