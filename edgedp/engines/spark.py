@@ -29,6 +29,7 @@ The text column is replaced (``privatize``) or dropped (``embed``; ``privatize``
 
 from __future__ import annotations
 
+import contextlib
 import warnings
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
@@ -46,6 +47,15 @@ from pyspark.sql.types import (
 
 from edgedp.engines import corpus
 from edgedp.errors import InputError
+
+# pyspark warns that it "does not yet fully support pandas >= 3.0.0" when it first imports its own
+# pyspark.testing.utils (lazily, from its type conversions: every createDataFrame of local data)
+# and from every mapInArrow. edgedp's stage exchanges Arrow record batches only (no pandas
+# conversion) and tests/engines/test_spark.py runs it under pandas 3, so the warning is handled
+# here once, at import, instead of reaching every user of edgedp.spark.
+with warnings.catch_warnings(), contextlib.suppress(ImportError):
+    warnings.filterwarnings("ignore", "PySpark does not yet fully support pandas", FutureWarning)
+    import pyspark.testing.utils  # noqa: F401
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -98,9 +108,7 @@ def _run(df: DataFrame, job: corpus.CorpusJob, out_type: DataType) -> DataFrame:
         yield from corpus.privatize_batches(batches, job, partition=partition)
 
     with warnings.catch_warnings():
-        # pyspark warns that it "does not yet fully support pandas >= 3.0.0" whenever pandas 3 is
-        # installed; this stage exchanges Arrow record batches only (no pandas conversion), and
-        # tests/engines/test_spark.py runs it under pandas 3.
+        # the same pandas-3 warning (see the imports)
         warnings.filterwarnings(
             "ignore", "PySpark does not yet fully support pandas", FutureWarning
         )

@@ -29,13 +29,6 @@ import edgedp.engines.spark
 from edgedp.privacy.ledger import PrivacyLedger
 
 ROOT = REPO_ROOT
-# pyspark warns once per process, when it first imports its own pyspark.testing.utils (from its
-# type conversions), that it "does not yet fully support pandas >= 3.0.0"; edgedp's Spark stage is
-# Arrow only (edgedp.engines.spark filters the same warning around mapInArrow) and these tests
-# are what show that it works under pandas 3.
-pytestmark = pytest.mark.filterwarnings(
-    "ignore:PySpark does not yet fully support pandas:FutureWarning"
-)
 Z_LIMIT = 4.0  # two-sided p ~ 6e-5: a correct engine fails this test about once in 16,000 runs
 CLI_DOCUMENTS = 800  # ~21,000 words through the CLI
 
