@@ -64,9 +64,14 @@ class HelpFormatter(argparse.HelpFormatter):
         width = terminal_columns() - 2 if width is None else width
         super().__init__(prog, indent_increment, max_help_position, width)
 
-
-class RawDescriptionHelpFormatter(HelpFormatter, argparse.RawDescriptionHelpFormatter):
-    """:class:`HelpFormatter` that keeps the description's and epilog's line breaks."""
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        """Each paragraph (blank-line separated) filled on its own, so that a description or an
+        epilog of several paragraphs keeps them (argparse's RawDescriptionHelpFormatter would
+        too, but it measures the terminal with shutil: issue 17)."""
+        return "\n\n".join(
+            super(HelpFormatter, self)._fill_text(paragraph, width, indent)
+            for paragraph in text.split("\n\n")
+        )
 
 
 class UsageParser(argparse.ArgumentParser):

@@ -26,7 +26,6 @@ from typing import Any
 
 import numpy as np
 
-from edgedp.cli import RawDescriptionHelpFormatter
 from edgedp.cli.privatize import (
     add_ledger_arguments,
     add_seed_argument,
@@ -78,7 +77,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "(comparison only)."
     )
     parser.epilog = __doc__.split("\n", 2)[2].replace("``", "")
-    parser.formatter_class = RawDescriptionHelpFormatter  # no shutil (issue 17)
     parser.add_argument(
         "--mechanism", choices=MECHANISMS, default="deepcandidate", help="(default: deepcandidate)"
     )

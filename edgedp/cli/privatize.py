@@ -16,7 +16,6 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from edgedp.cli import RawDescriptionHelpFormatter
 from edgedp.cli.streams import (
     check_output,
     input_bytes,
@@ -62,7 +61,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "resampled from the public vocabulary."
     )
     parser.epilog = __doc__.split("\n", 2)[2].replace("``", "")
-    parser.formatter_class = RawDescriptionHelpFormatter  # no shutil (issue 17)
     add_word_mechanism_arguments(parser, extra_mechanisms=tuple(SENTENCE_REWRITERS))
     parser.add_argument("--noise", choices=ADEPT_NOISES, help="adept: noise (default: laplace)")
     parser.add_argument(
