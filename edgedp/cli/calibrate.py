@@ -26,18 +26,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--from", dest="source", required=True, choices=sorted(METRICS))
     parser.add_argument("--epsilon", required=True, help="epsilon of the --from mechanism")
     parser.add_argument("--to", dest="target", required=True, choices=sorted(METRICS))
-    parser.add_argument("--aggregate", choices=AGGREGATES, default="avg")
+    parser.add_argument(
+        "--aggregate", choices=AGGREGATES, default="avg", help="P_d over pairs (default: avg)"
+    )
     parser.add_argument(
         "--match",
         choices=("bound", *STATISTICS),
         default="bound",
-        help="bound: equal aggregate privacy-loss bound (default, exact); kept or inference-error: "
+        help="bound (default): equal aggregate privacy-loss bound, exact; kept or inference-error: "
         "the --to epsilon with the same share of words kept or the same Bayesian inference error "
         "E_M as --from (Monte Carlo on public words; both mechanisms run on --pack, so Euclidean "
         "ones need a pack with vectors)",
     )
-    parser.add_argument("--lam", type=float, default=0.2, help="lambda of mahalanobis")
-    parser.add_argument("--pack", help="words pack (default: bundled)")
+    parser.add_argument(
+        "--lam", type=float, default=0.2, help="lambda of mahalanobis (default: 0.2)"
+    )
+    parser.add_argument("--pack", help="words pack (default: words-small)")
     parser.add_argument("--json", action="store_true", help="print the statistics used as JSON")
 
 

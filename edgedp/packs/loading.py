@@ -30,6 +30,7 @@ Other packs from ``EDGEDP_PACKS`` or the working directory, and packs given by a
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import os
 from dataclasses import dataclass
@@ -106,14 +107,19 @@ def search_dirs() -> list[Path]:
 
 @dataclass(frozen=True, slots=True)
 class PackEntry:
-    """A pack found on disk (not loaded). ``origin``: ``bundled``, ``distribution NAME`` or
-    ``EDGEDP_PACKS``; ``pin``: the manifest SHA-256 it must have, if any."""
+    """A pack found on disk (not loaded). ``origin``: ``bundled``, ``distribution NAME``,
+    ``EDGEDP_PACKS`` or ``working directory`` (with the manifest's name if it is not the directory's:
+    ``name`` is what finds the pack); ``pin``: the manifest SHA-256 it must have, if any;
+    ``shadowed``: another pack found earlier answers to the same name, so this one is reached by
+    its path only; ``problem``: why its manifest cannot be read (then ``kind`` is ``"?"``)."""
 
     name: str
     path: Path
     kind: str
     origin: str = "bundled"
     pin: str | None = None
+    shadowed: bool = False
+    problem: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,8 +164,9 @@ def installed_packs() -> dict[str, _Installed]:
 
 
 def list_packs() -> list[PackEntry]:
-    """Every pack found: bundled, installed distributions, ``EDGEDP_PACKS`` (manifests are read,
-    files are not hashed)."""
+    """Every pack a name can find, in the order names are resolved: bundled, installed
+    distributions, ``EDGEDP_PACKS``, then pack directories in the working directory (manifests are
+    read, files are not hashed). A later pack with the name of an earlier one is ``shadowed``."""
     entries = _directory_entries(bundled_packs_dir(), "bundled")
     for name, installed in sorted(installed_packs().items()):
         if (installed.path / MANIFEST_NAME).is_file():
@@ -170,7 +177,13 @@ def list_packs() -> list[PackEntry]:
             )
     for directory in search_dirs()[1:]:
         entries.extend(_directory_entries(directory, "EDGEDP_PACKS"))
-    return entries
+    entries.extend(_directory_entries(Path.cwd(), "working directory"))
+    seen: set[str] = set()
+    listed = []
+    for entry in entries:
+        listed.append(dataclasses.replace(entry, shadowed=entry.name in seen))
+        seen.add(entry.name)
+    return listed
 
 
 def _directory_entries(directory: Path, origin: str) -> list[PackEntry]:
@@ -178,10 +191,20 @@ def _directory_entries(directory: Path, origin: str) -> list[PackEntry]:
         return []
     entries = []
     for child in sorted(directory.iterdir()):
-        if (child / MANIFEST_NAME).is_file():
+        if not (child / MANIFEST_NAME).is_file():
+            continue
+        try:
             manifest = read_manifest(child)
-            pin = BUNDLED_MANIFEST_SHA256.get(child.name)  # its name loads it only with this pin
-            entries.append(PackEntry(manifest.name, child, manifest.kind, origin, pin))
+        except AssetError as error:
+            if origin == "bundled":
+                raise
+            entries.append(PackEntry(child.name, child, "?", origin, problem=str(error)))
+            continue
+        pin = BUNDLED_MANIFEST_SHA256.get(child.name)  # its name loads it only with this pin
+        where = origin  # a name finds the directory, whatever its manifest says
+        if manifest.name != child.name:
+            where = f"{origin}, manifest name {manifest.name!r}"
+        entries.append(PackEntry(child.name, child, manifest.kind, where, pin))
     return entries
 
 

@@ -67,7 +67,6 @@ import numpy as np
 from edgedp.errors import InputError
 from edgedp.packs.native import Lazy
 from edgedp.privacy.guarantee import Guarantee
-from edgedp.privacy.validation import check_choice
 from edgedp.words.mechanism import WordMechanism, WordOptions
 from edgedp.words.pack import WordPack
 from edgedp.words.sampling import (
@@ -80,8 +79,8 @@ from edgedp.words.sampling import (
     select_ragged,
     uniform_outside_rows,
 )
+from edgedp.words.spaces import choose_space
 
-SPACES = ("euclidean", "hamming")
 #: The peers' (and the paper's experiments') default: Pr[output farther than gamma] <= 0.001.
 DEFAULT_BETA = 0.001
 _FIRST_BLOCK = 16
@@ -138,8 +137,9 @@ class TEM(WordMechanism):
 
     Parameters: ``epsilon`` > 0; ``gamma`` the threshold (>= 0) or ``None`` for the paper's recipe
     (:func:`gamma_for_beta` with ``beta``, default 0.001; giving both is an error); ``space``
-    ``"euclidean"`` (needs float vectors) or ``"hamming"``; ``rng``, ``oov``, ``casing`` as for
-    every word mechanism.
+    ``"euclidean"`` (needs float vectors) or ``"hamming"`` (default: the pack's,
+    :func:`edgedp.words.spaces.choose_space`); ``rng``, ``oov``, ``casing`` as for every word
+    mechanism.
     """
 
     name = "tem"
@@ -151,11 +151,11 @@ class TEM(WordMechanism):
         epsilon: float,
         gamma: float | None = None,
         beta: float | None = None,
-        space: str = "euclidean",
+        space: str | None = None,
         **options: Unpack[WordOptions],
     ) -> None:
         super().__init__(pack, epsilon=epsilon, **options)
-        self.space_name = check_choice(space, "space", SPACES)
+        self.space_name = choose_space(pack, space, type(self).__name__)
         if gamma is not None and beta is not None:
             raise InputError(
                 "give TEM either gamma (the threshold) or beta (the recipe that sets it), not both"

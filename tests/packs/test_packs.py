@@ -310,3 +310,11 @@ def test_a_pinned_name_loads_from_every_location_with_its_pin(
                 expected_digest=read_manifest(place / "pinned-words").digest,
             )
         shutil.rmtree(place / "pinned-words")
+
+
+def test_verifying_a_pack_reports_progress_when_asked(monkeypatch, capsys):
+    monkeypatch.setenv("EDGEDP_PROGRESS", "1")
+    pack = edgedp.load_pack()
+    size = sum(entry["bytes"] for entry in pack.manifest.data["files"].values()) / 1e6
+    err = capsys.readouterr().err
+    assert f"edgedp: reading pack words-small: {size:.1f} MB of {size:.1f} MB (100%)" in err

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import signal
 import sqlite3
 import subprocess
@@ -288,12 +289,59 @@ def test_cli_charges_the_ledger(tmp_path):
     assert refused.returncode == 1 and b"nothing was released" in refused.stderr
     assert refused.stdout == b""
     shown = subprocess.run(
-        [*cli, "ledger", "show", "--ledger", str(ledger_path), "--scope", "me"],
+        [*cli, "ledger", "show", "--ledger", str(ledger_path), "--scope", "me", "--json"],
         capture_output=True,
         timeout=120,
         check=True,
     )
-    assert json.loads(shown.stdout)["spent"]["epsilon"] == pytest.approx(3.0)
+    state = json.loads(shown.stdout)
+    # one shape: spent and limit are both {"epsilon", "delta"}; the unit is explained
+    assert state["spent"] == {"epsilon": pytest.approx(3.0), "delta": 0.0}
+    assert state["limit"] == {"epsilon": 5.0, "delta": 0.0}
+    assert state["unit"] == "word:hamming" and "epsilon per bit" in state["unit_meaning"]
+    assert state["events"] == 1 and "history" not in state
+    listed = subprocess.run(
+        [*cli, "ledger", "show", "--ledger", str(ledger_path), "--scope", "me", "--events"],
+        capture_output=True,
+        timeout=120,
+        check=True,
+    )
+    text = listed.stdout.decode()
+    assert "unit: word:hamming (metric DP: epsilon per bit of Hamming distance" in text
+    assert re.search(
+        r"^    \d{4}-\d\d-\d\dT[\d:]+\+00:00  brr: 3 x epsilon 1 \(delta 0\) = 3$", text, re.M
+    )
+
+
+def test_a_new_scope_has_no_limit_and_no_unit(tmp_path):
+    from edgedp.cli.ledger import render, report
+
+    state = report(PrivacyLedger(tmp_path / "l.db"), "nobody", events=True)
+    assert state == {
+        "scope": "nobody",
+        "unit": None,
+        "unit_meaning": None,
+        "spent": {"epsilon": 0.0, "delta": 0.0},
+        "limit": None,
+        "events": 0,
+        "history": [],
+    }
+    assert "limit: none" in render(state) and "unit: none yet" in render(state)
+
+
+@pytest.mark.parametrize(
+    ("unit", "phrase"),
+    [
+        ("word:hamming", "epsilon per bit of Hamming distance"),
+        ("word:euclidean", "epsilon per unit of Euclidean distance"),
+        ("document:dp", "plain epsilon-DP per document released"),
+        ("sentence:dp", "plain epsilon-DP per sentence rewritten"),
+    ],
+)
+def test_every_accounting_unit_is_explained(unit, phrase):
+    from edgedp.privacy.guarantee import unit_meaning
+
+    assert phrase in unit_meaning(unit)
 
 
 def test_every_connection_runs_in_wal_mode_with_full_sync(tmp_path, monkeypatch):
@@ -441,7 +489,7 @@ def test_sentence_mechanisms_are_charged_per_document_and_sentence(tmp_path):
     ledger = PrivacyLedger(tmp_path / "l.db")
     sentences = edgedp.load_pack("sentences-bbc")
     deep = ledger.guard(edgedp.DeepCandidate(sentences, epsilon=2.0), "docs")
-    deep.embed_batch(["One sentence. Two sentences.", "Another document."])
+    deep.embed_batch(["One sentence. Two sentences.", "Another document. Of two sentences."])
     assert ledger.spent("docs") == (4.0, 0.0)  # epsilon per document
     adept = edgedp.ADePT(edgedp.load_pack("adept-bbc"), epsilon=50.0, noise="gaussian", delta=1e-6)
     cost = adept.privacy_cost(["First. Second.\nThird."])
@@ -458,7 +506,9 @@ def test_a_guarantee_states_itself():
     assert promise.accounting_unit == "sentence:dp"
     statement = promise.statement()
     assert "a test unit" in statement and "test neighbours" in statement
-    assert "e^0.5 + 1e-06" in statement and statement.endswith("Charged per sentence.")
+    # delta is additive, not part of the factor: "e^0.5 + 1e-06" read as a factor (issue 26)
+    assert "by at most a factor e^0.5, plus an additive delta = 1e-06" in statement
+    assert "e^0.5 +" not in statement and statement.endswith("Charged per sentence.")
     hamming = Guarantee("a word", "two words", "word", 0.6, metric="hamming", metric_unit="bit")
     assert "e^(0.6 * d_hamming)" in hamming.statement() and "per bit" in hamming.statement()
     assert hamming.as_dict()["accounting_unit"] == "word:hamming"
