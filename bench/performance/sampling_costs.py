@@ -30,8 +30,9 @@ TEXT_WORDS, RANDOM_WORDS, REPEATS = 10_000, 2_000, 3
 QUICK = {"text": 2_000, "random": 500, "repeats": 1}
 BRR_EPSILON = 0.6
 #: (label, pack, mechanism, keyword arguments, epsilons)
-HAMMING_EPSILONS = (0.05, 0.1, 0.2, 0.35, 0.5, 1.0, 3.0)
-EUCLIDEAN_EPSILONS = (1.0, 2.0, 3.0, 4.0, 6.0, 10.0, 20.0, 50.0)
+#: From near-uniform output to near-identity: the rejection rounds peak in the middle.
+HAMMING_EPSILONS = (0.01, 0.05, 0.1, 0.2, 0.35, 0.5, 1.0, 3.0, 10.0)
+EUCLIDEAN_EPSILONS = (0.1, 1.0, 2.0, 3.0, 4.0, 6.0, 10.0, 20.0, 50.0, 200.0)
 ROWS = (
     ("TEM-Hamming", "words-small", "tem", {"space": "hamming"}, HAMMING_EPSILONS),
     ("CusText-Hamming k 20", "words-small", "custext", {"space": "hamming"}, (1.0, 3.0, 10.0)),

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 
 from edgedp.cli.privatize import parse_epsilon
-from edgedp.cli.progress import Progress
 from edgedp.cli.word_options import (
     add_word_mechanism_arguments,
     build_word_mechanism,
@@ -15,6 +14,7 @@ from edgedp.errors import InputError
 from edgedp.evaluation.explain import mechanism_metric
 from edgedp.evaluation.tune import AGGREGATES, PRIORS, TUNE_SAMPLES, TUNE_WORDS, tune
 from edgedp.privacy.validation import check_positive_int
+from edgedp.progress import Progress
 
 NAME = "tune"
 HELP = "find the epsilon that keeps a share of words, meets an inference error or a loss bound"
@@ -32,17 +32,32 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     add_word_mechanism_arguments(parser, epsilon=False)
     target = parser.add_mutually_exclusive_group(required=True)
-    target.add_argument("--keep", type=float, help="target share of words kept, in (0, 1)")
-    target.add_argument("--inference-error", type=float, help="target E_M, in (0, 1)")
-    target.add_argument("--loss-bound", type=float, help="target per-word loss bound epsilon * d")
-    parser.add_argument("--aggregate", choices=AGGREGATES, default="avg", help="for --loss-bound")
-    parser.add_argument("--prior", choices=PRIORS, default="zipf", help="for --inference-error")
-    parser.add_argument("--start-epsilon", help="where the search starts")
+    one = "; one target is required"
+    target.add_argument("--keep", type=float, help="target share of words kept, in (0, 1)" + one)
+    target.add_argument("--inference-error", type=float, help="target E_M, in (0, 1)" + one)
+    target.add_argument(
+        "--loss-bound", type=float, help="target per-word loss bound epsilon * d" + one
+    )
+    parser.add_argument(
+        "--aggregate", choices=AGGREGATES, default="avg", help="for --loss-bound (default: avg)"
+    )
+    parser.add_argument(
+        "--prior", choices=PRIORS, default="zipf", help="for --inference-error (default: zipf)"
+    )
+    parser.add_argument(
+        "--start-epsilon",
+        help="where the search starts (default: 0.5 per bit in Hamming space, 10 in Euclidean "
+        "or Mahalanobis space, else 1)",
+    )
     parser.add_argument(
         "--choose-t", action="store_true", help="vickrey: choose t by Alg. 2 at equal utility loss"
     )
-    parser.add_argument("--words", type=int, default=TUNE_WORDS, help="public words measured")
-    parser.add_argument("--samples", type=int, default=TUNE_SAMPLES, help="releases per word")
+    parser.add_argument(
+        "--words", type=int, default=TUNE_WORDS, help="public words measured (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--samples", type=int, default=TUNE_SAMPLES, help="releases per word (default: %(default)s)"
+    )
     parser.add_argument("--json", action="store_true", help="print JSON")
 
 
@@ -55,7 +70,7 @@ def run(args: argparse.Namespace) -> None:
         metric, _ = mechanism_metric(build_word_mechanism(args, 1.0))
         start = START.get(metric or "", 1.0)
     mechanism = build_word_mechanism(args, start)
-    with Progress("tune: epsilons evaluated", unit="(estimated)") as progress:
+    with Progress("tune: epsilons evaluated (total estimated)") as progress:
         result = tune(
             mechanism,
             keep=args.keep,

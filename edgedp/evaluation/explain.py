@@ -66,6 +66,7 @@ from edgedp.evaluation.empirical_privacy import (
 )
 from edgedp.privacy.randomness import RandomSource, resolve_rng
 from edgedp.privacy.validation import check_positive_int, check_unit_interval
+from edgedp.progress import ProgressCallback
 from edgedp.text.segmentation import check_text, segment
 from edgedp.words.euclidean import regularized_covariance, symmetric_square_root
 from edgedp.words.keep_rate import DEFAULT_WORDS as DEFAULT_WORDS  # re-exported (moved)
@@ -73,7 +74,7 @@ from edgedp.words.keep_rate import Z_975, weighted_keep
 from edgedp.words.keep_rate import Estimate as Estimate
 from edgedp.words.keep_rate import public_word_set as public_word_set
 from edgedp.words.keep_rate import zipf_prior as zipf_prior
-from edgedp.words.mechanism import Progress, WordMechanism
+from edgedp.words.mechanism import WordMechanism
 from edgedp.words.pack import WordPack
 
 #: Releases of each word.
@@ -266,7 +267,7 @@ def measure(
     *,
     rng: RandomSource | int | None = None,
     inference: bool = True,
-    progress: Progress | None = None,
+    progress: ProgressCallback | None = None,
 ) -> dict[str, Any]:
     """Monte Carlo statistics of ``mechanism`` on ``words`` (see the module docstring).
 
@@ -389,7 +390,7 @@ def explain(
     samples: int = DEFAULT_SAMPLES,
     words: int = DEFAULT_WORDS,
     rng: RandomSource | int | None = None,
-    progress: Progress | None = None,
+    progress: ProgressCallback | None = None,
 ) -> Explanation:
     """Explain what ``mechanism``'s releases mean (see the module docstring).
 

@@ -47,8 +47,9 @@ import numpy as np
 
 from edgedp.privacy.guarantee import Guarantee
 from edgedp.privacy.noise import exponential_mechanism_coefficient, gumbel_max_coefficient
-from edgedp.privacy.validation import check_choice, check_positive_int
-from edgedp.words.mechanism import Progress, WordMechanism, WordOptions
+from edgedp.privacy.validation import check_positive_int
+from edgedp.progress import ProgressCallback
+from edgedp.words.mechanism import WordMechanism, WordOptions
 from edgedp.words.pack import WordPack
 from edgedp.words.sampling import (
     VectorDistances,
@@ -56,8 +57,8 @@ from edgedp.words.sampling import (
     rows_per_block,
     vector_distances,
 )
+from edgedp.words.spaces import choose_space
 
-SPACES = ("euclidean", "hamming")
 #: The paper's released code's default output-set size (top_k).
 DEFAULT_K = 20
 _SEARCH_BLOCK = 1024
@@ -71,7 +72,7 @@ def build_output_sets(
     k: int,
     neighbours: Callable[[np.ndarray, int], np.ndarray],
     distances: Callable[[np.ndarray, np.ndarray], np.ndarray],
-    progress: Progress | None = None,
+    progress: ProgressCallback | None = None,
 ) -> np.ndarray:
     """CusText's mapping: each word's set index (sets numbered in the order they open).
 
@@ -139,7 +140,9 @@ def set_members(set_of: np.ndarray) -> np.ndarray:
     return members
 
 
-def hamming_output_sets(codes: np.ndarray, k: int, progress: Progress | None = None) -> np.ndarray:
+def hamming_output_sets(
+    codes: np.ndarray, k: int, progress: ProgressCallback | None = None
+) -> np.ndarray:
     """:func:`build_output_sets` over packed binary codes (exact Hamming search, ties by id)."""
     codes = np.ascontiguousarray(codes)
 
@@ -154,7 +157,7 @@ def hamming_output_sets(codes: np.ndarray, k: int, progress: Progress | None = N
 
 
 def euclidean_output_sets(
-    table: VectorDistances, k: int, progress: Progress | None = None
+    table: VectorDistances, k: int, progress: ProgressCallback | None = None
 ) -> np.ndarray:
     """:func:`build_output_sets` over float vectors (FAISS float32 search; the float64 distances
     of ``table`` where a scan is needed)."""
@@ -183,7 +186,8 @@ class CusText(WordMechanism):
     plus a tail event below 2^-1000 per candidate. An epsilon not above xi is refused.
 
     Parameters: ``epsilon`` > 0; ``k`` the output-set size (>= 2, default 20, the paper's code);
-    ``space`` ``"euclidean"`` (float vectors) or ``"hamming"`` (binary codes).
+    ``space`` ``"euclidean"`` (float vectors) or ``"hamming"`` (binary codes); default: the pack's
+    (:func:`edgedp.words.spaces.choose_space`).
     """
 
     name = "custext"
@@ -194,7 +198,7 @@ class CusText(WordMechanism):
         *,
         epsilon: float,
         k: int = DEFAULT_K,
-        space: str = "euclidean",
+        space: str | None = None,
         **options: Unpack[WordOptions],
     ) -> None:
         super().__init__(pack, epsilon=epsilon, **options)
@@ -208,9 +212,7 @@ class CusText(WordMechanism):
         )
         self.coefficient = self.calibration.coefficient
         self.k = check_positive_int(k, "k", minimum=2)
-        self.space_name = check_choice(space, "space", SPACES)
-        if self.space_name == "euclidean":
-            pack.require_vectors(type(self).__name__)
+        self.space_name = choose_space(pack, space, type(self).__name__)
 
     def parameters(self) -> dict[str, object]:
         return {**super().parameters(), "k": self.k, "space": self.space_name}
@@ -234,17 +236,19 @@ class CusText(WordMechanism):
             return hamming_pair_distances(self.pack.codes, first, second).astype(np.float64)
         return vector_distances(self.pack, type(self).__name__).pairs(first, second)
 
-    def prepare(self, progress: Progress | None = None) -> None:
+    def prepare(self, progress: ProgressCallback | None = None) -> None:
         """Load the output sets from the pack, or build them (a walk over the vocabulary: minutes
         on 100,000 words) and share them with every mechanism on the pack."""
         self.output_sets(progress)
 
-    def output_sets(self, progress: Progress | None = None) -> tuple[np.ndarray, np.ndarray]:
+    def output_sets(
+        self, progress: ProgressCallback | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
         """``(set_of, members)``: each word's set index and the sets' ids padded with -1."""
         key = f"custext-sets:{self.space_name}:{self.k}"
         return self.pack.derived(key, lambda: self._sets(progress))
 
-    def _sets(self, progress: Progress | None) -> tuple[np.ndarray, np.ndarray]:
+    def _sets(self, progress: ProgressCallback | None) -> tuple[np.ndarray, np.ndarray]:
         stored = self.pack.custext_sets.get(self.space_name)
         if stored is not None and self.pack.custext_k == self.k:
             set_of = np.asarray(stored, dtype=np.int64)

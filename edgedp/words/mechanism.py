@@ -42,7 +42,7 @@ mechanism's metric. The layout (token count, separators) is released as is.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from typing import TypedDict
 
 import numpy as np
@@ -52,6 +52,7 @@ from edgedp.privacy.guarantee import Guarantee
 from edgedp.privacy.mechanism import Mechanism
 from edgedp.privacy.randomness import RandomSource
 from edgedp.privacy.validation import check_choice, check_epsilon, check_iterable
+from edgedp.progress import ProgressCallback
 from edgedp.text.identifiers import DEFAULT_PROTECT, check_protect
 from edgedp.text.segmentation import (
     CASINGS,
@@ -79,9 +80,6 @@ class WordOptions(TypedDict, total=False):
     casing: str
     protect: Iterable[str] | None
 
-
-#: Told ``(done, total)`` as a one-time set-up goes (:meth:`WordMechanism.prepare`).
-Progress = Callable[[float, float], None]
 
 OOV_POLICIES = ("sample", "mask", "drop")
 OOV_MASK = "[OOV]"
@@ -161,7 +159,7 @@ class WordMechanism(Mechanism[WordPack]):
         """The number of word slots of ``inputs`` (every slot is charged, OOV slots included)."""
         return sum(len(segment(check_text(text), self.protect).words) for text in inputs)
 
-    def prepare(self, progress: Progress | None = None) -> None:
+    def prepare(self, progress: ProgressCallback | None = None) -> None:
         """Do the mechanism's one-time set-up now rather than at its first release (tables built
         from public data; nothing for most mechanisms), telling ``progress`` how it goes."""
 
@@ -201,10 +199,16 @@ class WordMechanism(Mechanism[WordPack]):
 
         ``continued`` treats the texts as consecutive pieces of one text whose casing state is
         carried over (and updated): streaming uses it so that ``casing="sentence"`` does not
-        capitalize at the piece boundaries. Privacy is unaffected (casing is post-processing).
+        capitalize at the piece boundaries (casing is post-processing), and so that the
+        proper-noun guard knows whether a piece starts a sentence.
         """
         batch = check_iterable(texts, "privatize_batch", "text")
-        segmented = [segment(check_text(text), self.protect) for text in batch]
+        segmented = []
+        for text in batch:
+            start = True if continued is None else continued.word_starts_sentence
+            segmented.append(segment(check_text(text), self.protect, sentence_start=start))
+            if continued is not None:
+                continued.word_starts_sentence = segmented[-1].ends_at_sentence_start
         keys = [word for item in segmented for word in item.words]
         ids = self.pack.vocabulary.ids(keys)
         offset = 0

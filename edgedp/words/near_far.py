@@ -41,6 +41,7 @@ import numpy as np
 
 from edgedp.packs.native import search_threads
 from edgedp.privacy.randomness import RandomSource
+from edgedp.progress import ProgressCallback
 from edgedp.words.pack import SuffixNeighbours, WordPack
 from edgedp.words.sampling import (
     Complements,
@@ -442,12 +443,15 @@ def euclidean_neighbours(pack: WordPack, user: str, lo: int = 0) -> NearSearch:
     )
 
 
-def invalid_neighbour_rows(pack: WordPack, *, block: int = 2048) -> np.ndarray:
+def invalid_neighbour_rows(
+    pack: WordPack, *, block: int = 2048, progress: ProgressCallback | None = None
+) -> np.ndarray:
     """Words whose row of the pack's neighbour tables has a bound that some word outside the row
     breaks (empty: the tables are sound). Recomputes the tables' search (O(|V|^2 d)): a stored
     bound holds for every word the search leaves out if it is at most the search's certified
     bound, and is checked against the float64 distance of every word the search finds beyond the
-    row; a row whose bound exceeds the certified one is checked against every word of its range."""
+    row; a row whose bound exceeds the certified one is checked against every word of its range.
+    ``progress(done, total)`` hears of the rows checked."""
     size = len(pack.vocabulary)
     tables = []
     if pack.neighbours is not None and pack.neighbour_bounds is not None:
@@ -456,6 +460,7 @@ def invalid_neighbour_rows(pack: WordPack, *, block: int = 2048) -> np.ndarray:
         suffix = pack.suffix_neighbours
         tables.append((suffix.start, np.asarray(suffix.ids), np.asarray(suffix.bounds)))
     invalid: list[int] = []
+    total, done = sum(len(stored) for _, stored, _ in tables), 0
     for lo, stored, claimed in tables:
         table = vector_distances(pack, "the neighbour table check")
         search = EuclideanNeighbours(table, lo, size, stored.shape[1])
@@ -469,6 +474,9 @@ def invalid_neighbour_rows(pack: WordPack, *, block: int = 2048) -> np.ndarray:
                 distances = table.pairs(np.full(len(others), word), others)
                 if (distances < claimed[word]).any():
                     invalid.append(int(word))
+            done += len(words)
+            if progress is not None:
+                progress(float(done), float(total))
     return np.asarray(sorted(set(invalid)), dtype=np.int64)
 
 

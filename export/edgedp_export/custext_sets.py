@@ -15,8 +15,8 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
+from edgedp.progress import ProgressCallback
 from edgedp.words.custext import DEFAULT_K, euclidean_output_sets, hamming_output_sets
-from edgedp.words.mechanism import Progress
 from edgedp.words.sampling import VectorDistances
 from edgedp_export.pack_writer import FileWriter, npy_writer
 
@@ -24,7 +24,7 @@ from edgedp_export.pack_writer import FileWriter, npy_writer
 DEFAULT_CUSTEXT_K = DEFAULT_K
 
 
-def _bar(description: str) -> tuple[Any, Progress]:
+def _bar(description: str) -> tuple[Any, ProgressCallback]:
     bar = tqdm(desc=description, unit="word")
 
     def update(done: float, total: float) -> None:

@@ -1,4 +1,4 @@
-"""Progress of explain, tune and the word mechanisms' one-time set-ups (edgedp.cli.progress).
+"""Progress of explain, tune and the word mechanisms' one-time set-ups (edgedp.progress).
 
 On stderr only (stdout stays byte for byte the same), on a terminal after a delay, off a terminal
 only when asked with EDGEDP_PROGRESS=1.
@@ -6,51 +6,9 @@ only when asked with EDGEDP_PROGRESS=1.
 
 from __future__ import annotations
 
-import io
-
 import pytest
 
 from edgedp.cli import main
-from edgedp.cli.progress import Progress
-
-
-class _Terminal(io.StringIO):
-    def isatty(self) -> bool:
-        return True
-
-
-def _clock(times):
-    values = iter(times)
-    return lambda: next(values)
-
-
-def test_a_terminal_sees_one_line_redrawn_after_the_delay(monkeypatch):
-    monkeypatch.delenv("EDGEDP_PROGRESS", raising=False)
-    stream = _Terminal()
-    with Progress("tune", unit="steps", stream=stream, clock=_clock([0, 1, 3, 3.1, 4])) as bar:
-        bar.update(1)  # t = 1: before the delay, nothing
-        assert stream.getvalue() == ""
-        bar.reporter()(5, 10)  # t = 3: shown
-        bar.update(1)  # t = 3.1: too soon to redraw
-        bar.update(1)  # t = 4
-    lines = stream.getvalue().split("\r")
-    assert lines[1].startswith("edgedp: tune: 5 of 10 steps (50%)")
-    assert lines[2].startswith("edgedp: tune: 7 of 10 steps (70%)")
-    assert stream.getvalue().endswith("\n")
-
-
-@pytest.mark.parametrize(("asked", "shown"), [(None, False), ("1", True), ("0", False)])
-def test_off_a_terminal_only_when_asked(monkeypatch, asked, shown):
-    if asked is None:
-        monkeypatch.delenv("EDGEDP_PROGRESS", raising=False)
-    else:
-        monkeypatch.setenv("EDGEDP_PROGRESS", asked)
-    stream = io.StringIO()
-    with Progress("explain", stream=stream, clock=_clock([0, 0.5, 1])) as bar:
-        bar.reporter()(1, 2)
-        bar.reporter()(2, 2)
-    assert bool(stream.getvalue()) is shown
-    assert "\r" not in stream.getvalue()
 
 
 def _cli(capsys, monkeypatch, *args: str, progress: str | None) -> tuple[str, str]:

@@ -13,6 +13,7 @@ import os
 
 import numpy as np
 import pytest
+from helpers import SEEDED_ON_PURPOSE
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sampling_helpers import (
@@ -27,6 +28,8 @@ import edgedp
 import edgedp.words.custext
 from edgedp.evaluation.audit import audit_pair
 from edgedp.words.custext import CusText, build_output_sets, set_members
+
+pytestmark = SEEDED_ON_PURPOSE  # reproducible statistics
 
 N = int(os.environ.get("EDGEDP_AUDIT_SAMPLES", "200000"))
 #: Two groups of three on a line: with k = 3 the sets are {0, 1, 2} and {3, 4, 5}.
@@ -212,8 +215,8 @@ def test_bad_parameters_raise_edgedp_errors(small_pack, kwargs, error):
 
 
 def test_euclidean_custext_needs_vectors(default_pack):
-    with pytest.raises(edgedp.AssetError):
-        CusText(default_pack, epsilon=1.0)
+    with pytest.raises(edgedp.AssetError, match="--space hamming"):
+        CusText(default_pack, epsilon=1.0, space="euclidean")
 
 
 # -- output sets stored in the pack -------------------------------------------------------------
