@@ -18,7 +18,7 @@ from helpers import REPO_ROOT
 
 import edgedp
 import edgedp.packs.native as native
-from edgedp.words import hamming
+from edgedp.words import euclidean, hamming
 from edgedp.words.hamming import HammingIndex
 
 ROOT = REPO_ROOT
@@ -61,15 +61,17 @@ def test_a_large_search_uses_the_threads_that_were_set(two_threads, monkeypatch)
 def test_euclidean_search_follows_the_same_policy(two_threads, monkeypatch, euclid_pack):
     seen = []
     index = euclid_pack.euclidean_index("test")
-    real = index._index.search
+    real = euclidean._RunningTop.add
 
-    def recording(*args, **kwargs):
+    def recording(self, *args, **kwargs):  # runs after each matrix product, in the same block
         seen.append(faiss.omp_get_max_threads())
-        return real(*args, **kwargs)
+        return real(self, *args, **kwargs)
 
-    monkeypatch.setattr(index._index, "search", recording)
+    monkeypatch.setattr(euclidean._RunningTop, "add", recording)
     index.search(np.zeros((1, index.dims), dtype=np.float32))
-    assert seen == [1]
+    assert seen and set(seen) == {1}
+    index.search(np.zeros((THRESHOLD, index.dims), dtype=np.float32))
+    assert seen[-1] == 2
 
 
 def test_onnx_sessions_default_to_one_thread_without_spinning(sentence_pack):
