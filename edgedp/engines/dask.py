@@ -7,7 +7,8 @@ mechanism's guarantee; the pack loaded and verified once per worker process, pin
 manifest digest; OS entropy per worker; ``seed=`` only for loud test runs, a child seed per
 partition; ``ledger=`` with ``scope_column=``/``scope=`` charges one event per record;
 ``cost_column=`` writes each record's epsilon). Works on the local scheduler and on
-``dask.distributed`` clusters; a worker that finds another pack raises :class:`edgedp.AssetError`, which the client re-raises.
+``dask.distributed`` clusters; a worker that finds another pack raises
+:class:`edgedp.AssetError`, which the client re-raises.
 """
 
 from __future__ import annotations

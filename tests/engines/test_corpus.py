@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import warnings
@@ -172,3 +173,28 @@ def test_the_runtime_and_the_block_import_no_engine():
         [sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=120
     )
     assert result.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize(
+    ("omp", "before", "expected"),
+    [(None, None, 1), ("3", None, 3), ("2,1", None, 2), ("x", None, 1), ("3", 2, 2)],
+)
+def test_a_worker_process_uses_the_cores_of_one_task(omp, before, expected):
+    # Spark sets OMP_NUM_THREADS to spark.task.cpus in its workers, Dask's nanny to 1; without it a
+    # worker must not let FAISS start a thread per core beside every other worker's. A count the
+    # program set itself stays.
+    script = (
+        "import faiss, pandas, edgedp; from edgedp.engines import corpus\n"
+        + (f"edgedp.set_num_threads({before})\n" if before else "")
+        + "job = corpus.plan_privatize('text', 'brr', epsilon=1.0)\n"
+        "next(corpus.privatize_batches([pandas.DataFrame({'text': ['a b']})], job))\n"
+        "print(edgedp.packs.native.get_num_threads(), faiss.omp_get_max_threads())"
+    )
+    env = {key: value for key, value in os.environ.items() if key != "OMP_NUM_THREADS"}
+    if omp is not None:
+        env["OMP_NUM_THREADS"] = omp
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, env=env
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == [str(expected), str(expected)]
