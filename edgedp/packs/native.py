@@ -1,7 +1,8 @@
 """The native libraries edgedp drives (FAISS, onnxruntime): thread count, sessions, lazy creation.
 
-* :func:`set_num_threads` sets the thread count of FAISS searches and of onnxruntime sessions created
-  afterwards (FAISS keeps one process-wide OpenMP setting, so this affects the whole process).
+* :func:`set_num_threads` sets how many cores edgedp uses: worker threads for large batches
+  (:func:`map_in_threads`), the OpenMP thread count of FAISS on the calling thread, and ADePT's
+  onnxruntime sessions created afterwards.
 * :func:`open_session` opens an onnxruntime session for a pack model, checked: a model whose input
   and output names are not the ones the runtime feeds (a file swapped for another) is refused with
   :class:`~edgedp.errors.AssetError` before it runs. onnxruntime is imported here only, on first use,
@@ -40,8 +41,9 @@ _threads: int | None = None
 
 
 def set_num_threads(count: int) -> None:
-    """Use ``count`` cores: ``count`` worker threads for batches (:func:`map_in_threads`), and
-    ``count`` threads in FAISS searches and onnxruntime sessions made outside them."""
+    """Use ``count`` cores: ``count`` worker threads for the batches of the word mechanisms and the
+    calls of the sentence encoder (:func:`map_in_threads`), and ``count`` threads in FAISS
+    searches made outside them and in ADePT's sessions created afterwards."""
     import faiss
 
     global _threads
@@ -121,21 +123,15 @@ def open_session(
 def lazy_session(
     model: Path | bytes,
     io: GraphIO,
-    threads: int | None = None,
+    threads: int,
     *,
     name: str | None = None,
     fold_constants: bool = True,
 ) -> Lazy[Any]:
-    """A session for ``model`` opened on first use, with ``threads`` or :func:`get_num_threads`."""
-    chosen = None if threads is None else check_positive_int(threads, "threads")
+    """A session for ``model`` with ``threads`` intra-op threads, opened on first use."""
+    chosen = check_positive_int(threads, "threads")
     return Lazy(
-        lambda: open_session(
-            model,
-            io=io,
-            threads=chosen or get_num_threads(),
-            name=name,
-            fold_constants=fold_constants,
-        )
+        lambda: open_session(model, io=io, threads=chosen, name=name, fold_constants=fold_constants)
     )
 
 
