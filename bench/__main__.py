@@ -34,6 +34,7 @@ EXTRA_SUITES = {
     "domains": "bench.utility.domains",
     "scale": "bench.performance.scale",
     "footprint": "bench.performance.footprint",
+    "throughput": "bench.performance.throughput",
 }
 
 

@@ -45,16 +45,20 @@ def test_batching_and_order_do_not_change_embeddings(sentence_pack):
     assert sentence_pack.encoder.encode([]).shape == (0, sentence_pack.dims)
 
 
-def test_batches_group_similar_lengths_within_the_sentence_and_token_caps(sentence_pack):
+def pack_encoder(sentence_pack, **settings) -> SentenceEncoder:
+    """A new encoder of the pack's model and tokenizer with other ``settings``."""
     manifest = sentence_pack.manifest
-    encoder = SentenceEncoder(
+    return SentenceEncoder(
         manifest.contents("encoder.onnx"),
         manifest.contents("tokenizer.json"),
         dims=sentence_pack.dims,
         max_seq_length=256,
-        batch_size=3,
-        batch_tokens=40,
+        **settings,
     )
+
+
+def test_batches_group_similar_lengths_within_the_sentence_and_token_caps(sentence_pack):
+    encoder = pack_encoder(sentence_pack, batch_size=3, batch_tokens=40)
     calls = []
     session = encoder._session.get()
 
@@ -187,14 +191,7 @@ def test_the_calls_run_on_the_worker_threads(sentence_pack, three_threads, monke
 def test_an_encoder_with_its_own_thread_count_runs_its_calls_here(
     sentence_pack, three_threads, monkeypatch
 ):
-    manifest = sentence_pack.manifest
-    encoder = SentenceEncoder(
-        manifest.contents("encoder.onnx"),
-        manifest.contents("tokenizer.json"),
-        dims=sentence_pack.dims,
-        max_seq_length=256,
-        threads=2,
-    )
+    encoder = pack_encoder(sentence_pack, threads=2)
     assert encoder._session.get().get_session_options().intra_op_num_threads == 2
     names = recording_runs(monkeypatch, encoder)
     encoder.encode(["One sentence.", "Another one.", "A third."], independent=True)
