@@ -27,7 +27,6 @@ Run: ``python -m bench throughput [--quick]``.
 
 from __future__ import annotations
 
-import statistics
 import time
 from collections.abc import Callable
 
@@ -39,7 +38,6 @@ import edgedp.packs.native as native
 from bench.datasets import bbc_documents
 from bench.harness import Report, threads
 from bench.packs import ensure_pack
-from bench.performance.load_latency import call_latencies
 from edgedp.documents.encoder import SentenceEncoder
 from edgedp.text.segmentation import segment
 from edgedp.text.sentences import split_sentences
@@ -61,19 +59,29 @@ def timed_in_turns(
     clock: Callable[[], float] = time.thread_time,
 ) -> dict[str, tuple[float, float]]:
     """(median wall s, median CPU s by ``clock``) of every run, timed in turns after a warm-up."""
+    times = latencies_in_turns(runs, repeats, clock)
+    return {
+        label: (float(np.median(wall)), float(np.median(cpu)))
+        for label, (wall, cpu) in times.items()
+    }
+
+
+def latencies_in_turns(
+    runs: dict[str, Callable[[], object]], calls: int, clock: Callable[[], float] = time.thread_time
+) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """(wall, CPU by ``clock``) seconds of ``calls`` calls of every run, one of each in turn, after
+    one warm-up call each."""
     for run in runs.values():
         run()
     wall: dict[str, list[float]] = {label: [] for label in runs}
     cpu: dict[str, list[float]] = {label: [] for label in runs}
-    for _ in range(repeats):
+    for _ in range(calls):
         for label, run in runs.items():
             start, start_cpu = time.perf_counter(), clock()
             run()
             cpu[label].append(clock() - start_cpu)
             wall[label].append(time.perf_counter() - start)
-    return {
-        label: (statistics.median(wall[label]), statistics.median(cpu[label])) for label in runs
-    }
+    return {label: (np.array(wall[label]), np.array(cpu[label])) for label in runs}
 
 
 def gemm_bound(vectors: np.ndarray) -> Callable[[np.ndarray], object]:
@@ -158,29 +166,29 @@ def message_rows(report: Report, pack: edgedp.WordPack, quick: bool) -> None:
     bound = gemm_bound(np.asarray(pack.vectors))
     flat = faiss.IndexFlatL2(points.shape[1])
     flat.add(np.ascontiguousarray(pack.vectors, dtype=np.float32))
-    calls, budget = (30, 2.0) if quick else (400, 30.0)
+    runs: dict[str, Callable[[], object]] = {
+        "GEMM bound of the message's words": lambda: bound(points),
+        "bare FAISS IndexFlatL2 scan of its words (the search before)": lambda: flat.search(
+            points, 1
+        ),
+        **{
+            label: (lambda m=mechanism: m.privatize(MESSAGE))
+            for label, mechanism in mechanisms.items()
+        },
+    }
     with threads(1):
-        measured = {
-            "GEMM bound of the message's words": call_latencies(
-                lambda: bound(points), calls, budget
-            ),
-            "bare FAISS IndexFlatL2 scan of its words (the search before)": call_latencies(
-                lambda: flat.search(points, 1), calls, budget
-            ),
-        }
-        for label, mechanism in mechanisms.items():
-            measured[label] = call_latencies(
-                lambda m=mechanism: m.privatize(MESSAGE), calls, budget
-            )
-    base = statistics.median(measured["GEMM bound of the message's words"])
-    for label, times in measured.items():
+        measured = latencies_in_turns(runs, 30 if quick else 300)
+    base_wall, base_cpu = (np.median(times) for times in measured[next(iter(runs))])
+    for label, (wall, cpu) in measured.items():
         report.add(
             table=f"one {len(words)}-word message per call, 1 thread (p50 / p99)",
             row=label,
-            calls=len(times),
-            p50_ms=statistics.median(times) * 1e3,
-            p99_ms=float(np.quantile(times, 0.99)) * 1e3,
-            ratio_p50_to_gemm_bound=base / statistics.median(times),
+            calls=len(wall),
+            p50_ms=np.median(wall) * 1e3,
+            p99_ms=float(np.quantile(wall, 0.99)) * 1e3,
+            cpu_p50_ms=np.median(cpu) * 1e3,
+            ratio_p50_to_gemm_bound=base_wall / np.median(wall),
+            cpu_ratio_p50_to_gemm_bound=base_cpu / np.median(cpu),
         )
 
 
