@@ -46,6 +46,7 @@ _EXPORTS = {
     "NotPrivateWarning": "edgedp.errors",
     "PrivacyParameterError": "edgedp.errors",
     "RandomnessError": "edgedp.errors",
+    "ShortDocumentWarning": "edgedp.errors",
     "GeneralizedVickrey": "edgedp.words.vickrey",
     "Guarantee": "edgedp.privacy.guarantee",
     "Madlib": "edgedp.words.madlib",
@@ -100,6 +101,7 @@ __all__ = [
     "SanTextPlus",
     "SentenceMechanism",
     "SentencePack",
+    "ShortDocumentWarning",
     "Truncation",
     "Vickrey",
     "WordLevelEmbedding",
@@ -129,6 +131,7 @@ if TYPE_CHECKING:
         NotPrivateWarning,
         PrivacyParameterError,
         RandomnessError,
+        ShortDocumentWarning,
     )
     from edgedp.evaluation.calibration import equivalent_epsilon
     from edgedp.evaluation.explain import explain

@@ -7,6 +7,14 @@ this list of sentences: replacing one *element* of it. If you edit raw text, the
 sentence only if the splitter still cuts the text into the same number of sentences; split the
 text yourself and pass the list when you need to control the unit.
 
+**Documents too short to say anything.** A sentence-level guarantee protects each sentence, so a
+document of fewer than :data:`INFORMATIVE_SENTENCES` sentences gets a release that is (nearly)
+independent of it: DeepCandidate's depths are all 0 and it releases a uniformly random candidate;
+Truncation releases the box centre (no sentence) or one sentence under noise scaled to the whole
+box. That is private and useless, so releasing such a document emits
+:class:`~edgedp.errors.ShortDocumentWarning` (once per batch, with the count) and
+:meth:`SentenceMechanism.too_short` says which (``edgedp embed`` flags each record).
+
 Subclasses implement :meth:`SentenceMechanism._release`, which maps the sentence embeddings of each
 document (in :attr:`space`: ``"sentence"`` for the encoder G, ``"recoded"`` for H o G) to one
 embedding per document. For the DP mechanisms every sentence is encoded on its own (see
@@ -16,13 +24,15 @@ embedding per document. For the DP mechanisms every sentence is encoded on its o
 from __future__ import annotations
 
 import itertools
+import warnings
 from abc import abstractmethod
 from collections.abc import Iterable, Sequence
+from typing import ClassVar
 
 import numpy as np
 
 from edgedp.documents.pack import SentencePack
-from edgedp.errors import InputError
+from edgedp.errors import InputError, ShortDocumentWarning
 from edgedp.privacy.guarantee import Guarantee
 from edgedp.privacy.mechanism import Mechanism
 from edgedp.privacy.validation import check_choice, check_iterable
@@ -31,6 +41,8 @@ from edgedp.text.sentences import split_sentences
 
 SPACES = ("sentence", "recoded")
 Document = str | Sequence[str]
+#: Fewer sentences than this and a sentence-level release says nothing about the document.
+INFORMATIVE_SENTENCES = 2
 
 
 def document_sentences(document: Document) -> list[str]:
@@ -75,6 +87,9 @@ class SentenceMechanism(Mechanism[SentencePack]):
     space: str
     #: The privacy parameter (set by every private subclass).
     epsilon: float
+    #: Whether the release is sentence-level DP, whose output says nothing about a document of
+    #: fewer than INFORMATIVE_SENTENCES sentences (False for the baselines).
+    sentence_level: ClassVar[bool] = True
 
     def guarantee(self) -> Guarantee:
         """epsilon-SentDP per document: any one sentence replaced by any other."""
@@ -108,10 +123,25 @@ class SentenceMechanism(Mechanism[SentencePack]):
                 raise InputError("sentence embeddings must be finite")
         return arrays
 
-    @staticmethod
-    def _split(documents: Iterable[Document]) -> list[list[str]]:
+    def too_short(self, sentences: int) -> bool:
+        """True if a document of ``sentences`` sentences gets a release independent of it (or
+        nearly): a sentence-level mechanism and fewer than :data:`INFORMATIVE_SENTENCES`."""
+        return self.sentence_level and sentences < INFORMATIVE_SENTENCES
+
+    def _split(self, documents: Iterable[Document]) -> list[list[str]]:
+        """The sentences of each document; warns (ShortDocumentWarning) about the too short."""
         batch = check_iterable(documents, "embed_batch", "document")
-        return [document_sentences(document) for document in batch]
+        split = [document_sentences(document) for document in batch]
+        short = sum(self.too_short(len(sentences)) for sentences in split)
+        if short:
+            warnings.warn(
+                f"{short} of {len(split)} documents have fewer than {INFORMATIVE_SENTENCES} "
+                f"sentences: their {self.name} release is (nearly) independent of them, private "
+                "but useless (see SentenceMechanism.too_short)",
+                ShortDocumentWarning,
+                stacklevel=3,
+            )
+        return split
 
     def release_embeddings(self, embeddings: Iterable[np.ndarray]) -> np.ndarray:
         """Outputs (float32, (n, d)) for documents given as sentence embeddings in :attr:`space`."""

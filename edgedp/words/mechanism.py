@@ -49,7 +49,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable, Sequence
-from typing import TypedDict
+from typing import TypedDict, TypeVar
 
 import numpy as np
 
@@ -92,6 +92,8 @@ OOV_POLICIES = ("sample", "mask", "drop")
 WORDS_PER_TASK = 256
 #: Characters per word slot of English text, to size runs of texts before they are split.
 _CHARS_PER_WORD = 6
+#: What a worker-thread task takes: texts, or texts already segmented.
+_Item = TypeVar("_Item", str, Segmented)
 OOV_MASK = "[OOV]"
 _DROPPED = -1
 _MASKED = -2
@@ -214,27 +216,42 @@ class WordMechanism(Mechanism[WordPack]):
 
         ``continued`` treats the texts as consecutive pieces of one text whose casing state is
         carried over (and updated): streaming uses it so that ``casing="sentence"`` does not
-        capitalize at the piece boundaries. Privacy is unaffected (casing is post-processing).
+        capitalize at the piece boundaries (casing is post-processing), and so that the
+        proper-noun guard knows whether a piece starts a sentence.
         """
         batch = [check_text(text) for text in check_iterable(texts, "privatize_batch", "text")]
-        parts = map_in_threads(self._release_texts, self._runs(batch))
+        if continued is None:  # every text starts a sentence: segmented in the worker threads
+            sizes = [len(text) / _CHARS_PER_WORD for text in batch]
+            parts = map_in_threads(self._release_texts, self._runs(batch, sizes))
+        else:  # a piece's segmentation depends on where the one before ended: segmented here
+            pieces = []
+            for text in batch:
+                start = continued.word_starts_sentence
+                pieces.append(segment(text, self.protect, sentence_start=start))
+                continued.word_starts_sentence = pieces[-1].ends_at_sentence_start
+            sizes = [len(item.words) for item in pieces]
+            parts = map_in_threads(self._release_segmented, self._runs(pieces, sizes))
         segmented = [item for part, _ in parts for item in part]
         released = np.concatenate([ids for _, ids in parts])
         return self._assemble_all(segmented, released, continued)
 
-    def _runs(self, texts: list[str]) -> list[list[str]]:
-        """``texts`` cut into consecutive runs of about equal length, one per worker-thread task."""
-        sizes = np.cumsum([len(text) for text in texts])
-        tasks = self._tasks(int(sizes[-1]) // _CHARS_PER_WORD) if texts else 1
+    def _runs(self, items: list[_Item], words: Sequence[float]) -> list[list[_Item]]:
+        """``items`` (of about ``words`` words each) cut into consecutive runs of about equal
+        length, one per worker-thread task."""
+        sizes = np.cumsum(words)
+        tasks = self._tasks(int(sizes[-1])) if items else 1
         if tasks == 1:
-            return [texts]
-        cuts = np.searchsorted(sizes, sizes[-1] * np.arange(1, tasks) / tasks).tolist()
-        bounds = [0, *sorted(set(cuts) - {0, len(texts)}), len(texts)]
-        return [texts[start:end] for start, end in itertools.pairwise(bounds)]
+            return [items]
+        cuts: list[int] = np.searchsorted(sizes, sizes[-1] * np.arange(1, tasks) / tasks).tolist()
+        bounds = [0, *sorted(set(cuts) - {0, len(items)}), len(items)]
+        return [items[start:end] for start, end in itertools.pairwise(bounds)]
 
     def _release_texts(self, texts: list[str]) -> tuple[list[Segmented], np.ndarray]:
-        """The texts' segmentation and one released id per word slot (see :meth:`_assemble_all`)."""
-        segmented = [segment(text, self.protect) for text in texts]
+        """The texts' segmentation (each starting a sentence) and :meth:`_release_segmented`."""
+        return self._release_segmented([segment(text, self.protect) for text in texts])
+
+    def _release_segmented(self, segmented: list[Segmented]) -> tuple[list[Segmented], np.ndarray]:
+        """``segmented`` and one released id per word slot (see :meth:`_assemble_all`)."""
         keys = [word for item in segmented for word in item.words]
         ids = self.pack.vocabulary.ids(keys)
         offset = 0

@@ -15,6 +15,7 @@ import edgedp
 import edgedp.packs.native as native
 from edgedp.privacy.noise import rr_flip_threshold
 from edgedp.words.parallel import privatize_parallel
+from edgedp.words.streaming import privatize_stream
 
 TEXTS = [f"the {word} sat on the mat number {i}" for i, word in enumerate(["cat", "dog"] * 30)]
 
@@ -195,3 +196,20 @@ def test_euclidean_mechanisms_on_worker_threads(worker_threads, euclid_pack, nam
     }[name]()
     ids = np.tile(np.arange(len(euclid_pack.vocabulary)), 10)
     assert np.array_equal(built.privatize_ids(ids), ids)  # nearly no noise: every word itself
+
+
+def test_a_stream_on_worker_threads_keeps_the_sentence_state(
+    worker_threads, monkeypatch, default_pack
+):
+    # A piece's segmentation depends on where the one before ended (a capitalized common word is a
+    # proper noun inside a sentence, not at its start): the stream on worker threads must protect
+    # exactly the slots that the whole text on the calling thread does.
+    calls = recording_releases(monkeypatch, edgedp.BRR)
+    mechanism = edgedp.BRR(default_pack, epsilon=50.0, oov="mask", protect=("proper-nouns",))
+    text = "the Dog ran to The Cat and A Hat fell. Then Dog sat; The end\n" * 500
+    pieces = (text[start : start + 1000] for start in range(0, len(text), 1000))
+    streamed = "".join(privatize_stream(mechanism, pieces))
+    assert any(name.startswith("edgedp-worker") for name, _, _ in calls)
+    native._threads = None
+    assert streamed == mechanism.privatize(text)
+    assert streamed.count("[OOV]") == 500 * 7  # every capital but "Then", which starts a sentence
