@@ -106,7 +106,11 @@ class SentenceEncoder:
         self.batch_tokens = check_positive_int(batch_tokens, "batch_tokens")
         # int8 weights stay int8 in memory: embed peaks at ~180 MB instead of ~270 MB (native.py)
         self._session = lazy_session(
-            model, ENCODER_IO, threads or 1, name="encoder.onnx", fold_constants=False
+            model,
+            ENCODER_IO,
+            1 if threads is None else threads,
+            name="encoder.onnx",
+            fold_constants=False,
         )
         self._spread = threads is None
 
@@ -170,7 +174,9 @@ class Recoder:
 
     def __init__(self, model: Path | bytes, *, dims: int, threads: int | None = None) -> None:
         self.dims = dims
-        self._session = lazy_session(model, RECODER_IO, threads or 1, name="recoder.onnx")
+        self._session = lazy_session(
+            model, RECODER_IO, 1 if threads is None else threads, name="recoder.onnx"
+        )
         self._spread = threads is None  # as the encoder's (module docstring, Threads)
 
     def recode(self, embeddings: np.ndarray, *, independent: bool = False) -> np.ndarray:

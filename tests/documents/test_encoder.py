@@ -15,7 +15,7 @@ import pytest
 
 import edgedp
 import edgedp.packs.native as native
-from edgedp.documents.encoder import SentenceEncoder, mean_pool_normalize
+from edgedp.documents.encoder import Recoder, SentenceEncoder, mean_pool_normalize
 from edgedp.errors import AssetError, InputError
 
 
@@ -196,6 +196,14 @@ def test_an_encoder_with_its_own_thread_count_runs_its_calls_here(
     names = recording_runs(monkeypatch, encoder)
     encoder.encode(["One sentence.", "Another one.", "A third."], independent=True)
     assert names == [threading.current_thread().name] * 3
+
+
+@pytest.mark.parametrize("threads", [0, -1, 1.5, True])
+def test_a_bad_thread_count_is_refused(sentence_pack, threads):
+    with pytest.raises(InputError, match="threads"):
+        pack_encoder(sentence_pack, threads=threads)
+    with pytest.raises(InputError, match="threads"):
+        Recoder(sentence_pack.manifest.contents("recoder.onnx"), dims=384, threads=threads)
 
 
 def test_deepcandidate_releases_the_same_on_worker_threads(sentence_pack, three_threads, seeded):
