@@ -241,8 +241,8 @@ def thread_rows(report: Report, packs: dict[str, edgedp.WordPack], quick: bool) 
                     mechanism=label,
                     call=call,
                     threads=setting,
-                    words_per_s=rate,
                     ratio_to_1_thread=rate / by_threads["1"][0],
+                    words_per_s=rate,
                     process_cpu_us_per_word=cpu_per_word * 1e6,
                     cpu_ratio_to_1_thread=cpu_per_word / by_threads["1"][1],
                 )
