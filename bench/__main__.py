@@ -35,6 +35,7 @@ EXTRA_SUITES = {
     "domains": "bench.utility.domains",
     "scale": "bench.performance.scale",
     "footprint": "bench.performance.footprint",
+    "throughput": "bench.performance.throughput",
     "brr-parity": "bench.utility.brr_parity",
 }
 
