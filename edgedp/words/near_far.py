@@ -328,6 +328,11 @@ class EuclideanNeighbours:
     exact ones (:func:`~edgedp.words.sampling.euclidean_rounding`), so
     L = sqrt(s~_k - e(x)) - err, rounded down, is a lower bound on d^(x, y) for every word the
     search did not return (tests/words/test_near_far.py checks it against exact arithmetic).
+
+    This search is FAISS's ``knn`` (its scalar sum of squared differences for a few queries, its
+    BLAS |x|^2 + |y|^2 - 2 x.y beyond): the bound covers both. It is not the noisy-query search
+    of Madlib and Vickrey (:class:`edgedp.words.euclidean.EuclideanIndex`, a float32 GEMM whose
+    scaled queries would need their own margin); the exporter's neighbour tables use this one too.
     """
 
     def __init__(self, table: VectorDistances, lo: int, hi: int, k: int) -> None:

@@ -2,7 +2,7 @@
 
 edgedp-export words --source glove-6b-50d --words 100000 --bits 256 --out DIR [--force]
 edgedp-export words --source-file vectors.txt --words 5000 --out DIR
-edgedp-export words --default --out assets/words-small     (the bundled default pack)
+edgedp-export words --preset small --out assets/words-small --force   (the bundled default pack)
 edgedp-export words --from-pack words-small --vectors float16 --out medium
     (no torch; about 4 CPU-minutes for the neighbour tables and CusText's sets, 29 MB;
     seconds and 14 MB with --neighbours 0 --custext 0)
