@@ -59,6 +59,10 @@ _EXPORTS = {
     "SanTextPlus": "edgedp.words.santext",
     "SentenceMechanism": "edgedp.documents.mechanism",
     "SentencePack": "edgedp.documents.pack",
+    "ShortDocumentWarning": "edgedp.documents.mechanism",
+    "SubspaceMean": "edgedp.documents.subspace",
+    "SubspacePack": "edgedp.documents.subspace_pack",
+    "SubspaceRelease": "edgedp.documents.subspace",
     "TEM": "edgedp.words.tem",
     "Truncation": "edgedp.documents.truncation",
     "Vickrey": "edgedp.words.vickrey",
@@ -100,6 +104,10 @@ __all__ = [
     "SanTextPlus",
     "SentenceMechanism",
     "SentencePack",
+    "ShortDocumentWarning",
+    "SubspaceMean",
+    "SubspacePack",
+    "SubspaceRelease",
     "Truncation",
     "Vickrey",
     "WordLevelEmbedding",
@@ -118,8 +126,10 @@ if TYPE_CHECKING:
     from edgedp.adept.pack import AutoencoderPack
     from edgedp.documents.baselines import NonPrivateMean, WordLevelEmbedding
     from edgedp.documents.deepcandidate import CandidateRelease, DeepCandidate
-    from edgedp.documents.mechanism import SentenceMechanism
+    from edgedp.documents.mechanism import SentenceMechanism, ShortDocumentWarning
     from edgedp.documents.pack import SentencePack
+    from edgedp.documents.subspace import SubspaceMean, SubspaceRelease
+    from edgedp.documents.subspace_pack import SubspacePack
     from edgedp.documents.truncation import Truncation
     from edgedp.errors import (
         AssetError,

@@ -7,20 +7,30 @@ this list of sentences: replacing one *element* of it. If you edit raw text, the
 sentence only if the splitter still cuts the text into the same number of sentences; split the
 text yourself and pass the list when you need to control the unit.
 
-Subclasses implement :meth:`SentenceMechanism._release`, which maps the sentence embeddings of each
+Subclasses implement :meth:`DocumentMechanism._release`, which maps the sentence embeddings of each
 document (in :attr:`space`: ``"sentence"`` for the encoder G, ``"recoded"`` for H o G) to one
 embedding per document. For the DP mechanisms every sentence is encoded on its own (see
-:func:`sentence_embeddings`); the non-private comparisons batch.
+:func:`sentence_embeddings`); the non-private comparisons batch. :class:`DocumentMechanism` works
+on any pack with an encoder (sentences packs, subspace packs); :class:`SentenceMechanism` is its
+form for sentences packs (DeepCandidate, Truncation, the baselines).
+
+**Short documents.** Every sentence-level guarantee holds whatever the number of sentences k, but
+with k < 2 the release says little or nothing about the document (DeepCandidate: a uniformly random
+candidate; the noisy means: noise for one sentence's worth of signal, or no noise and no signal for
+k = 0); :func:`warn_short_documents` says so (:class:`ShortDocumentWarning`).
 """
 
 from __future__ import annotations
 
 import itertools
+import warnings
 from abc import abstractmethod
 from collections.abc import Iterable, Sequence
+from typing import Protocol, TypeVar
 
 import numpy as np
 
+from edgedp.documents.encoder import SentenceEncoder
 from edgedp.documents.pack import SentencePack
 from edgedp.errors import InputError
 from edgedp.privacy.guarantee import Guarantee
@@ -31,6 +41,41 @@ from edgedp.text.sentences import split_sentences
 
 SPACES = ("sentence", "recoded")
 Document = str | Sequence[str]
+#: Below this many sentences a document's release carries (almost) nothing of it.
+USEFUL_SENTENCES = 2
+
+
+class ShortDocumentWarning(UserWarning):
+    """A document had fewer than 2 sentences: its release is random or carries almost nothing."""
+
+
+class EncoderPack(Protocol):
+    """What a document mechanism needs of a pack: a name, the sentence encoder and its dims."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def encoder(self) -> SentenceEncoder: ...
+
+    @property
+    def dims(self) -> int: ...
+
+
+PackT = TypeVar("PackT", bound=EncoderPack)
+
+
+def warn_short_documents(lengths: Sequence[int], what: str) -> None:
+    """Warn (:class:`ShortDocumentWarning`) if a document has fewer than 2 sentences; ``what``
+    says what such a document's release is."""
+    short = sum(1 for length in lengths if length < USEFUL_SENTENCES)
+    if short:
+        warnings.warn(
+            f"{short} of {len(lengths)} documents have fewer than {USEFUL_SENTENCES} sentences: "
+            f"{what}",
+            ShortDocumentWarning,
+            stacklevel=3,
+        )
 
 
 def document_sentences(document: Document) -> list[str]:
@@ -45,7 +90,7 @@ def document_sentences(document: Document) -> list[str]:
 
 
 def sentence_embeddings(
-    pack: SentencePack,
+    pack: EncoderPack,
     documents: Sequence[Sequence[str]],
     space: str,
     *,
@@ -58,23 +103,28 @@ def sentence_embeddings(
     :meth:`edgedp.documents.encoder.SentenceEncoder.encode`); ``False`` batches for speed.
     """
     check_choice(space, "space", SPACES)
+    if space == "recoded" and not isinstance(pack, SentencePack):
+        raise InputError(f"the recoded space needs a sentences pack, not pack {pack.name}")
     flat = [sentence for sentences in documents for sentence in sentences]
     embedded = pack.encoder.encode(flat, independent=independent)
-    if space == "recoded":
+    if isinstance(pack, SentencePack) and space == "recoded":
         embedded = pack.recoder.recode(embedded, independent=independent)
     bounds = np.cumsum([0, *(len(sentences) for sentences in documents)])
     return [embedded[start:end] for start, end in itertools.pairwise(bounds)]
 
 
-class SentenceMechanism(Mechanism[SentencePack]):
+class DocumentMechanism(Mechanism[PackT]):
     """Base class of the mechanisms that embed a whole document (see the module docstring)."""
 
-    pack_type = SentencePack
-    pack_hint = "a sentences pack: edgedp.load_pack('sentences-bbc', kind='sentences')"
     #: The embedding space the mechanism reads: ``"sentence"`` (G) or ``"recoded"`` (H o G).
     space: str
     #: The privacy parameter (set by every private subclass).
     epsilon: float
+
+    @property
+    def output_dims(self) -> int:
+        """Width of the released rows (the encoder's dims unless the mechanism says otherwise)."""
+        return self.pack.dims
 
     def guarantee(self) -> Guarantee:
         """epsilon-SentDP per document: any one sentence replaced by any other."""
@@ -117,7 +167,7 @@ class SentenceMechanism(Mechanism[SentencePack]):
         """Outputs (float32, (n, d)) for documents given as sentence embeddings in :attr:`space`."""
         arrays = self._checked(embeddings)
         if not arrays:
-            return np.empty((0, self.pack.dims), dtype=np.float32)
+            return np.empty((0, self.output_dims), dtype=np.float32)
         return self._release(arrays)
 
     def embed(self, document: Document) -> np.ndarray:
@@ -132,3 +182,11 @@ class SentenceMechanism(Mechanism[SentencePack]):
             self.pack, split, self.space, independent=self.differentially_private
         )
         return self.release_embeddings(embeddings)
+
+
+class SentenceMechanism(DocumentMechanism[SentencePack]):
+    """Base class of the document mechanisms that read a sentences pack (encoder, recoder H,
+    candidates, truncation box): DeepCandidate, Truncation and the baselines."""
+
+    pack_type = SentencePack
+    pack_hint = "a sentences pack: edgedp.load_pack('sentences-bbc', kind='sentences')"

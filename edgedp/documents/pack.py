@@ -150,9 +150,7 @@ def load_references(manifest: Manifest, dims: int) -> tuple[tuple[str, ...], np.
         raise AssetError(f"pack {manifest.directory}: the reference count must be >= 1")
     return (
         manifest.lines(manifest.field("reference", "sentences", str), count),
-        manifest.array(
-            manifest.field("reference", "embeddings", str), np.float32, (count, dims)
-        ),
+        manifest.array(manifest.field("reference", "embeddings", str), np.float32, (count, dims)),
         float(manifest.field("reference", "min_cosine", float)),
     )
 
