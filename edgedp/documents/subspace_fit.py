@@ -34,8 +34,8 @@ from edgedp.errors import InputError
 from edgedp.privacy.noise import KNORM_MAX_DIMS, lattice_release
 
 #: The grids of the rule (edgedp-export subspace): d', clip quantiles, k, epsilon, delta.
-DIMS_GRID = (1, 2, 3, 4, 6, 8, 10, 12, 16, 20, 24, 32, 48, 64)
-CLIP_QUANTILES = (0.05, 0.1, 0.25, 0.5)
+DIMS_GRID = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64)
+CLIP_QUANTILES = (0.05, 0.25, 0.5)
 SENTENCES_GRID = (1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24, 32, 48, 64, 128)
 EPSILON_GRID = (0.5, 1.0, 2.0, 3.0, 5.0, 7.0, 10.0, 15.0, 20.0, 30.0, 50.0)
 DELTA_GRID = (1e-5, 1e-6, 1e-7, 1e-8)
@@ -43,6 +43,8 @@ DELTA_GRID = (1e-5, 1e-6, 1e-7, 1e-8)
 STATISTICS_DOCUMENTS = 2000
 #: Public documents of at least k sentences needed to estimate the covariances of k-sentence means.
 MIN_DOCUMENTS = 30
+#: Principal directions of the document means on which Cov(x, z) is computed (see spectra).
+CROSS_DIRECTIONS = 128
 
 
 @dataclass(frozen=True)
@@ -102,40 +104,66 @@ def spectra(
     sentences: Sequence[int] = SENTENCES_GRID,
 ) -> dict[tuple[int, float, int], SignalSpectrum]:
     """:class:`SignalSpectrum` of every (d', C) of ``settings`` and every k of ``sentences``, from
-    public ``documents`` (sentence embeddings per document), ``mean`` and the rows of ``basis``."""
+    public ``documents`` (sentence embeddings per document), ``mean`` and the rows of ``basis``.
+
+    Each sentence is projected and clipped once per (d', C); the means of documents cut to their
+    first k sentences come from prefix sums; a k that falls back to the same supported length
+    (:func:`supported_length`) shares its computation. Cov(x, z) is computed on the leading
+    :data:`CROSS_DIRECTIONS` principal directions of the document means x (the rest of x carries
+    little variance, and nearly none that a projection on public directions can correlate with);
+    tr Cov(x) is exact.
+    """
     used = [np.asarray(d, dtype=np.float64) for d in documents if len(d) > 0]
     if len(used) < 3:
         raise InputError("the signal estimate needs at least 3 public documents with sentences")
-    lengths = [len(d) for d in used]
+    lengths = np.array([len(d) for d in used])
+    starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+    centred = np.concatenate(used) - mean
     widest = max(dims for dims, _ in settings)
-    directions = np.asarray(basis[:widest], dtype=np.float64)
+    projected = centred @ np.asarray(basis[:widest], dtype=np.float64).T
+    norms = np.sqrt(np.cumsum(projected * projected, axis=1))
+    clipped = {}
+    for dims, clip in settings:
+        factors = np.minimum(1.0, clip / np.where(norms[:, dims - 1] > 0, norms[:, dims - 1], 1))
+        clipped[(dims, clip)] = _prefix(projected[:, :dims] * factors[:, None])
+    prefix_x = _prefix(centred)
+    # Cov(x, z) on the leading principal directions of the (whole) document means.
+    means = (prefix_x[starts + lengths] - prefix_x[starts]) / lengths[:, None]
+    means = means - means.mean(axis=0)
+    _, vectors = np.linalg.eigh(means.T @ means)
+    leading = vectors[:, ::-1][:, :CROSS_DIRECTIONS]
+    by_length: dict[int, dict[tuple[int, float], tuple[np.ndarray, np.ndarray, float, int]]] = {}
     out: dict[tuple[int, float, int], SignalSpectrum] = {}
     for k in sentences:
-        length = supported_length(lengths, k)
-        cut = [d[:length] for d in used if len(d) >= length]
-        x = np.stack([d.mean(axis=0) for d in cut]) - mean  # (documents, dims of the encoder)
-        sentences_x = np.concatenate(cut) - mean
-        projected = sentences_x @ directions.T
-        squares = np.cumsum(projected * projected, axis=1)
-        centred_x = x - x.mean(axis=0)
-        total = float((centred_x**2).sum()) / max(len(cut) - 1, 1)
-        for dims, clip in settings:
-            norms = np.sqrt(squares[:, dims - 1])
-            factors = np.minimum(1.0, clip / np.where(norms > 0, norms, 1.0))
-            z = (projected[:, :dims] * factors[:, None]).reshape(len(cut), length, dims).mean(1)
-            centred_z = z - z.mean(axis=0)
-            scale = max(len(cut) - 1, 1)
-            values, vectors = np.linalg.eigh(centred_z.T @ centred_z / scale)
-            cross = (centred_x.T @ centred_z / scale) @ vectors  # Cov(x, z) v_j
-            out[(dims, clip, k)] = SignalSpectrum(
-                dims,
-                clip,
-                k,
-                len(cut),
-                np.maximum(values, 0.0),
-                (cross * cross).sum(axis=0),
-                total,
-            )
+        length = supported_length(lengths.tolist(), k)
+        if length not in by_length:
+            rows = np.flatnonzero(lengths >= length)
+            x = (prefix_x[starts[rows] + length] - prefix_x[starts[rows]]) / length
+            x = x - x.mean(axis=0)
+            scale = max(len(rows) - 1, 1)
+            total = float((x * x).sum()) / scale
+            reduced = x @ leading
+            by_length[length] = {}
+            for key, prefix in clipped.items():
+                z = (prefix[starts[rows] + length] - prefix[starts[rows]]) / length
+                z = z - z.mean(axis=0)
+                values, vectors = np.linalg.eigh(z.T @ z / scale)
+                cross = (reduced.T @ z / scale) @ vectors  # Cov(x, z) v_j
+                by_length[length][key] = (
+                    np.maximum(values, 0.0),
+                    (cross * cross).sum(axis=0),
+                    total,
+                    len(rows),
+                )
+        for (dims, clip), (values, weights, total, count) in by_length[length].items():
+            out[(dims, clip, k)] = SignalSpectrum(dims, clip, k, count, values, weights, total)
+    return out
+
+
+def _prefix(rows: np.ndarray) -> np.ndarray:
+    """Prefix sums with a leading zero row: sum of rows[a:b] = prefix[b] - prefix[a]."""
+    out = np.zeros((rows.shape[0] + 1, rows.shape[1]))
+    np.cumsum(rows, axis=0, out=out[1:])
     return out
 
 

@@ -567,8 +567,11 @@ def zcdp_delta(rho: float, epsilon: float) -> float:
 
 def zcdp_rho(epsilon: float, delta: float) -> float:
     """The largest rho (to 1e-12 relative, rounded down) with :func:`zcdp_delta` <= ``delta``."""
-    epsilon = check_epsilon(epsilon)
-    delta = check_delta(delta)
+    return _zcdp_rho(check_epsilon(epsilon), check_delta(delta))
+
+
+@lru_cache(maxsize=1024)
+def _zcdp_rho(epsilon: float, delta: float) -> float:
     low, high = 0.0, epsilon + 1.0
     while zcdp_delta(high, epsilon) <= delta:
         high *= 2.0

@@ -63,7 +63,7 @@ from edgedp_export.sentences import (
 #: Most directions a pack stores (the largest d' any recommendation may use).
 DIRECTIONS = 64
 #: The clip quantile of the per-d' default radius (``SubspaceMean(..., dims=d)`` without ``clip=``).
-DEFAULT_CLIP_QUANTILE = 0.1
+DEFAULT_CLIP_QUANTILE = 0.25
 #: A pack needs at least this many public documents with a sentence.
 MIN_DOCUMENTS = 20
 _VERSIONED = ("edgedp-export", "numpy", "onnxruntime", "tokenizers", "sentencex")
@@ -100,10 +100,11 @@ def fit_subspace(
     At most ``directions`` directions, and fewer than the documents (the rest carry no variance).
     """
     mean = np.concatenate(documents).astype(np.float64).mean(axis=0)
-    means = np.stack([document.mean(axis=0) for document in documents]).astype(np.float64)
-    _, singular, rows = np.linalg.svd(means - mean, full_matrices=False)
-    count = min(directions, len(documents) - 1, rows.shape[0])
-    return mean, rows[:count], singular[:count] ** 2 / len(documents)
+    centred = np.stack([document.mean(axis=0) for document in documents]).astype(np.float64) - mean
+    values, vectors = np.linalg.eigh(centred.T @ centred / len(documents))
+    order = np.argsort(values)[::-1]
+    count = min(directions, len(documents) - 1, len(values))
+    return mean, vectors[:, order[:count]].T, np.maximum(values[order[:count]], 0.0)
 
 
 def _dims_grid(count: int) -> list[int]:
@@ -162,6 +163,49 @@ def recommendation_rows(
     return rows
 
 
+@dataclass(frozen=True)
+class SubspaceContents:
+    """What a subspace pack holds, computed from public documents' sentence embeddings."""
+
+    mean: np.ndarray
+    basis: np.ndarray
+    variances: np.ndarray
+    clips: list[dict[str, Any]]
+    recommended: list[dict[str, Any]]
+
+
+def subspace_contents(documents: list[np.ndarray], directions: int, seed: int) -> SubspaceContents:
+    """Mean, directions, default clip radii and the recommendation rows (module docstring).
+
+    On one BLAS thread: the products are small and many, and OpenBLAS's threads made them 6.6x
+    slower on a loaded 2-core machine (never slower than one thread, as edgedp.packs.native).
+    """
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1, user_api="blas"):
+        return _contents(documents, directions, seed)
+
+
+def _contents(documents: list[np.ndarray], directions: int, seed: int) -> SubspaceContents:
+    mean, basis, variances = fit_subspace(documents, directions)
+    choices = choose_settings(documents, directions, seed)
+    norms = projection_norms(documents, mean, basis)
+    radius = {
+        (dims, quantile): float(np.quantile(norms[:, dims - 1], quantile))
+        for dims in _dims_grid(basis.shape[0])
+        for quantile in CLIP_QUANTILES
+    }
+    clips = [
+        {
+            "dims": dims,
+            "radius": radius[(dims, DEFAULT_CLIP_QUANTILE)],
+            "quantile": DEFAULT_CLIP_QUANTILE,
+        }
+        for dims in _dims_grid(basis.shape[0])
+    ]
+    return SubspaceContents(mean, basis, variances, clips, recommendation_rows(choices, radius))
+
+
 def build_subspace_pack(
     corpus: PublicCorpus,
     encoder_from: SentencePack | SubspacePack,
@@ -195,14 +239,8 @@ def build_subspace_pack(
         documents = per_document(
             encode_sentences(encoder, flat, "public sentences"), [len(d) for d in sentences]
         )
-        mean, basis, variances = fit_subspace(documents, config.directions)
-        choices = choose_settings(documents, config.directions, config.seed)
-        norms = projection_norms(documents, mean, basis)
-        radius = {
-            (dims, quantile): float(np.quantile(norms[:, dims - 1], quantile))
-            for dims in _dims_grid(basis.shape[0])
-            for quantile in CLIP_QUANTILES
-        }
+        contents = subspace_contents(documents, config.directions, config.seed)
+        basis = contents.basis
         manifest = {
             "kind": "subspace",
             "name": config.name,
@@ -221,19 +259,12 @@ def build_subspace_pack(
                 "count": int(basis.shape[0]),
                 "space": "principal directions of the public documents' mean sentence embeddings "
                 "around the public mean of sentence embeddings, leading first",
-                "variances": [float(f"{v:.6g}") for v in variances],
+                "variances": [float(f"{v:.6g}") for v in contents.variances],
                 "documents": len(documents),
                 "sentences": len(flat),
-                "clip": [
-                    {
-                        "dims": dims,
-                        "radius": radius[(dims, DEFAULT_CLIP_QUANTILE)],
-                        "quantile": DEFAULT_CLIP_QUANTILE,
-                    }
-                    for dims in _dims_grid(basis.shape[0])
-                ],
+                "clip": contents.clips,
                 "clip_by": "quantile of the public sentences' projected norms ||P_d' (s - mu)||",
-                "recommended": recommendation_rows(choices, radius),
+                "recommended": contents.recommended,
                 "recommended_by": "largest signal kept (edgedp.documents.subspace_fit), "
                 "cross-fitted on two halves of the public documents (seed "
                 f"{config.seed}); rows apply from their number of sentences up",
@@ -268,7 +299,7 @@ def build_subspace_pack(
             "encoder.onnx": copy_writer(scratch / "encoder.onnx"),
             "tokenizer.json": copy_writer(scratch / "tokenizer.json"),
             "basis.npy": npy_writer(basis.astype(np.float32)),
-            "mean.npy": npy_writer(mean.astype(np.float32)),
+            "mean.npy": npy_writer(contents.mean.astype(np.float32)),
             "reference_sentences.txt": lines_writer(list(parts.reference_sentences)),
             "reference_embeddings.npy": npy_writer(parts.reference_embeddings),
         }
