@@ -24,12 +24,15 @@ private documents (its output is an exact function of them).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import dataclasses
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
 
+from edgedp.documents.mechanism import Document, document_sentences, sentence_embeddings
+from edgedp.documents.subspace_pack import SubspacePack
 from edgedp.errors import InputError
 from edgedp.privacy.noise import KNORM_MAX_DIMS, lattice_release
 
@@ -227,3 +230,225 @@ def choose(
                 Choice(epsilon, delta, k, dims, quantile, float(table[best[column], column]))
             )
     return choices
+
+
+def fit_subspace(
+    documents: Sequence[np.ndarray], directions: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(mu, the leading principal directions of the document means around mu, their variances).
+
+    mu is the mean of the sentence embeddings; at most ``directions`` directions, and fewer than
+    the documents (the rest carry no variance). What ``edgedp-export subspace`` stores.
+    """
+    mean = np.concatenate(documents).astype(np.float64).mean(axis=0)
+    centred = np.stack([document.mean(axis=0) for document in documents]).astype(np.float64) - mean
+    values, vectors = np.linalg.eigh(centred.T @ centred / len(documents))
+    order = np.argsort(values)[::-1]
+    count = min(directions, len(documents) - 1, len(values))
+    return mean, vectors[:, order[:count]].T, np.maximum(values[order[:count]], 0.0)
+
+
+def dims_grid(count: int) -> list[int]:
+    """The d' of :data:`DIMS_GRID` a basis of ``count`` directions can serve."""
+    return [dims for dims in DIMS_GRID if dims <= count] or [count]
+
+
+def _fold(fit: Sequence[np.ndarray], held: Sequence[np.ndarray], directions: int) -> Fold:
+    """Directions and radii from ``fit``, spectra on (at most 2,000 of) ``held``."""
+    mean, basis, _ = fit_subspace(fit, directions)
+    norms = projection_norms(fit, mean, basis)
+    settings = {
+        (dims, float(np.quantile(norms[:, dims - 1], quantile))): quantile
+        for dims in dims_grid(basis.shape[0])
+        for quantile in CLIP_QUANTILES
+    }
+    return spectra(held[:STATISTICS_DOCUMENTS], mean, basis, list(settings)), settings
+
+
+def cross_fitted_choices(
+    documents: Sequence[np.ndarray],
+    directions: int,
+    seed: int,
+    *,
+    epsilons: Sequence[float] = EPSILON_GRID,
+    deltas: Sequence[float] = (0.0, *DELTA_GRID),
+    sentences: Sequence[int] = SENTENCES_GRID,
+) -> list[Choice]:
+    """The (d', clip quantile) of every (epsilon, delta, k), cross-fitted: directions and radii
+    fitted on one seeded half of the public documents, the signal measured on the other, both
+    ways, averaged (:func:`choose`)."""
+    order = np.random.default_rng(seed).permutation(len(documents))
+    half = len(documents) // 2
+    first = [documents[i] for i in order[:half]]
+    second = [documents[i] for i in order[half:]]
+    folds = [_fold(first, second, directions), _fold(second, first, directions)]
+    return choose(folds, epsilons=epsilons, deltas=deltas, sentences=sentences)
+
+
+# -- the fit check of a subspace pack (edgedp packs fit) ---------------------------------------------
+
+#: The epsilons ``packs fit`` reports (pure epsilon).
+FIT_EPSILONS = (3.0, 10.0, 23.0)
+#: Fewer sample documents give no verdict.
+MIN_SAMPLE_DOCUMENTS = 30
+#: A domain pack is fitted on the sample (cross-fitted halves) from this many documents on.
+DOMAIN_SAMPLE_DOCUMENTS = 60
+#: A domain subspace pack is advised when it would keep this much more signal at epsilon 10.
+BETTER_SIGNAL = 0.1
+#: The output directory the rebuild advice names (never the pack that was given).
+DOMAIN_PACK = "my-subspace-pack"
+
+
+@dataclass(frozen=True)
+class SubspaceFit:
+    """How SubspaceMean with a subspace pack will do on documents like a PUBLIC sample.
+
+    ``signal[epsilon]``: the signal kept (module docstring) by the pack's (d', C) for the sample's
+    median number of sentences k, measured on the sample; ``domain_signal[epsilon]``: the same for
+    a pack built from the sample itself (cross-fitted halves: an estimate of what a domain pack
+    from documents like these keeps; None below 60 documents); ``clipped_share``: the share of
+    the sample's sentences whose projection the clip shortens (at epsilon 10).
+    """
+
+    pack: str
+    documents: int
+    median_sentences: float
+    single_share: float
+    clipped_share: float
+    dims: dict[float, int]
+    signal: dict[float, float]
+    domain_signal: dict[float, float] | None
+    verdict: str
+    advice: list[str]
+
+    def as_dict(self) -> dict[str, object]:
+        data = dataclasses.asdict(self)
+        for key in ("dims", "signal", "domain_signal"):
+            if data[key] is not None:
+                data[key] = {f"{epsilon:g}": value for epsilon, value in data[key].items()}
+        return data
+
+
+def subspace_fit(
+    name: str,
+    mean: np.ndarray,
+    basis: np.ndarray,
+    recommend: Callable[[float, int], tuple[int, float]],
+    documents: Sequence[np.ndarray],
+) -> SubspaceFit:
+    """:class:`SubspaceFit` from a PUBLIC sample's sentence embeddings; ``recommend(epsilon, k)``
+    is the pack's (d', C) (:meth:`SubspacePack.recommendation`). Nothing here is private."""
+    used = [np.asarray(d, dtype=np.float64) for d in documents if len(d) > 0]
+    if len(used) < 3:
+        raise InputError("the sample needs at least 3 documents with a sentence")
+    lengths = np.array([len(d) for d in used])
+    k = max(1, int(np.median(lengths)))
+    dims: dict[float, int] = {}
+    signal: dict[float, float] = {}
+    for epsilon in FIT_EPSILONS:
+        width, clip = recommend(epsilon, k)
+        spectrum = spectra(used, mean, basis, [(width, clip)], sentences=[k])[(width, clip, k)]
+        dims[epsilon] = width
+        signal[epsilon] = round(
+            spectrum.signal_kept(noise_variance(width, clip, epsilon, 0.0) / (k * k)), 4
+        )
+    width, clip = recommend(10.0, k)
+    norms = projection_norms(used, mean, basis[:width])[:, width - 1]
+    clipped = float(np.mean(norms > clip))
+    domain = None
+    if len(used) >= DOMAIN_SAMPLE_DOCUMENTS:
+        choices = cross_fitted_choices(
+            used, int(basis.shape[0]), 0, epsilons=FIT_EPSILONS, deltas=(0.0,), sentences=[k]
+        )
+        domain = {c.epsilon: round(c.signal, 4) for c in choices}
+    verdict, advice = _subspace_verdict(
+        name, len(used), float(np.mean(lengths < 2)), k, signal, domain
+    )
+    return SubspaceFit(
+        pack=name,
+        documents=len(used),
+        median_sentences=float(np.median(lengths)),
+        single_share=round(float(np.mean(lengths < 2)), 4),
+        clipped_share=round(clipped, 4),
+        dims=dims,
+        signal=signal,
+        domain_signal=domain,
+        verdict=verdict,
+        advice=advice,
+    )
+
+
+def _subspace_verdict(
+    name: str,
+    documents: int,
+    single: float,
+    sentences: int,
+    signal: dict[float, float],
+    domain: dict[float, float] | None,
+) -> tuple[str, list[str]]:
+    advice = []
+    if documents < MIN_SAMPLE_DOCUMENTS:
+        advice.append(
+            f"the sample has {documents} documents with sentences: too few for a verdict (at "
+            f"least {MIN_SAMPLE_DOCUMENTS}; {DOMAIN_SAMPLE_DOCUMENTS} to compare with a domain "
+            "pack); give more public documents of the domain"
+        )
+    elif domain is None:
+        advice.append(
+            f"with {DOMAIN_SAMPLE_DOCUMENTS} or more sample documents the check also estimates what "
+            "a domain pack built from documents like these would keep"
+        )
+    poor = domain is not None and domain[10.0] >= signal[10.0] + BETTER_SIGNAL
+    if poor and domain is not None:
+        out = DOMAIN_PACK if name != DOMAIN_PACK else f"{DOMAIN_PACK}-2"
+        advice.append(
+            f"a subspace pack built from documents like these would keep {domain[10.0]:.0%} of the "
+            f"signal at epsilon 10 against {signal[10.0]:.0%} with {name}: build one from public "
+            "documents of this domain: edgedp-export subspace --corpus-jsonl public.jsonl "
+            f"--license ... --encoder-from {name} --out {out} (README)"
+        )
+    if sentences < 2 or single > 0.5:
+        advice.append(
+            f"the median document has {sentences} sentence(s): a release of fewer than 2 sentences "
+            "is mostly noise (k = 1) or the public mean (k = 0) with any pack"
+        )
+    if documents < MIN_SAMPLE_DOCUMENTS:
+        return "sample too small", advice
+    if poor:
+        return "poor", advice
+    if sentences < 2 or single > 0.5:
+        return "short documents", advice
+    return "good", advice
+
+
+def format_subspace_fit(fit: SubspaceFit) -> str:
+    """A short human-readable report of a :class:`SubspaceFit`."""
+    lines = [
+        f"pack {fit.pack}: {fit.documents} sample documents, median {fit.median_sentences:g} "
+        f"sentences, {fit.single_share:.0%} with fewer than 2; the clip shortens "
+        f"{fit.clipped_share:.0%} of the sentences (epsilon 10)",
+        "signal kept (share of the non-private mean embedding's variance a linear probe of the "
+        "release recovers, for the median document):",
+    ]
+    for epsilon, value in fit.signal.items():
+        domain = (
+            ""
+            if fit.domain_signal is None
+            else f"; a pack from documents like these: {fit.domain_signal[epsilon]:.0%}"
+        )
+        lines.append(f"  epsilon {epsilon:g}: {value:.0%} with {fit.dims[epsilon]} dims{domain}")
+    lines.append(f"fit: {fit.verdict}")
+    lines += [f"- {advice}" for advice in fit.advice]
+    return "\n".join(lines)
+
+
+def subspace_pack_fit(pack: SubspacePack, documents: Sequence[Document]) -> SubspaceFit:
+    """Estimate how SubspaceMean with ``pack`` will do on PUBLIC documents like ``documents``."""
+    split = [document_sentences(document) for document in documents]
+    embeddings = sentence_embeddings(pack, split, "sentence", independent=False)
+
+    def recommend(epsilon: float, sentences: int) -> tuple[int, float]:
+        row = pack.recommendation(epsilon, 0.0, sentences)
+        return row.dims, row.clip
+
+    return subspace_fit(pack.name, pack.mean, pack.basis, recommend, embeddings)

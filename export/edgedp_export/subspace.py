@@ -24,13 +24,13 @@ has one, is never read).
 from __future__ import annotations
 
 import importlib.metadata
+import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from tqdm import tqdm
 
 import edgedp_export
 from edgedp.documents.encoder import SentenceEncoder
@@ -38,15 +38,13 @@ from edgedp.documents.pack import SentencePack
 from edgedp.documents.subspace_fit import (
     CLIP_QUANTILES,
     DELTA_GRID,
-    DIMS_GRID,
     EPSILON_GRID,
     SENTENCES_GRID,
-    STATISTICS_DOCUMENTS,
     Choice,
-    Fold,
-    choose,
+    cross_fitted_choices,
+    dims_grid,
+    fit_subspace,
     projection_norms,
-    spectra,
 )
 from edgedp.documents.subspace_pack import SubspacePack
 from edgedp.errors import InputError
@@ -90,50 +88,6 @@ def library_versions() -> dict[str, str]:
             continue
     versions["edgedp-export"] = edgedp_export.__version__
     return versions
-
-
-def fit_subspace(
-    documents: list[np.ndarray], directions: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(mu, the leading principal directions of the document means around mu, their variances).
-
-    At most ``directions`` directions, and fewer than the documents (the rest carry no variance).
-    """
-    mean = np.concatenate(documents).astype(np.float64).mean(axis=0)
-    centred = np.stack([document.mean(axis=0) for document in documents]).astype(np.float64) - mean
-    values, vectors = np.linalg.eigh(centred.T @ centred / len(documents))
-    order = np.argsort(values)[::-1]
-    count = min(directions, len(documents) - 1, len(values))
-    return mean, vectors[:, order[:count]].T, np.maximum(values[order[:count]], 0.0)
-
-
-def _dims_grid(count: int) -> list[int]:
-    return [dims for dims in DIMS_GRID if dims <= count] or [count]
-
-
-def _fold(fit: list[np.ndarray], held: list[np.ndarray], directions: int) -> Fold:
-    """Directions and radii from ``fit``, statistics on (at most 2,000 of) ``held``."""
-    mean, basis, _ = fit_subspace(fit, directions)
-    norms = projection_norms(fit, mean, basis)
-    settings = {
-        (dims, float(np.quantile(norms[:, dims - 1], quantile))): quantile
-        for dims in _dims_grid(basis.shape[0])
-        for quantile in CLIP_QUANTILES
-    }
-    return spectra(held[:STATISTICS_DOCUMENTS], mean, basis, list(settings)), settings
-
-
-def choose_settings(documents: list[np.ndarray], directions: int, seed: int) -> list[Choice]:
-    """The cross-fitted (d', clip quantile) of every (epsilon, delta, k) (module docstring)."""
-    order = np.random.default_rng(seed).permutation(len(documents))
-    half = len(documents) // 2
-    first = [documents[i] for i in order[:half]]
-    second = [documents[i] for i in order[half:]]
-    folds = [
-        _fold(fit, held, directions)
-        for fit, held in tqdm([(first, second), (second, first)], desc="choosing d' and C")
-    ]
-    return choose(folds)
 
 
 def recommendation_rows(
@@ -188,11 +142,16 @@ def subspace_contents(documents: list[np.ndarray], directions: int, seed: int) -
 
 def _contents(documents: list[np.ndarray], directions: int, seed: int) -> SubspaceContents:
     mean, basis, variances = fit_subspace(documents, directions)
-    choices = choose_settings(documents, directions, seed)
+    print(
+        f"choosing d' and C for {len(EPSILON_GRID)} epsilons x {len(DELTA_GRID) + 1} deltas x "
+        f"{len(SENTENCES_GRID)} lengths on two halves of {len(documents):,} documents",
+        file=sys.stderr,
+    )
+    choices = cross_fitted_choices(documents, directions, seed)
     norms = projection_norms(documents, mean, basis)
     radius = {
         (dims, quantile): float(np.quantile(norms[:, dims - 1], quantile))
-        for dims in _dims_grid(basis.shape[0])
+        for dims in dims_grid(basis.shape[0])
         for quantile in CLIP_QUANTILES
     }
     clips = [
@@ -201,7 +160,7 @@ def _contents(documents: list[np.ndarray], directions: int, seed: int) -> Subspa
             "radius": radius[(dims, DEFAULT_CLIP_QUANTILE)],
             "quantile": DEFAULT_CLIP_QUANTILE,
         }
-        for dims in _dims_grid(basis.shape[0])
+        for dims in dims_grid(basis.shape[0])
     ]
     return SubspaceContents(mean, basis, variances, clips, recommendation_rows(choices, radius))
 
@@ -269,7 +228,7 @@ def build_subspace_pack(
                 "cross-fitted on two halves of the public documents (seed "
                 f"{config.seed}); rows apply from their number of sentences up",
                 "grids": {
-                    "dims": _dims_grid(basis.shape[0]),
+                    "dims": dims_grid(basis.shape[0]),
                     "quantiles": list(CLIP_QUANTILES),
                     "sentences": list(SENTENCES_GRID),
                     "epsilon": list(EPSILON_GRID),
