@@ -32,6 +32,7 @@ EXTRA_SUITES = {
     "guidance": "bench.utility.guidance",
     "sampling-costs": "bench.performance.sampling_costs",
     "domains": "bench.utility.domains",
+    "subspace-costs": "bench.performance.subspace_costs",
     "scale": "bench.performance.scale",
     "footprint": "bench.performance.footprint",
 }

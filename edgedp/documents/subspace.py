@@ -62,7 +62,7 @@ class SubspaceMean(DocumentMechanism[SubspacePack]):
     * ``delta=None`` (default): **pure epsilon-SentDP**, discrete K-norm noise for the L2 ball,
       Pr[z] proportional to exp(-epsilon ||z||_2 / sensitivity) (Hardt and Talwar 2010; Awan and
       Slavkovic 2021: the K-norm mechanism of the sensitivity ball), at most
-      :data:`~edgedp.privacy.noise.KNORM_MAX_DIMS` = 24 directions;
+      :data:`~edgedp.privacy.noise.KNORM_MAX_DIMS` = 16 directions;
     * ``delta=``: **(epsilon, delta)-SentDP**, independent discrete Gaussians (Canonne, Kamath and
       Steinke 2020), rho-zCDP with rho = sensitivity^2 / (2 sigma^2), converted to (epsilon, delta)
       by their Corollary 13. (The analytic Gaussian of Balle and Wang is exact for *continuous*
@@ -142,6 +142,9 @@ class SubspaceMean(DocumentMechanism[SubspacePack]):
         self._basis = np.asarray(pack.basis, dtype=np.float64)
         self._mean = np.asarray(pack.mean, dtype=np.float64)
         self._lattices: dict[tuple[int, float], LatticeRelease] = {}
+        self._width = (
+            self.dims if self.dims is not None else pack.widest(self.epsilon, self.delta or 0.0)
+        )
         # Fail here, not at the first document, on parameters no lattice can serve.
         for sentences in sorted({row.sentences for row in pack.recommendations} | {1}):
             self.lattice(*self.setting(sentences))
@@ -152,9 +155,7 @@ class SubspaceMean(DocumentMechanism[SubspacePack]):
     @property
     def output_dims(self) -> int:
         """Width of the released coordinates: ``dims``, or the most the pack recommends here."""
-        if self.dims is not None:
-            return self.dims
-        return self.pack.widest(self.epsilon, self.delta or 0.0)
+        return self._width
 
     def guarantee(self) -> Guarantee:
         """(epsilon, delta)-SentDP per document (delta 0 for the K-norm): one sentence replaced."""

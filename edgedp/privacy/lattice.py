@@ -181,12 +181,20 @@ def geometric_exp(rng: RandomSource, rate: Fraction, size: int) -> np.ndarray:
     with np.errstate(divide="ignore"):
         guess = np.floor(-np.log((top + 0.5) / _TWO_POW_53) / rate_float)
     guess = np.minimum(guess, float(MAX_COORDINATE))
-    # M >= guess: U < exp(-guess rate); M <= guess: U >= exp(-(guess + 1) rate). Float products
-    # guess * rate are within 2^-51 relative of the exact ones (rate is rounded once).
+    # M >= guess: U < exp(-guess rate); M <= guess: U >= exp(-(guess + 1) rate) = exp(-guess rate)
+    # exp(-rate). One exp a draw: e = fl(exp(-fl(guess fl(rate)))) is within 2^-44 + 2^-50 guess
+    # rate (relative) of exp(-guess rate); the product by fl(exp(-rate)) adds 2^-44 + 2^-52.
     at_guess = guess * rate_float
-    above = (guess + 1.0) * rate_float
-    low_at, _ = _fast_bounds(at_guess, at_guess * 2.0**-50)
-    _, high_above = _fast_bounds(above, above * 2.0**-50)
+    with np.errstate(under="ignore"):
+        value = np.exp(-at_guess)
+    slack = 2.0 * EXP_RELATIVE_ERROR + at_guess * 2.0**-49
+    low_at = np.where(at_guess < _EXP_NORMAL_LIMIT, value * (1.0 - slack), 0.0)
+    step = math.exp(-rate_float)
+    high_above = np.where(
+        at_guess < _EXP_NORMAL_LIMIT,
+        value * step * (1.0 + slack + 2.0 * EXP_RELATIVE_ERROR),
+        _UPPER_BEYOND_LIMIT,
+    )
     confirmed = ((top + 1.0) <= low_at * _TWO_POW_53) & (top >= high_above * _TWO_POW_53)
     counts = guess.astype(np.int64)
     for entry in np.flatnonzero(~confirmed).tolist():

@@ -410,8 +410,9 @@ def snapped_laplace(l1_sensitivity: float, dims: int, epsilon: float) -> Snapped
 #: of the sum to the lattice then widens the L2 sensitivity by at most 2^-10 of itself.
 LATTICE_STEPS_PER_RADIUS = 2**10
 #: Largest dims whose pure-epsilon K-norm draw (rejection, :func:`edgedp.privacy.lattice.discrete_knorm`)
-#: stays fast: expected proposals 6 at 8 dims, 57 at 16, 510 at 24.
-KNORM_MAX_DIMS = 24
+#: stays fast: expected proposals 6 at 8 dims, 57 at 16, 510 at 24 (13x the work of 16 for a gain
+#: in utility the domain study could not separate from its noise; issue 24).
+KNORM_MAX_DIMS = 16
 
 
 @dataclass(frozen=True, slots=True)

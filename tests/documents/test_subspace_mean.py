@@ -81,9 +81,9 @@ def test_privacy_arguments_are_keyword_only_and_the_pack_kind_is_checked(pack, s
 def test_pure_epsilon_refuses_more_dims_than_its_exact_sampler_serves(tmp_path):
     basis = orthonormal_rows(np.random.default_rng(1), 32, DIMS)
     wide = edgedp.load_pack(write_subspace_pack(tmp_path / "wide", basis))
-    edgedp.SubspaceMean(wide, epsilon=1.0, dims=24)
+    edgedp.SubspaceMean(wide, epsilon=1.0, dims=16)
     with pytest.raises(PrivacyParameterError, match="delta"):
-        edgedp.SubspaceMean(wide, epsilon=1.0, dims=25)
+        edgedp.SubspaceMean(wide, epsilon=1.0, dims=17)
     edgedp.SubspaceMean(wide, epsilon=1.0, dims=32, delta=1e-6)
 
 

@@ -218,7 +218,7 @@ def test_discrete_gaussian_has_the_exact_law(seeded):
 
 
 @pytest.mark.parametrize("epsilon", [0.5, 3.0, 10.0, 100.0])
-@pytest.mark.parametrize("dims", [1, 2, 8, 24])
+@pytest.mark.parametrize("dims", [1, 2, 8, 16])
 @pytest.mark.parametrize("clip", [0.05, 0.37, 3.0])
 def test_lattice_release_rounds_toward_privacy(epsilon, dims, clip):
     release = lattice_release(clip, dims, epsilon)
