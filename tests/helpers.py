@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 from edgedp_export.pack_writer import lines_writer, npy_writer, write_pack
+from hypothesis import strategies as st
 
 import edgedp
 
@@ -142,3 +143,28 @@ def hamming_distances(queries: np.ndarray, codes: np.ndarray) -> np.ndarray:
     """Popcount oracle: (n_queries, n_codes) Hamming distances between packed uint8 codes."""
     xor = np.bitwise_xor(queries[:, None, :], codes[None, :, :])
     return np.unpackbits(xor, axis=2).sum(axis=2, dtype=np.int64)
+
+
+#: Any JSON value, small: what a hostile manifest field may hold (hypothesis).
+JSON_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**70), max_value=2**70)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=8),
+    lambda children: (
+        st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=6), children, max_size=3)
+    ),
+    max_leaves=8,
+)
+
+
+def json_paths(value, prefix=()):
+    """Every path to a value inside a JSON document (keys and list positions)."""
+    yield prefix
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from json_paths(item, (*prefix, key))
+    elif isinstance(value, list):
+        for position, item in enumerate(value):
+            yield from json_paths(item, (*prefix, position))

@@ -26,12 +26,11 @@ import itertools
 import warnings
 from abc import abstractmethod
 from collections.abc import Iterable, Sequence
-from typing import Protocol, TypeVar
+from typing import TypeVar
 
 import numpy as np
 
-from edgedp.documents.encoder import SentenceEncoder
-from edgedp.documents.pack import SentencePack
+from edgedp.documents.pack import EncoderPack, SentencePack
 from edgedp.errors import InputError
 from edgedp.privacy.guarantee import Guarantee
 from edgedp.privacy.mechanism import Mechanism
@@ -47,19 +46,6 @@ USEFUL_SENTENCES = 2
 
 class ShortDocumentWarning(UserWarning):
     """A document had fewer than 2 sentences: its release is random or carries almost nothing."""
-
-
-class EncoderPack(Protocol):
-    """What a document mechanism needs of a pack: a name, the sentence encoder and its dims."""
-
-    @property
-    def name(self) -> str: ...
-
-    @property
-    def encoder(self) -> SentenceEncoder: ...
-
-    @property
-    def dims(self) -> int: ...
 
 
 PackT = TypeVar("PackT", bound=EncoderPack)
@@ -120,6 +106,8 @@ class DocumentMechanism(Mechanism[PackT]):
     space: str
     #: The privacy parameter (set by every private subclass).
     epsilon: float
+    #: The delta of an (epsilon, delta) mechanism; None for pure epsilon.
+    delta: float | None = None
 
     @property
     def output_dims(self) -> int:
@@ -127,7 +115,8 @@ class DocumentMechanism(Mechanism[PackT]):
         return self.pack.dims
 
     def guarantee(self) -> Guarantee:
-        """epsilon-SentDP per document: any one sentence replaced by any other."""
+        """(epsilon, delta)-SentDP per document (delta 0 unless the mechanism has one): any one
+        sentence replaced by any other."""
         if not self.differentially_private:
             raise InputError(f"{type(self).__name__} is NOT private: it has no guarantee")
         return Guarantee(
@@ -136,6 +125,7 @@ class DocumentMechanism(Mechanism[PackT]):
             "sentence, replaced by any other sentence",
             unit="document",
             epsilon=self.epsilon,
+            delta=self.delta or 0.0,
         )
 
     def units(self, inputs: Sequence[Document]) -> int:

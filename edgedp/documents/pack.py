@@ -34,45 +34,23 @@ from edgedp.packs.manifest import REBUILD_HINT, Manifest
 
 
 @dataclass(frozen=True, slots=True, eq=False)
-class SentencePack:
-    """A loaded ``sentences`` pack; arrays are read-only views of the verified bytes (private
-    memory) and the models are held as verified bytes. Build one with ``load_pack``.
-
-    The onnxruntime sessions of :attr:`encoder` and :attr:`recoder` are created on first use;
-    :attr:`candidate_depth` holds the candidates projected on every stored projection, sorted once
-    at load.
-    """
+class EncoderPack:
+    """What every pack with a sentence encoder holds: the encoder G and the reference sentences
+    with the embeddings torch computed at export, to check the encoder on this device."""
 
     name: str
     path: Path
     manifest: Manifest
     encoder: SentenceEncoder
-    recoder: Recoder
-    candidates: np.ndarray
-    candidate_sources: tuple[str, ...]
-    projections: np.ndarray
-    recommended_projections: Mapping[float, int]
-    truncation_box: np.ndarray
     reference_sentences: tuple[str, ...]
     reference_embeddings: np.ndarray
-    reference_recoded: np.ndarray
     reference_min_cosine: float
-    candidate_depth: CandidateDepth
-
-    @property
-    def kind(self) -> str:
-        return "sentences"
 
     @property
     def dims(self) -> int:
-        """Dimension of sentence embeddings, candidates and outputs."""
-        return int(self.candidates.shape[1])
-
-    def projections_for(self, epsilon: float) -> int:
-        """The recommended number of projections for ``epsilon`` (nearest tabulated, in log scale)."""
-        table = sorted(self.recommended_projections.items())
-        nearest = min(table, key=lambda item: (abs(np.log(item[0] / epsilon)), item[0]))
-        return nearest[1]
+        """Dimension of the sentence embeddings (the encoder's; candidates, boxes and bases
+        are checked against it at load)."""
+        return self.encoder.dims
 
     def check_encoder(self) -> float:
         """Encode the reference sentences on this device; the lowest cosine to torch's embeddings
@@ -84,6 +62,36 @@ class SentencePack:
             self.reference_min_cosine,
             self.path,
         )
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class SentencePack(EncoderPack):
+    """A loaded ``sentences`` pack; arrays are read-only views of the verified bytes (private
+    memory) and the models are held as verified bytes. Build one with ``load_pack``.
+
+    The onnxruntime sessions of :attr:`encoder` and :attr:`recoder` are created on first use;
+    :attr:`candidate_depth` holds the candidates projected on every stored projection, sorted once
+    at load.
+    """
+
+    recoder: Recoder
+    candidates: np.ndarray
+    candidate_sources: tuple[str, ...]
+    projections: np.ndarray
+    recommended_projections: Mapping[float, int]
+    truncation_box: np.ndarray
+    reference_recoded: np.ndarray
+    candidate_depth: CandidateDepth
+
+    @property
+    def kind(self) -> str:
+        return "sentences"
+
+    def projections_for(self, epsilon: float) -> int:
+        """The recommended number of projections for ``epsilon`` (nearest tabulated, in log scale)."""
+        table = sorted(self.recommended_projections.items())
+        nearest = min(table, key=lambda item: (abs(np.log(item[0] / epsilon)), item[0]))
+        return nearest[1]
 
     def describe(self) -> dict[str, Any]:
         """A short summary for ``edgedp packs info``."""

@@ -157,17 +157,6 @@ class SubspaceMean(DocumentMechanism[SubspacePack]):
         """Width of the released coordinates: ``dims``, or the most the pack recommends here."""
         return self._width
 
-    def guarantee(self) -> Guarantee:
-        """(epsilon, delta)-SentDP per document (delta 0 for the K-norm): one sentence replaced."""
-        return Guarantee(
-            protects="any one sentence of a document (the number of sentences is not protected)",
-            relation="two documents with the same number of sentences that differ in one "
-            "sentence, replaced by any other sentence",
-            unit="document",
-            epsilon=self.epsilon,
-            delta=self.delta or 0.0,
-        )
-
     def group_guarantee(self, sentences: int) -> Guarantee:
         """The guarantee when any ``sentences`` sentences of a document are replaced (group
         privacy): m epsilon for pure epsilon; for the Gaussian, the epsilon of m^2 rho-zCDP at

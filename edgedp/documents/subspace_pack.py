@@ -20,14 +20,12 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
 import numpy as np
 
-from edgedp.documents.encoder import SentenceEncoder
-from edgedp.documents.pack import check_reference_encoder, load_encoder, load_references
+from edgedp.documents.pack import EncoderPack, load_encoder, load_references
 from edgedp.errors import AssetError, InputError
 from edgedp.packs.manifest import Manifest
 from edgedp.privacy.noise import KNORM_MAX_DIMS
@@ -48,30 +46,18 @@ class Recommendation:
 
 
 @dataclass(frozen=True, slots=True, eq=False)
-class SubspacePack:
+class SubspacePack(EncoderPack):
     """A loaded ``subspace`` pack (see the module docstring); arrays are read-only views of the
     verified bytes. Build one with ``load_pack``."""
 
-    name: str
-    path: Path
-    manifest: Manifest
-    encoder: SentenceEncoder
     mean: np.ndarray
     basis: np.ndarray
     clips: Mapping[int, float]
     recommendations: tuple[Recommendation, ...]
-    reference_sentences: tuple[str, ...]
-    reference_embeddings: np.ndarray
-    reference_min_cosine: float
 
     @property
     def kind(self) -> str:
         return "subspace"
-
-    @property
-    def dims(self) -> int:
-        """Dimension of the sentence embeddings (the encoder's)."""
-        return int(self.basis.shape[1])
 
     @property
     def count(self) -> int:
@@ -109,16 +95,6 @@ class SubspacePack:
         """The most dims any k is recommended at this (epsilon, delta): the output width."""
         return max(
             self.recommendation(epsilon, delta, row.sentences).dims for row in self.recommendations
-        )
-
-    def check_encoder(self) -> float:
-        """Encode the reference sentences here; the lowest cosine to torch's embeddings."""
-        return check_reference_encoder(
-            self.encoder,
-            self.reference_sentences,
-            self.reference_embeddings,
-            self.reference_min_cosine,
-            self.path,
         )
 
     def describe(self) -> dict[str, Any]:

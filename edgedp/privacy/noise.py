@@ -8,6 +8,7 @@ is tested exactly at its boundary (tests/privacy/test_noise.py).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import ROUND_CEILING, Context, Decimal
 from fractions import Fraction
@@ -573,18 +574,10 @@ def zcdp_rho(epsilon: float, delta: float) -> float:
 
 @lru_cache(maxsize=1024)
 def _zcdp_rho(epsilon: float, delta: float) -> float:
-    low, high = 0.0, epsilon + 1.0
-    while zcdp_delta(high, epsilon) <= delta:
-        high *= 2.0
-    while high - low > 1e-12 * high:
-        middle = 0.5 * (low + high)
-        if middle > 0 and zcdp_delta(middle, epsilon) <= delta:
-            low = middle
-        else:
-            high = middle
-    if low <= 0:
+    meets, _ = _bracket(lambda rho: zcdp_delta(rho, epsilon) <= delta, epsilon + 1.0, larger=False)
+    if meets <= 0:
         raise PrivacyParameterError(f"no rho gives delta {delta!r} at epsilon {epsilon!r}")
-    return low
+    return meets
 
 
 def zcdp_epsilon(rho: float, delta: float) -> float:
@@ -593,13 +586,21 @@ def zcdp_epsilon(rho: float, delta: float) -> float:
     delta = check_delta(delta)
     if not (math.isfinite(rho) and rho > 0):
         raise PrivacyParameterError(f"rho must be finite and > 0, got {rho!r}")
-    low, high = 0.0, rho + 2.0 * math.sqrt(rho * math.log(1.0 / delta)) + 1.0
-    while zcdp_delta(rho, high) > delta:
+    start = rho + 2.0 * math.sqrt(rho * math.log(1.0 / delta)) + 1.0
+    _, meets = _bracket(lambda epsilon: zcdp_delta(rho, epsilon) <= delta, start, larger=True)
+    return meets
+
+
+def _bracket(meets: Callable[[float], bool], start: float, *, larger: bool) -> tuple[float, float]:
+    """(low, high) within 1e-12 relative around the boundary of ``meets`` on (0, inf), where
+    ``meets`` holds above the boundary (``larger``) or below it; the side that meets is exact."""
+    low, high = 0.0, start
+    while meets(high) != larger:
         high *= 2.0
     while high - low > 1e-12 * high:
         middle = 0.5 * (low + high)
-        if middle > 0 and zcdp_delta(rho, middle) <= delta:
+        if (middle > 0 and meets(middle)) == larger:
             high = middle
         else:
             low = middle
-    return high
+    return low, high

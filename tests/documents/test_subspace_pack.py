@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import JSON_VALUES, json_paths
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sentence_helpers import orthonormal_rows, write_subspace_pack
@@ -157,29 +158,6 @@ def _expect_only_asset_errors(directory: Path) -> None:
     assert stderr.getvalue().count("\n") == (status == 1)
 
 
-JSON_VALUES = st.recursive(
-    st.none()
-    | st.booleans()
-    | st.integers(min_value=-(2**70), max_value=2**70)
-    | st.floats(allow_nan=False, allow_infinity=False)
-    | st.text(max_size=8),
-    lambda children: (
-        st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=4), children)
-    ),
-    max_leaves=6,
-)
-
-
-def _paths(value, prefix=()):
-    yield prefix
-    if isinstance(value, dict):
-        for key, item in value.items():
-            yield from _paths(item, (*prefix, key))
-    elif isinstance(value, list):
-        for position, item in enumerate(value):
-            yield from _paths(item, (*prefix, position))
-
-
 @settings(
     max_examples=80,
     deadline=None,
@@ -190,7 +168,7 @@ def test_generated_hostile_subspace_manifests_are_asset_errors(pack_dir, data):
     manifest = _manifest(pack_dir)
     sections = {key: manifest[key] for key in ("subspace", "reference")}
     for _ in range(data.draw(st.integers(1, 3))):
-        paths = [path for path in _paths(sections) if len(path) > 1]
+        paths = [path for path in json_paths(sections) if len(path) > 1]
         path = data.draw(st.sampled_from(paths))
         parent = sections
         for step in path[:-1]:
