@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import itertools
+import json
 import math
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -11,6 +15,7 @@ from edgedp_export.pack_writer import lines_writer, npy_writer, write_pack
 from hypothesis import strategies as st
 
 import edgedp
+from edgedp.errors import AssetError
 
 #: The repository's root (tests/ lives one level below it, its folders two).
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -168,3 +173,22 @@ def json_paths(value, prefix=()):
     elif isinstance(value, list):
         for position, item in enumerate(value):
             yield from json_paths(item, (*prefix, position))
+
+
+def expect_only_asset_errors(directory: Path, use: Callable[[object], object]) -> None:
+    """A (hostile) pack directory either fails to load with AssetError, or loads and is usable:
+    described, shown by ``edgedp packs info`` (one line on stderr if it fails) and ``use``-d."""
+    from edgedp.cli import main
+
+    try:
+        pack = edgedp.load_pack(directory)
+    except AssetError:
+        pass
+    else:
+        json.dumps(pack.describe())
+        use(pack)
+    stderr = io.StringIO()
+    with contextlib.redirect_stderr(stderr), contextlib.redirect_stdout(io.StringIO()):
+        status = main(["packs", "info", str(directory)])
+    assert status in (0, 1), stderr.getvalue()
+    assert stderr.getvalue().count("\n") == (status == 1)
