@@ -30,11 +30,13 @@ EXTRA_SUITES = {
     "pack-loading": "bench.performance.pack_loading",
     "samplers": "bench.trust.samplers",
     "guidance": "bench.utility.guidance",
+    "proper-nouns": "bench.utility.proper_nouns",
     "sampling-costs": "bench.performance.sampling_costs",
     "domains": "bench.utility.domains",
     "subspace-costs": "bench.performance.subspace_costs",
     "scale": "bench.performance.scale",
     "footprint": "bench.performance.footprint",
+    "brr-parity": "bench.utility.brr_parity",
 }
 
 

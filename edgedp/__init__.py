@@ -46,6 +46,7 @@ _EXPORTS = {
     "NotPrivateWarning": "edgedp.errors",
     "PrivacyParameterError": "edgedp.errors",
     "RandomnessError": "edgedp.errors",
+    "ShortDocumentWarning": "edgedp.errors",
     "GeneralizedVickrey": "edgedp.words.vickrey",
     "Guarantee": "edgedp.privacy.guarantee",
     "Madlib": "edgedp.words.madlib",
@@ -59,7 +60,6 @@ _EXPORTS = {
     "SanTextPlus": "edgedp.words.santext",
     "SentenceMechanism": "edgedp.documents.mechanism",
     "SentencePack": "edgedp.documents.pack",
-    "ShortDocumentWarning": "edgedp.documents.mechanism",
     "SubspaceMean": "edgedp.documents.subspace",
     "SubspacePack": "edgedp.documents.subspace_pack",
     "SubspaceRelease": "edgedp.documents.subspace",
@@ -126,7 +126,7 @@ if TYPE_CHECKING:
     from edgedp.adept.pack import AutoencoderPack
     from edgedp.documents.baselines import NonPrivateMean, WordLevelEmbedding
     from edgedp.documents.deepcandidate import CandidateRelease, DeepCandidate
-    from edgedp.documents.mechanism import SentenceMechanism, ShortDocumentWarning
+    from edgedp.documents.mechanism import SentenceMechanism
     from edgedp.documents.pack import SentencePack
     from edgedp.documents.subspace import SubspaceMean, SubspaceRelease
     from edgedp.documents.subspace_pack import SubspacePack
@@ -139,6 +139,7 @@ if TYPE_CHECKING:
         NotPrivateWarning,
         PrivacyParameterError,
         RandomnessError,
+        ShortDocumentWarning,
     )
     from edgedp.evaluation.calibration import equivalent_epsilon
     from edgedp.evaluation.explain import explain

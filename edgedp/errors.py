@@ -44,3 +44,9 @@ class DependencyError(EdgedpError, ImportError):
 
 class NotPrivateWarning(UserWarning):
     """Emitted when output is reproducible (explicit seed) or otherwise not differentially private."""
+
+
+class ShortDocumentWarning(UserWarning):
+    """Emitted when a sentence-level mechanism releases a document too short for the release to say
+    anything about it (fewer than 2 sentences: e.g. DeepCandidate's output is then a uniformly
+    random candidate). The release is still private; it is only useless."""

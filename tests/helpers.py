@@ -11,11 +11,19 @@ from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
+import pytest
 from edgedp_export.pack_writer import lines_writer, npy_writer, write_pack
 from hypothesis import strategies as st
 
 import edgedp
 from edgedp.errors import AssetError
+
+#: For test modules that seed their mechanisms on purpose (reproducible statistics): the NOT
+#: private warning of each seed is expected there (``pytestmark = SEEDED_ON_PURPOSE``); tests of
+#: the warning itself use ``pytest.warns``, which still sees it.
+SEEDED_ON_PURPOSE = pytest.mark.filterwarnings(
+    "ignore:edgedp is using a fixed seed:edgedp.errors.NotPrivateWarning"
+)
 
 #: The repository's root (tests/ lives one level below it, its folders two).
 REPO_ROOT = Path(__file__).resolve().parent.parent

@@ -57,8 +57,17 @@ def chi_square_pvalue(outputs: np.ndarray, probabilities: np.ndarray) -> float:
 
 
 def metric_violations(channel: np.ndarray, bound: np.ndarray) -> int:
-    """Number of (x, x', y) with channel[x, y] > e^bound[x, x'] channel[x', y] (float slack 1e-9)."""
-    ratio_limit = np.exp(bound)[:, :, None] * channel[None, :, :] * (1 + 1e-9)
+    """Number of (x, x', y) with channel[x, y] > e^bound[x, x'] channel[x', y] (float slack 1e-9).
+
+    An infinite bound (no promise between x and x', e.g. CusText across output sets) allows
+    anything; it is not computed as inf * 0 (NaN, a RuntimeWarning, and a comparison that is
+    False only by accident). A NaN bound is a bug of the caller.
+    """
+    bound = np.asarray(bound, dtype=np.float64)
+    assert not np.isnan(bound).any(), "a privacy bound is NaN"
+    unbounded = np.isposinf(bound)
+    ratio_limit = np.exp(np.where(unbounded, 0.0, bound))[:, :, None] * channel[None, :, :]
+    ratio_limit = np.where(unbounded[:, :, None], np.inf, ratio_limit * (1 + 1e-9))
     return int((channel[:, None, :] > ratio_limit).sum())
 
 

@@ -180,6 +180,7 @@ def sentence_mechanisms():
     max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(text=MIXED)
+@pytest.mark.filterwarnings("ignore::edgedp.errors.ShortDocumentWarning")  # most texts are short
 def test_sentence_mechanisms_on_arbitrary_unicode(sentence_mechanisms, text):
     deep, truncation, adept = sentence_mechanisms
     release = deep.release(text)

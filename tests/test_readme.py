@@ -3,7 +3,8 @@
 Every ```python block of README.md is run in order in one fresh interpreter, in a directory holding
 a small float pack named ``medium`` (the README builds one with ``edgedp-export words ... --out
 medium``; the test builds a tiny one (the ``euclid_pack`` fixture), so the example runs in seconds). The
-same code must pass ``mypy --strict``: ``load_pack`` is typed per pack kind.
+same code must pass ``mypy --strict`` (calls into dask, which is partly untyped, excepted):
+``load_pack`` is typed per pack kind.
 """
 
 from __future__ import annotations
@@ -49,7 +50,17 @@ def test_readme_python_examples_run(workdir):
 
 def test_readme_python_examples_type_check(workdir):
     result = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--ignore-missing-imports", "readme_example.py"],
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--strict",
+            "--ignore-missing-imports",
+            # dask ships partial annotations (from_pandas, compute are untyped): the example's
+            # own code, and every edgedp call in it, stay checked
+            "--untyped-calls-exclude=dask",
+            "readme_example.py",
+        ],
         cwd=workdir,
         capture_output=True,
         text=True,

@@ -17,11 +17,17 @@ def readme_commands() -> list[str]:
     return re.findall(r"```bash\n(.+?)\n```", (ROOT / "README.md").read_text())[:2]
 
 
-def test_readme_opens_with_the_two_commands_and_ci_runs_the_second():
+def readme_blocks() -> list[str]:
+    return re.findall(r"```bash\n(.+?)\n```", (ROOT / "README.md").read_text(), re.DOTALL)
+
+
+def test_readme_opens_with_the_two_commands_and_ci_runs_both():
     install_and_run, install_and_test = readme_commands()
     assert (
         "pip install ." in install_and_run and "edgedp privatize --mechanism brr" in install_and_run
     )
+    # the quick start shows the library at its strongest and says what it kept (issue 26)
+    assert "--protect all" in install_and_run and "--summary" in install_and_run
     assert "pytest" in install_and_test
     # the packs that are not in the runtime wheel are built from assets/ and installed as wheels
     assert (
@@ -29,8 +35,33 @@ def test_readme_opens_with_the_two_commands_and_ci_runs_the_second():
         "--out dist" in install_and_test
     )
     assert "pip install dist/edgedp_pack_*.whl" in install_and_test
-    ci = (ROOT / ".ci" / "run").read_text()
-    assert install_and_test in ci.splitlines()
+    ci = (ROOT / ".ci" / "run").read_text().splitlines()
+    assert install_and_run in ci  # the words-only footprint, in its own fresh venv
+    assert install_and_test in ci
+
+
+def test_ci_runs_every_install_footprint_as_the_readme_prints_it():
+    """Documents, a domain pack built with ./export[domain], Spark and Dask: each a fresh venv
+    running the README's example for it (issue 26: the domain path was broken and only the
+    everything-install was tested)."""
+    (footprints,) = [
+        block for block in readme_blocks() if "python3 -m venv .venv-documents" in block
+    ]
+    lines = footprints.splitlines()
+    ci = (ROOT / ".ci" / "run").read_text().splitlines()
+    assert [line for line in lines if line not in ci] == []
+    for venv, needed in (
+        (".venv-documents", "edgedp embed"),
+        (".venv-domain", '"./export[domain]"'),
+        (".venv-domain", "--encoder-from sentences-bbc"),
+        (".venv-corpus", 'readme_example.py "import edgedp.dask"'),
+    ):
+        assert any(f"python3 -m venv {venv} " in line and needed in line for line in lines)
+    assert '.venv-corpus/bin/python .ci/readme_example.py "import edgedp.spark"' in ci
+    # the examples CI runs by marker exist, once each
+    examples = re.findall(r"^```python\n(.*?)^```", (ROOT / "README.md").read_text(), re.M | re.S)
+    for marker in ("import edgedp.dask", "import edgedp.spark"):
+        assert sum(marker in example for example in examples) == 1, marker
 
 
 def test_lint_and_format():

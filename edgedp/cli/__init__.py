@@ -28,6 +28,7 @@ COMMAND_MODULES = (
     "edgedp.cli.ledger",
     "edgedp.cli.explain",
     "edgedp.cli.tune",
+    "edgedp.cli.info",
 )
 
 
@@ -63,6 +64,15 @@ class HelpFormatter(argparse.HelpFormatter):
         width = terminal_columns() - 2 if width is None else width
         super().__init__(prog, indent_increment, max_help_position, width)
 
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        """Each paragraph (blank-line separated) filled on its own, so that a description or an
+        epilog of several paragraphs keeps them (argparse's RawDescriptionHelpFormatter would
+        too, but it measures the terminal with shutil: issue 17)."""
+        return "\n\n".join(
+            super(HelpFormatter, self)._fill_text(paragraph, width, indent)
+            for paragraph in text.split("\n\n")
+        )
+
 
 class UsageParser(argparse.ArgumentParser):
     """argparse that reports usage errors on one line (shared with edgedp-export)."""
@@ -92,13 +102,23 @@ def add_subcommands(
 
 
 def build_parser(
-    prog: str, description: str, module_names: Sequence[str], argv: Sequence[str] | None = None
+    prog: str,
+    description: str,
+    module_names: Sequence[str],
+    argv: Sequence[str] | None = None,
+    *,
+    version: str | None = None,
 ) -> tuple[argparse.ArgumentParser, dict[str, ModuleType]]:
     """The parser; when ``argv`` names a command, only that command's module is imported (a command
     module ``package.<name>`` defines ``NAME = "<name>"``), so ``edgedp privatize`` never imports
-    the sentence path or the ledger. ``--help`` and errors still see every command."""
+    the sentence path or the ledger. ``--help`` and errors still see every command; ``--version``
+    (if ``version`` is given) imports none."""
     parser = UsageParser(prog=prog, description=description)
     arguments = sys.argv[1:] if argv is None else list(argv)
+    if version is not None:
+        parser.add_argument("--version", action="version", version=version)
+        if arguments[:1] == ["--version"]:
+            return parser, add_subcommands(parser, ())
     chosen = [m for m in module_names if arguments and m.rpartition(".")[2] == arguments[0]]
     return parser, add_subcommands(parser, chosen or module_names)
 
@@ -110,6 +130,7 @@ def command_line(
     argv: Sequence[str] | None = None,
     *,
     interrupted: str | None = None,
+    version: str | None = None,
 ) -> int:
     """Parse ``argv``, run the chosen command, and turn every failure into an exit status with one
     line on stderr (shared by ``edgedp`` and ``edgedp-export``).
@@ -117,9 +138,10 @@ def command_line(
     1: an :class:`~edgedp.errors.EdgedpError` or an operating-system error (a file that cannot be
     read or written); 2: a usage error; 130: Ctrl-C (``interrupted`` is printed if given); 70: a
     bug (``EDGEDP_DEBUG=1`` shows the traceback). A closed output pipe ends quietly with 0.
+    ``version`` is what ``--version`` prints.
     """
     try:
-        parser, commands = build_parser(prog, description, module_names, argv)
+        parser, commands = build_parser(prog, description, module_names, argv, version=version)
         args = parser.parse_args(argv)
         commands[args.command].run(args)
     except EdgedpError as error:
@@ -155,4 +177,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     The console script is :func:`edgedp.console.main`, which also covers a Ctrl-C that arrives
     while this package is being imported.
     """
-    return command_line("edgedp", "On-device differential privacy for text.", COMMAND_MODULES, argv)
+    from edgedp import __version__
+
+    return command_line(
+        "edgedp",
+        "On-device differential privacy for text. Every command prints text for people and, "
+        "with --json, JSON for programs (privatize and embed write the released data).",
+        COMMAND_MODULES,
+        argv,
+        version=f"edgedp {__version__}",
+    )

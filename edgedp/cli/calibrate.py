@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import argparse
 import json
+from typing import Any
 
 from edgedp.cli.privatize import parse_epsilon
+from edgedp.errors import InputError
 from edgedp.evaluation.calibration import AGGREGATES, METRICS, equivalent_epsilon, metric_statistics
+from edgedp.evaluation.matching import STATISTICS
 from edgedp.packs.loading import load_pack
 
 NAME = "calibrate"
+#: Mechanisms that --match builds from a name and an epsilon alone.
+MATCHABLE = ("brr", "madlib", "mahalanobis", "tem", "santext")
 HELP = "convert an epsilon between mechanisms with different metrics (privacy ratio)"
 
 
@@ -21,15 +26,31 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--from", dest="source", required=True, choices=sorted(METRICS))
     parser.add_argument("--epsilon", required=True, help="epsilon of the --from mechanism")
     parser.add_argument("--to", dest="target", required=True, choices=sorted(METRICS))
-    parser.add_argument("--aggregate", choices=AGGREGATES, default="avg")
-    parser.add_argument("--lam", type=float, default=0.2, help="lambda of mahalanobis")
-    parser.add_argument("--pack", help="words pack (default: bundled)")
+    parser.add_argument(
+        "--aggregate", choices=AGGREGATES, default="avg", help="P_d over pairs (default: avg)"
+    )
+    parser.add_argument(
+        "--match",
+        choices=("bound", *STATISTICS),
+        default="bound",
+        help="bound (default): equal aggregate privacy-loss bound, exact; kept or inference-error: "
+        "the --to epsilon with the same share of words kept or the same Bayesian inference error "
+        "E_M as --from (Monte Carlo on public words; both mechanisms run on --pack, so Euclidean "
+        "ones need a pack with vectors)",
+    )
+    parser.add_argument(
+        "--lam", type=float, default=0.2, help="lambda of mahalanobis (default: 0.2)"
+    )
+    parser.add_argument("--pack", help="words pack (default: words-small)")
     parser.add_argument("--json", action="store_true", help="print the statistics used as JSON")
 
 
 def run(args: argparse.Namespace) -> None:
     pack = load_pack(args.pack, kind="words")
     epsilon = parse_epsilon(args.epsilon)
+    if args.match != "bound":
+        _run_match(args, pack, epsilon)
+        return
     result = equivalent_epsilon(
         pack,
         epsilon,
@@ -60,3 +81,25 @@ def run(args: argparse.Namespace) -> None:
             default=list,
         )
     )
+
+
+def _run_match(args: argparse.Namespace, pack: Any, epsilon: float) -> None:
+    """``--match kept|inference-error``: empirical matching (edgedp.evaluation.matching)."""
+    from edgedp.evaluation.matching import matched_epsilon
+    from edgedp.registry import WORD_MECHANISMS
+
+    for name in (args.source, args.target):
+        if name not in MATCHABLE:
+            raise InputError(f"--match supports {', '.join(MATCHABLE)}, not {name!r}")
+    start = equivalent_epsilon(pack, epsilon, source=args.source, target=args.target, lam=args.lam)
+
+    def build(name: str, value: float) -> Any:
+        options: dict[str, Any] = {"lam": args.lam} if name == "mahalanobis" else {}
+        return WORD_MECHANISMS[name](pack, epsilon=value, **options)
+
+    source, target = build(args.source, epsilon), build(args.target, start)
+    match = matched_epsilon(source, target, statistic=args.match)
+    if not args.json:
+        print(f"{match.epsilon:.6g}")
+        return
+    print(json.dumps({**match.as_dict(), "pack": pack.name, "bound_epsilon": start}, indent=2))

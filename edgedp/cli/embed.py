@@ -7,18 +7,21 @@ line is one document (an empty line is an empty document); ``jsonl`` - one JSON 
 
 Output (``--output``, default stdout): JSON Lines, one object per document in input order:
 ``{"document": i, "mechanism": ..., "private": true, "epsilon": ..., "sentences": k,
-"candidate": index, "embedding": [...]}`` (``candidate`` for DeepCandidate only: the index of the
-released public candidate; ``dims``, ``delta`` and ``space`` for subspace-mean: the directions used,
-the delta of the Gaussian variant, and ``"subspace"`` for coordinates in the pack's basis or
-``"encoder"`` with ``--lift``); or, for a path ending in ``.npy``, a float32 array (documents, dims).
+"too_short": false, "candidate": index, "embedding": [...]}`` (``candidate`` for DeepCandidate
+only: the index of the released public candidate; ``dims``, ``delta`` and ``space`` for
+subspace-mean: the directions used, the delta of the Gaussian variant, and ``"subspace"`` for
+coordinates in the pack's basis or ``"encoder"`` with ``--lift``); or, for a path ending in
+``.npy``, a float32 array (documents, dims).
+
+A document of fewer than 2 sentences gets a release that says nothing about it (DeepCandidate: a
+uniformly random candidate): its record has ``"too_short": true`` and a warning on stderr counts
+them. Private, but useless: give documents of many sentences.
 """
 
 from __future__ import annotations
 
 import argparse
-import io
 import json
-import sys
 import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -28,23 +31,38 @@ import numpy as np
 
 from edgedp.cli.privatize import (
     add_ledger_arguments,
+    add_seed_argument,
     ledger_charger,
-    open_input,
     parse_epsilon,
-    read_pieces,
     warn_if_seeded,
+)
+from edgedp.cli.streams import (
+    check_output,
+    input_bytes,
+    open_input,
+    output_file,
+    read_lines,
+    read_pieces,
+    text_output,
+    too_long,
 )
 from edgedp.documents.baselines import NonPrivateMean
 from edgedp.documents.deepcandidate import DeepCandidate
-from edgedp.documents.mechanism import Document, DocumentMechanism, document_sentences
+from edgedp.documents.mechanism import (
+    INFORMATIVE_SENTENCES,
+    Document,
+    DocumentMechanism,
+    document_sentences,
+)
 from edgedp.documents.pack import SentencePack
 from edgedp.documents.subspace import SubspaceMean
 from edgedp.documents.subspace_pack import SubspacePack
 from edgedp.documents.truncation import Truncation
-from edgedp.errors import InputError, NotPrivateWarning
+from edgedp.errors import InputError, NotPrivateWarning, ShortDocumentWarning
 from edgedp.packs.loading import load_pack
 from edgedp.packs.native import set_num_threads
 from edgedp.privacy.validation import check_delta
+from edgedp.progress import Progress, message
 from edgedp.registry import DEFAULT_DOCUMENT_PACKS, DOCUMENT_MECHANISMS
 from edgedp.text.segmentation import MAX_TEXT_CHARS, batches
 
@@ -55,6 +73,8 @@ MECHANISMS = (*DOCUMENT_MECHANISMS, "mean")
 INPUTS = ("text", "lines", "jsonl")
 #: Documents embedded per encoder pass.
 BATCH_DOCUMENTS = 32
+#: Document numbers named in the too-short warning.
+NAMED_DOCUMENTS = 5
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -64,9 +84,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "(subspace-mean with --delta: (epsilon, delta)). mean is NOT private (comparison only)."
     )
     parser.epilog = __doc__.split("\n", 2)[2].replace("``", "")
-    parser.formatter_class = argparse.RawDescriptionHelpFormatter
-    parser.add_argument("--mechanism", choices=MECHANISMS, default="deepcandidate")
-    parser.add_argument("--epsilon", help="privacy parameter (> 0); not for --mechanism mean")
+    parser.add_argument(
+        "--mechanism", choices=MECHANISMS, default="deepcandidate", help="(default: deepcandidate)"
+    )
+    parser.add_argument(
+        "--epsilon", help="privacy parameter (> 0; required, except for --mechanism mean)"
+    )
     parser.add_argument(
         "--pack",
         help="pack directory or name (default: subspace-general for subspace-mean, "
@@ -87,52 +110,31 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="subspace-mean: output mu + P^T z in the encoder's 384-d space instead of coordinates",
     )
-    parser.add_argument("--input", choices=INPUTS, default="text", help="input format (text)")
-    parser.add_argument("--output", type=Path, help="output .jsonl or .npy (default: stdout)")
     parser.add_argument(
-        "--seed", type=int, help="fixed seed: reproducible and NOT private (tests, benchmarks)"
+        "--input", choices=INPUTS, default="text", help="input format (default: text)"
     )
-    parser.add_argument("--threads", type=int, help="threads of the ONNX encoder")
+    parser.add_argument("--output", type=Path, help="output .jsonl or .npy (default: stdout)")
+    add_seed_argument(parser)
+    parser.add_argument(
+        "--threads", type=int, help="threads of the ONNX encoder (default: one per core)"
+    )
     add_ledger_arguments(parser)
-    parser.add_argument("--encoding", default="utf-8", help="input encoding (default utf-8)")
+    parser.add_argument("--encoding", default="utf-8", help="input encoding (default: utf-8)")
     parser.add_argument("files", nargs="*", help="input files (default: stdin)")
 
 
-def _too_long(where: str) -> InputError:
-    return InputError(
-        f"{where}: a document is longer than the limit of {MAX_TEXT_CHARS:,} characters; split "
-        "it (e.g. --input lines or jsonl)"
-    )
-
-
-def read_document(path: str | None, encoding: str) -> str:
+def read_document(path: str | None, encoding: str, progress: Progress | None = None) -> str:
     """The whole input as one document, refused as soon as it passes :data:`MAX_TEXT_CHARS`
     (read in bounded pieces: an oversized input never sits in memory whole)."""
     pieces: list[str] = []
     total = 0
     with open_input(path) as source:
-        for piece in read_pieces(source, encoding):
+        for piece in read_pieces(source, encoding, progress):
             total += len(piece)
             if total > MAX_TEXT_CHARS:
-                raise _too_long(path or "stdin")
+                raise too_long(path or "stdin")
             pieces.append(piece)
     return "".join(pieces)
-
-
-def read_lines(path: str | None, encoding: str) -> Iterator[str]:
-    """The input's lines (as ``str.splitlines`` cuts them), streamed; a line over
-    :data:`MAX_TEXT_CHARS` is refused as soon as it passes the limit."""
-    pending = ""  # the last line seen, maybe incomplete (or a "\r" whose "\n" comes next)
-    with open_input(path) as source:
-        for piece in read_pieces(source, encoding):
-            lines = (pending + piece).splitlines(keepends=True)
-            pending = lines.pop() if lines else ""
-            if len(pending) > MAX_TEXT_CHARS:
-                raise _too_long(path or "stdin")
-            for line in lines:
-                yield line.splitlines()[0]
-    if pending:
-        yield pending.splitlines()[0]
 
 
 def _jsonl_document(line: str, where: str) -> Document:
@@ -149,14 +151,16 @@ def _jsonl_document(line: str, where: str) -> Document:
     raise InputError(f'{where}: expected {{"text": "..."}} or {{"sentences": ["...", ...]}}')
 
 
-def documents(files: list[str], input_format: str, encoding: str) -> Iterator[Document]:
+def documents(
+    files: list[str], input_format: str, encoding: str, progress: Progress | None = None
+) -> Iterator[Document]:
     """The documents of the inputs, in order, read in bounded pieces."""
     paths: list[str | None] = [*files] or [None]
     for path in paths:
         if input_format == "text":
-            yield read_document(path, encoding)
+            yield read_document(path, encoding, progress)
             continue
-        for number, line in enumerate(read_lines(path, encoding), start=1):
+        for number, line in enumerate(read_lines(path, encoding, progress), start=1):
             if input_format == "lines":
                 yield line
             elif line.strip():
@@ -229,31 +233,39 @@ def _records(
     base: dict[str, Any] = {"mechanism": mechanism.name, "private": mechanism.is_private}
     if mechanism.differentially_private:
         base["epsilon"] = getattr(mechanism, "epsilon", None)
-    if isinstance(mechanism, DeepCandidate):
-        base["projections"] = mechanism.projections
-        return [
-            base
-            | {"sentences": release.sentences, "candidate": release.index}
-            | {"embedding": release.embedding}
-            for release in mechanism.release_batch(batch)
-        ]
-    if isinstance(mechanism, SubspaceMean):
-        base["delta"] = mechanism.delta
-        base["space"] = "encoder" if lift else "subspace"
-        releases = mechanism.release_batch(batch)
-        rows = np.stack([release.coordinates for release in releases]) if releases else None
-        if rows is not None and lift:
-            rows = mechanism.lift(rows)
-        return [
-            base | {"sentences": release.sentences, "dims": release.dims, "embedding": row}
-            for release, row in zip(releases, [] if rows is None else rows, strict=True)
-        ]
-    split = [document_sentences(document) for document in batch]
-    embeddings = mechanism.embed_batch(split)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ShortDocumentWarning)  # flagged per record instead
+        if isinstance(mechanism, DeepCandidate):
+            base["projections"] = mechanism.projections
+            return [
+                base
+                | _length(mechanism, release.sentences)
+                | {"candidate": release.index, "embedding": release.embedding}
+                for release in mechanism.release_batch(batch)
+            ]
+        if isinstance(mechanism, SubspaceMean):
+            base["delta"] = mechanism.delta
+            base["space"] = "encoder" if lift else "subspace"
+            releases = mechanism.release_batch(batch)
+            rows = np.stack([release.coordinates for release in releases]) if releases else None
+            if rows is not None and lift:
+                rows = mechanism.lift(rows)
+            return [
+                base
+                | _length(mechanism, release.sentences)
+                | {"dims": release.dims, "embedding": row}
+                for release, row in zip(releases, [] if rows is None else rows, strict=True)
+            ]
+        split = [document_sentences(document) for document in batch]
+        embeddings = mechanism.embed_batch(split)
     return [
-        base | {"sentences": len(sentences), "embedding": row}
+        base | _length(mechanism, len(sentences)) | {"embedding": row}
         for sentences, row in zip(split, embeddings, strict=True)
     ]
+
+
+def _length(mechanism: DocumentMechanism[Any], sentences: int) -> dict[str, Any]:
+    return {"sentences": sentences, "too_short": mechanism.too_short(sentences)}
 
 
 def _json_line(number: int, record: dict[str, Any]) -> str:
@@ -262,11 +274,22 @@ def _json_line(number: int, record: dict[str, Any]) -> str:
     return f'{head[:-1]}, "embedding": [{values}]}}\n'
 
 
+def _warn_short(short: list[int], total: int) -> None:
+    if not short:
+        return
+    named = ", ".join(str(number) for number in short[:NAMED_DOCUMENTS])
+    more = ", ..." if len(short) > NAMED_DOCUMENTS else ""
+    message(
+        f"edgedp: warning: {len(short)} of {total} documents (number {named}{more}) have fewer "
+        f"than {INFORMATIVE_SENTENCES} sentences: their embedding says nothing about them "
+        '(private but useless; "too_short": true in their records)'
+    )
+
+
 def run(args: argparse.Namespace) -> None:
+    check_output(args.output, (".jsonl", ".npy"))
     if args.threads is not None:
         set_num_threads(args.threads)
-    if args.output is not None and args.output.suffix not in (".npy", ".jsonl"):
-        raise InputError("--output must end in .jsonl or .npy")
     _check_options(args)
     name = args.pack or DEFAULT_DOCUMENT_PACKS.get(args.mechanism, DEFAULT_SENTENCE_PACK)
     pack: SentencePack | SubspacePack = (
@@ -278,35 +301,31 @@ def run(args: argparse.Namespace) -> None:
     width = pack.dims if args.lift or not isinstance(mechanism, SubspaceMean) else None
     warn_if_seeded(args.seed)
     if not mechanism.differentially_private:
-        print(
-            "edgedp: warning: --mechanism mean releases the exact mean: NOT PRIVATE",
-            file=sys.stderr,
-        )
+        message("edgedp: warning: --mechanism mean releases the exact mean: NOT PRIVATE")
     charge = ledger_charger(args, mechanism)
-    stream = documents(args.files, args.input, args.encoding)
-    if args.output is not None and args.output.suffix == ".npy":
-        rows = [
-            record["embedding"]
+    short: list[int] = []  # the numbers of the documents too short to be embedded usefully
+    rows: list[np.ndarray] = []
+    count = 0
+    with Progress(NAME, total=input_bytes(args.files or [None]), unit="B") as progress:
+        stream = documents(args.files, args.input, args.encoding, progress)
+        records = (
+            record
             for batch in batches(stream, limit=BATCH_DOCUMENTS)
             for record in _records(mechanism, batch, charge, lift=args.lift)
-        ]
-        array = np.array(rows, dtype=np.float32).reshape(len(rows), width or mechanism.output_dims)
-        np.save(args.output, array, allow_pickle=False)
-        return
-    out = (
-        open(args.output, "w", encoding="utf-8")  # noqa: SIM115 - closed below
-        if args.output is not None
-        else io.TextIOWrapper(sys.stdout.buffer, encoding="utf-8", newline="")
-    )
-    number = 0
-    try:
-        for batch in batches(stream, limit=BATCH_DOCUMENTS):
-            for record in _records(mechanism, batch, charge, lift=args.lift):
-                out.write(_json_line(number, record))
-                number += 1
-        out.flush()
-    finally:
-        if args.output is not None:
-            out.close()
-        else:
-            out.detach()
+        )
+        to_npy = args.output is not None and args.output.suffix == ".npy"
+        with text_output(None if to_npy else args.output) as out:
+            for count, record in enumerate(records, start=1):
+                if record["too_short"]:
+                    short.append(count - 1)
+                if to_npy:
+                    rows.append(record["embedding"])
+                else:
+                    out.write(_json_line(count - 1, record))
+        if to_npy:
+            array = np.array(rows, dtype=np.float32).reshape(
+                len(rows), width or mechanism.output_dims
+            )
+            with output_file(args.output) as temporary, open(temporary, "wb") as file:
+                np.save(file, array, allow_pickle=False)
+    _warn_short(short, count)

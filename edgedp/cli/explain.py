@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from edgedp.cli.privatize import parse_epsilon, warn_if_seeded
+from edgedp.cli.privatize import add_seed_argument, parse_epsilon, warn_if_seeded
 from edgedp.cli.word_options import (
     add_word_mechanism_arguments,
     build_word_mechanism,
@@ -22,16 +22,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.description = (
         "Report the guarantee, the per-word privacy-loss bound epsilon * d (vocabulary average and "
         "maximum, and per word of --text), the share of words kept unchanged, the Bayesian "
-        "adversary's inference error E_M (uniform and Zipf priors), N_w and S_w, with 95 %% "
+        "adversary's inference error E_M (uniform and Zipf priors), N_w and S_w, with 95 % "
         "intervals from a Monte Carlo on fixed public words, and sample rewrites."
     )
     add_word_mechanism_arguments(parser)
-    parser.add_argument("--text", help="also bound each word of this text (read, not stored)")
-    parser.add_argument("--words", type=int, default=DEFAULT_WORDS, help="public words measured")
-    parser.add_argument("--samples", type=int, default=DEFAULT_SAMPLES, help="releases per word")
     parser.add_argument(
-        "--seed", type=int, help="reproducible estimates and rewrites (NOT private)"
+        "--text", help="also bound each word of this text (read, not stored; default: none)"
     )
+    parser.add_argument(
+        "--words",
+        type=int,
+        default=DEFAULT_WORDS,
+        help="public words measured (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--samples",
+        type=int,
+        default=DEFAULT_SAMPLES,
+        help="releases per word (default: %(default)s)",
+    )
+    add_seed_argument(parser, "estimates and sample rewrites")
     parser.add_argument("--json", action="store_true", help="print JSON")
 
 

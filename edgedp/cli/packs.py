@@ -1,28 +1,45 @@
-"""``edgedp packs list | info [PATH] | verify [PATH] | fit PACK SAMPLE.jsonl``."""
+"""``edgedp packs list | info [PACK] | verify [PACK] | fit PACK SAMPLE.jsonl``.
+
+Like every edgedp command, each prints text for people and, with ``--json``, one JSON document.
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
 from pathlib import Path
+from typing import Any
 
-from edgedp.packs.loading import list_packs, load_pack
+from edgedp.packs.loading import PackEntry, list_packs, load_pack
 
 NAME = "packs"
 HELP = "list, describe and verify asset packs"
+#: The columns of ``packs list``.
+COLUMNS = ("name", "kind", "origin", "path")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    commands = parser.add_subparsers(dest="packs_command", required=True, parser_class=type(parser))
-    commands.add_parser(
-        "list", help="list the bundled packs, installed pack distributions and $EDGEDP_PACKS"
+    parser.description = (
+        "Asset packs by name are found in this order: bundled with edgedp, installed pack "
+        "distributions, the directories of $EDGEDP_PACKS (separated by ':'), then the working "
+        "directory; a path finds a pack directory anywhere."
     )
+    commands = parser.add_subparsers(dest="packs_command", required=True, parser_class=type(parser))
+    listing = commands.add_parser(
+        "list",
+        help="the packs a name finds: bundled, installed distributions, $EDGEDP_PACKS, the "
+        "working directory",
+    )
+    listing.add_argument("--json", action="store_true", help="print JSON")
     for name, text in (
         ("info", "describe a pack"),
         ("verify", "check a pack's files and checksums"),
     ):
         sub = commands.add_parser(name, help=text)
-        sub.add_argument("path", nargs="?", help="pack directory or bundled name (default pack)")
+        sub.add_argument(
+            "path", nargs="?", help="pack directory or name (default: the default pack)"
+        )
+        sub.add_argument("--json", action="store_true", help="print JSON")
     fit = commands.add_parser(
         "fit",
         help="estimate how DeepCandidate (sentences pack) or SubspaceMean (subspace pack) will do "
@@ -33,10 +50,55 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     fit.add_argument("--json", action="store_true", help="print the estimate as JSON")
 
 
+def entry_fields(entry: PackEntry) -> dict[str, Any]:
+    """A listed pack as JSON-ready fields."""
+    return {
+        "name": entry.name,
+        "kind": entry.kind,
+        "origin": entry.origin,
+        "path": str(entry.path),
+        "pinned": entry.pin,
+        "shadowed": entry.shadowed,
+        "problem": entry.problem,
+    }
+
+
+def render_table(rows: list[list[str]], header: tuple[str, ...]) -> str:
+    """Rows under an upper-case header, in columns two spaces apart."""
+    table = [[column.upper() for column in header], *rows]
+    widths = [max(len(row[index]) for row in table) for index in range(len(header) - 1)]
+    return "\n".join(
+        "  ".join([*(cell.ljust(width) for cell, width in zip(row, widths, strict=False)), row[-1]])
+        for row in table
+    )
+
+
+def pack_rows(entries: list[dict[str, Any]]) -> list[list[str]]:
+    """Listed packs (:func:`entry_fields`) as table rows; pins, shadowing, problems noted."""
+    rows = []
+    for entry in entries:
+        notes = [
+            note
+            for note, present in (
+                ("pinned", entry["pinned"] is not None),
+                ("shadowed: reach it by path", entry["shadowed"]),
+                (f"unreadable: {entry['problem']}", entry["problem"] is not None),
+            )
+            if present
+        ]
+        origin = entry["origin"] + (f" ({'; '.join(notes)})" if notes else "")
+        rows.append([entry["name"], entry["kind"], origin, entry["path"]])
+    return rows
+
+
 def run(args: argparse.Namespace) -> None:
     if args.packs_command == "list":
-        for entry in list_packs():
-            print(f"{entry.name}\t{entry.kind}\t{entry.path}\t{entry.origin}")
+        entries = [entry_fields(entry) for entry in list_packs()]
+        print(
+            json.dumps(entries, indent=2)
+            if args.json
+            else render_table(pack_rows(entries), COLUMNS)
+        )
         return
     pack = load_pack(args.path, verify=True)
     if args.packs_command == "fit":
@@ -46,12 +108,38 @@ def run(args: argparse.Namespace) -> None:
         return
     if args.packs_command == "info":
         summary = pack.describe()
-        summary["manifest"] = json.loads(json.dumps(pack.manifest.data, default=dict))
-        print(json.dumps(summary, indent=2, ensure_ascii=False))
-    else:
-        files = len(pack.manifest.data["files"])
-        pinned = next(
-            (e for e in list_packs() if e.pin and e.path.resolve() == pack.path.resolve()), None
+        if args.json:
+            summary["manifest"] = json.loads(json.dumps(pack.manifest.data, default=dict))
+            print(json.dumps(summary, indent=2, ensure_ascii=False))
+        else:
+            print("\n".join(f"{key}: {_plain(value)}" for key, value in summary.items()))
+        return
+    files = len(pack.manifest.data["files"])
+    pinned = next(
+        (e for e in list_packs() if e.pin and e.path.resolve() == pack.path.resolve()), None
+    )
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "ok": True,
+                    "name": pack.name,
+                    "path": str(pack.path),
+                    "files": files,
+                    "digest": pack.manifest.digest,
+                    "pinned_by": pinned.origin if pinned else None,
+                },
+                indent=2,
+            )
         )
-        pin = f"; manifest pinned ({pinned.origin}) to {pinned.pin}" if pinned else ""
-        print(f"ok: {pack.name} ({pack.path}): {files} files, sizes and SHA-256 verified{pin}")
+        return
+    pin = f"; manifest pinned ({pinned.origin}) to {pinned.pin}" if pinned else ""
+    print(f"ok: {pack.name} ({pack.path}): {files} files, sizes and SHA-256 verified{pin}")
+
+
+def _plain(value: Any) -> str:
+    if isinstance(value, dict):
+        return ", ".join(f"{key} {item}" for key, item in value.items()) or "-"
+    if isinstance(value, list | tuple):
+        return ", ".join(str(item) for item in value) or "-"
+    return "-" if value is None else str(value)

@@ -1,16 +1,29 @@
-"""``edgedp privatize``: rewrite text with a word-level mechanism, streaming stdin or a file."""
+"""``edgedp privatize``: rewrite text with a word-level mechanism, streaming stdin or a file.
+
+Input (``--input``): ``text`` (default), streamed in bounded memory, one output line per input line
+(whitespace and punctuation pass through); or ``jsonl``, one JSON object per line whose ``"text"``
+is privatized and whose other fields are passed through as they are, NOT privatized (an empty
+line stays empty).
+Output: stdout, or ``--output FILE`` (written whole on success, nothing on failure).
+"""
 
 from __future__ import annotations
 
 import argparse
-import codecs
-import io
-import sys
+import json
 import warnings
 from collections.abc import Callable, Iterable, Iterator
-from itertools import chain
-from typing import TYPE_CHECKING, Any, BinaryIO
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
+from edgedp.cli.streams import (
+    check_output,
+    input_bytes,
+    open_input,
+    read_lines,
+    read_pieces,
+    text_output,
+)
 from edgedp.cli.word_options import (
     add_word_mechanism_arguments,
     build_word_mechanism,
@@ -20,8 +33,11 @@ from edgedp.errors import InputError, NotPrivateWarning
 from edgedp.packs.loading import load_pack
 from edgedp.packs.native import set_num_threads
 from edgedp.privacy.validation import check_delta, check_epsilon
+from edgedp.progress import Progress, message
 from edgedp.registry import SENTENCE_REWRITERS
-from edgedp.words.streaming import privatize_stream
+from edgedp.text.segmentation import batches
+from edgedp.words.mechanism import WordMechanism
+from edgedp.words.streaming import BATCH_CHARS, privatize_stream
 
 if TYPE_CHECKING:  # the ledger (sqlite3) and ADePT are imported only when a run needs them
     from edgedp.privacy.ledger import Chargeable
@@ -29,27 +45,45 @@ if TYPE_CHECKING:  # the ledger (sqlite3) and ADePT are imported only when a run
 #: ADePT's noises and default pack (edgedp.adept.mechanism.NOISES / DEFAULT_PACK; test_cli checks).
 ADEPT_NOISES = ("laplace", "gaussian")
 DEFAULT_ADEPT_PACK = "adept-bbc"
+INPUTS = ("text", "jsonl")
 
 NAME = "privatize"
-HELP = "privatize text word by word (reads FILE or stdin, writes stdout)"
-#: Bytes read at a time; each read is decoded whole (64 kB cost ~0.2 MB more peak RSS, issue 17).
-_READ_BYTES = 1 << 14
+HELP = "privatize text word by word (reads FILE or stdin, writes stdout or --output)"
+
+#: A function from the input's decoded pieces to the released text.
+Privatizer = Callable[[Iterator[str]], Iterable[str]]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.description = (
-        "Privatize text with a word-level metric-DP mechanism. One output line per input line; "
-        "whitespace and punctuation pass through, every word is resampled."
+        "Privatize text with a word-level metric-DP mechanism (or ADePT, sentence by sentence). "
+        "One output line per input line; whitespace and punctuation pass through, every word is "
+        "resampled from the public vocabulary."
     )
+    parser.epilog = __doc__.split("\n", 2)[2].replace("``", "")
     add_word_mechanism_arguments(parser, extra_mechanisms=tuple(SENTENCE_REWRITERS))
-    parser.add_argument("--noise", choices=ADEPT_NOISES, help="adept: noise (default laplace)")
-    parser.add_argument("--delta", help="adept with --noise gaussian: delta in (0, 1)")
+    parser.add_argument("--noise", choices=ADEPT_NOISES, help="adept: noise (default: laplace)")
     parser.add_argument(
-        "--seed", type=int, help="fixed seed: reproducible and NOT private (tests, benchmarks)"
+        "--delta", help="adept with --noise gaussian (required there): delta in (0, 1)"
     )
-    parser.add_argument("--threads", type=int, help="threads for the nearest-neighbour search")
+    add_seed_argument(parser)
+    parser.add_argument(
+        "--threads",
+        type=int,
+        help="threads for the nearest-neighbour search (default: the libraries', one per core)",
+    )
     add_ledger_arguments(parser)
-    parser.add_argument("--encoding", default="utf-8", help="input encoding (default utf-8)")
+    parser.add_argument(
+        "--input", choices=INPUTS, default="text", help="input format (default: text)"
+    )
+    parser.add_argument("--output", type=Path, help="output file (default: stdout)")
+    parser.add_argument(
+        "--summary",
+        action="store_true",
+        help="word mechanisms: then print on stderr what was released, the guarantee, and the "
+        "share of words this epsilon keeps unchanged",
+    )
+    parser.add_argument("--encoding", default="utf-8", help="input encoding (default: utf-8)")
     parser.add_argument("file", nargs="?", help="input file (default: stdin)")
 
 
@@ -66,87 +100,87 @@ def _number(text: str) -> object:
         return text
 
 
-def text_decoder(encoding: str) -> codecs.IncrementalDecoder:
-    """A strict incremental decoder for ``encoding``, which must decode bytes to text.
-
-    Python's codec registry also holds bytes-to-bytes codecs (``base64``, ``hex``, ``zlib``) and
-    text-to-text ones (``rot13``); they are refused here, by the registry's own flag.
-    """
-    try:
-        info = codecs.lookup(encoding)
-    except (LookupError, TypeError, ValueError):
-        raise InputError(f"unknown encoding {encoding!r}") from None
-    if not getattr(info, "_is_text_encoding", True):
-        raise InputError(
-            f"{encoding!r} is not a text encoding (it does not decode bytes to text); use e.g. "
-            "utf-8, utf-16 or latin-1"
-        )
-    return info.incrementaldecoder(errors="strict")
-
-
-def read_pieces(stream: BinaryIO, encoding: str) -> Iterator[str]:
-    """Decode ``stream`` incrementally and strictly, in bounded pieces.
-
-    A byte order mark is honoured by ``utf-16``/``utf-32`` and dropped by every other codec; input that
-    ends inside a character (an odd byte count in UTF-16) or that a codec rejects is an
-    :class:`InputError` naming the byte offset where known.
-    """
-    decoder = text_decoder(encoding)
-    offset = 0
-    first = True
-    while True:
-        block = stream.read(_READ_BYTES)
-        try:
-            text = decoder.decode(block, final=not block)
-        except UnicodeDecodeError as error:
-            raise InputError(
-                f"input is not valid {encoding} at byte {offset + error.start}; convert it "
-                "(e.g. iconv) or pass --encoding"
-            ) from None
-        except UnicodeError as error:  # e.g. "UTF-16 stream does not start with BOM"
-            raise InputError(
-                f"input is not valid {encoding} ({error}); convert it (e.g. iconv) or pass "
-                "--encoding"
-            ) from None
-        offset += len(block)
-        if first and text:  # a byte order mark the codec kept (utf-8, utf-16-le ...) is not text
-            text, first = text.removeprefix("\ufeff"), False
-        if text:
-            yield text
-        if not block:
-            return
-
-
-def open_input(path: str | None) -> BinaryIO:
-    """The binary input stream: stdin for ``None`` or ``-``."""
-    if path in (None, "-"):
-        return sys.stdin.buffer
-    try:
-        return open(path, "rb")  # closed by the caller's with-statement
-    except OSError as error:
-        raise InputError(f"cannot read {path}: {error.strerror or error}") from None
-
-
 def warn_if_seeded(seed: int | None) -> None:
     if seed is not None:
-        print(
-            f"edgedp: warning: --seed {seed} makes the output reproducible and NOT private",
-            file=sys.stderr,
-        )
+        message(f"edgedp: warning: --seed {seed} makes the output reproducible and NOT private")
 
 
-def write_privatized(
-    path: str | None, encoding: str, privatize: Callable[[Iterator[str]], Iterable[str]]
-) -> None:
-    """Stream FILE (or stdin) through ``privatize`` to stdout, as UTF-8."""
-    out = io.TextIOWrapper(sys.stdout.buffer, encoding="utf-8", newline="")
-    try:
-        with open_input(path) as source:
-            for text in privatize(read_pieces(source, encoding)):
+class Release:
+    """How one run releases text: ``stream`` privatizes the concatenation of decoded pieces (plain
+    text); :meth:`batch` a list of separate texts (JSON Lines records), with ``before(texts)`` (a
+    ledger charge) first and ``after()`` once they are released."""
+
+    def __init__(
+        self,
+        mechanism: Any,
+        stream: Privatizer,
+        before: Callable[[list[str]], None] | None = None,
+        after: Callable[[], None] | None = None,
+    ) -> None:
+        self.mechanism = mechanism
+        self.stream = stream
+        self.before = before
+        self.after = after
+
+    def batch(self, texts: list[str]) -> list[str]:
+        if self.before is not None:
+            self.before(texts)
+        released: list[str] = self.mechanism.privatize_batch(texts)
+        if self.after is not None:
+            self.after()
+        return released
+
+
+def write_privatized(args: argparse.Namespace, release: Release) -> None:
+    """FILE (or stdin) privatized to stdout or ``--output``, as UTF-8 (see the module docstring)."""
+    total = input_bytes([args.file])
+    with Progress(NAME, total=total, unit="B") as progress, text_output(args.output) as out:
+        if args.input == "jsonl":
+            lines = read_lines(args.file, args.encoding, progress)
+            for line in privatize_records(lines, release.batch):
+                out.write(line)
+            return
+        with open_input(args.file) as source:
+            for text in release.stream(read_pieces(source, args.encoding, progress)):
                 out.write(text)
-        out.flush()
-    finally:
-        out.detach()
+
+
+def privatize_records(
+    lines: Iterable[str], privatize: Callable[[list[str]], list[str]]
+) -> Iterator[str]:
+    """JSON Lines in, JSON Lines out: each object's ``"text"`` privatized, its other fields kept.
+
+    Records are gathered into batches of about :data:`~edgedp.words.streaming.BATCH_CHARS`
+    characters of text; each record's text is a text of its own (its layout and casing too). An
+    empty line stays empty; anything but an object with a string ``"text"`` is an
+    :class:`InputError` naming the line.
+    """
+    numbered = (_record(line, number) for number, line in enumerate(lines, start=1))
+    for batch in batches(numbered, limit=BATCH_CHARS, size=lambda record: len(_text(record))):
+        texts = [record["text"] for record in batch if record is not None]
+        released = iter(privatize(texts) if texts else ())
+        for record in batch:
+            if record is None:
+                yield "\n"
+                continue
+            record["text"] = next(released)
+            yield json.dumps(record, ensure_ascii=False) + "\n"
+
+
+def _record(line: str, number: int) -> dict[str, Any] | None:
+    if not line.strip():
+        return None
+    try:
+        record = json.loads(line)
+    except json.JSONDecodeError as error:
+        raise InputError(f"line {number}: not JSON ({error.msg})") from None
+    if not isinstance(record, dict) or not isinstance(record.get("text"), str):
+        raise InputError(f'line {number}: expected an object with a "text" string')
+    return record
+
+
+def _text(record: dict[str, Any] | None) -> str:
+    return "" if record is None else str(record["text"])
 
 
 def _parse_delta(text: str) -> float:
@@ -159,6 +193,8 @@ def _run_sentence_rewriter(args: argparse.Namespace) -> None:
     for name in ("oov", "casing", "protect"):
         if getattr(args, name) is not None:
             raise InputError(f"--{name} applies to the word mechanisms, not {args.mechanism}")
+    if args.summary:
+        raise InputError(f"--summary applies to the word mechanisms, not {args.mechanism}")
     delta = None if args.delta is None else _parse_delta(args.delta)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", NotPrivateWarning)  # announced once, below
@@ -173,12 +209,14 @@ def _run_sentence_rewriter(args: argparse.Namespace) -> None:
     charge = ledger_charger(args, mechanism)
     from edgedp.adept.mechanism import privatize_lines
 
-    write_privatized(
-        args.file, args.encoding, lambda pieces: privatize_lines(mechanism, pieces, charge)
-    )
+    def stream(pieces: Iterator[str]) -> Iterator[str]:
+        return privatize_lines(mechanism, pieces, charge)
+
+    write_privatized(args, Release(mechanism, stream, charge))
 
 
 def run(args: argparse.Namespace) -> None:
+    check_output(args.output)
     if args.threads is not None:
         set_num_threads(args.threads)
     if args.mechanism in SENTENCE_REWRITERS:
@@ -189,34 +227,78 @@ def run(args: argparse.Namespace) -> None:
     mechanism = build_word_mechanism(args, parse_epsilon(args.epsilon), rng=args.seed)
     warn_if_seeded(args.seed)
     charge = ledger_charger(args, mechanism)
+    slots = 0
+    warning: list[str | None] = []  # the keep-rate warning, decided before the first batch
 
-    def privatize(pieces: Iterator[str]) -> Iterator[str]:
-        first = next(pieces, None)
-        if first is None:  # no input: nothing to warn about
-            return
-        from edgedp.words.keep_rate import keep_warning
+    def before_release(batch: list[str]) -> None:
+        nonlocal slots
+        if not warning:
+            from edgedp.words.keep_rate import keep_warning
 
-        # once the input reads, warn if epsilon keeps < 5 % or > 95 % of words: a small Monte
-        # Carlo on public words, cached in memory per pack and parameters. Computed before the
-        # first batch, whose work then reuses its freed memory (issue 17: ~1 MB less peak RSS),
-        # and printed once that batch is released (not if the ledger refuses it), as before.
-        warning = keep_warning(mechanism)
-        released = privatize_stream(mechanism, chain([first], pieces), before_release=charge)
-        first_release = next(released, None)
-        if first_release is None:
-            return
-        if warning is not None:
-            print(f"edgedp: warning: {warning}", file=sys.stderr)
-        yield first_release
-        yield from released
+            # warn if epsilon keeps < 5 % or > 95 % of words: a small Monte Carlo on public
+            # words, cached in memory per pack and parameters. Computed before the first batch,
+            # whose work then reuses its freed memory (issue 17: ~1 MB less peak RSS), and printed
+            # once that batch is released (not if the ledger refuses it).
+            warning.append(keep_warning(mechanism))
+        if charge is not None:
+            charge(batch)
+        if args.summary:
+            slots += mechanism.units(batch)
 
-    write_privatized(args.file, args.encoding, privatize)
+    def announce() -> None:
+        if warning and warning[0] is not None:
+            message(f"edgedp: warning: {warning[0]}")
+            warning[0] = None
+
+    def stream(pieces: Iterator[str]) -> Iterator[str]:
+        for text in privatize_stream(mechanism, pieces, before_release=before_release):
+            yield text
+            announce()
+
+    write_privatized(args, Release(mechanism, stream, before_release, announce))
+    if args.summary:
+        message(summary(mechanism, slots))
+
+
+def summary(mechanism: WordMechanism, slots: int) -> str:
+    """What ``--summary`` prints: the release, its guarantee, and what the epsilon does."""
+    from edgedp.words.keep_rate import quick_keep
+
+    guarantee = mechanism.guarantee()
+    per = f" per {guarantee.metric_unit}" if guarantee.metric_unit else ""
+    bound = f"epsilon * d_{guarantee.metric} metric DP" if guarantee.metric else "epsilon-DP"
+    guarded = ",".join(sorted(mechanism.protect)) or "none"
+    name, epsilon = mechanism.name, f"{mechanism.epsilon:g}"
+    return "\n".join(
+        [
+            f"edgedp: released {slots:,} word slots with {name} at epsilon {epsilon}{per}: "
+            f"{bound} for each vocabulary word",
+            f"edgedp: out-of-vocabulary tokens and protected spans (--protect {guarded}) are "
+            "replaced without being read",
+            f"edgedp: at this epsilon about {quick_keep(mechanism).value:.0%} of a text's words "
+            f"come back unchanged; see `edgedp explain --mechanism {name} --epsilon {epsilon}` "
+            f"and `edgedp tune --mechanism {name} --keep K`",
+        ]
+    )
 
 
 def add_ledger_arguments(parser: argparse.ArgumentParser) -> None:
     """--ledger and --scope: charge every release to a privacy ledger first."""
-    parser.add_argument("--ledger", help="privacy ledger file to charge before each release")
-    parser.add_argument("--scope", help="ledger scope (user or stream) to charge")
+    parser.add_argument(
+        "--ledger", help="privacy ledger file to charge before each release (default: none)"
+    )
+    parser.add_argument(
+        "--scope", help="ledger scope (user or stream) to charge (required with --ledger)"
+    )
+
+
+def add_seed_argument(parser: argparse.ArgumentParser, what: str = "output") -> None:
+    """--seed: reproducible and NOT private; the default is OS entropy."""
+    parser.add_argument(
+        "--seed",
+        type=int,
+        help=f"fixed seed: reproducible {what}, NOT private (default: none, OS entropy: private)",
+    )
 
 
 def ledger_charger(

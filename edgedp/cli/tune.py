@@ -31,17 +31,32 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     add_word_mechanism_arguments(parser, epsilon=False)
     target = parser.add_mutually_exclusive_group(required=True)
-    target.add_argument("--keep", type=float, help="target share of words kept, in (0, 1)")
-    target.add_argument("--inference-error", type=float, help="target E_M, in (0, 1)")
-    target.add_argument("--loss-bound", type=float, help="target per-word loss bound epsilon * d")
-    parser.add_argument("--aggregate", choices=AGGREGATES, default="avg", help="for --loss-bound")
-    parser.add_argument("--prior", choices=PRIORS, default="zipf", help="for --inference-error")
-    parser.add_argument("--start-epsilon", help="where the search starts")
+    one = "; one target is required"
+    target.add_argument("--keep", type=float, help="target share of words kept, in (0, 1)" + one)
+    target.add_argument("--inference-error", type=float, help="target E_M, in (0, 1)" + one)
+    target.add_argument(
+        "--loss-bound", type=float, help="target per-word loss bound epsilon * d" + one
+    )
+    parser.add_argument(
+        "--aggregate", choices=AGGREGATES, default="avg", help="for --loss-bound (default: avg)"
+    )
+    parser.add_argument(
+        "--prior", choices=PRIORS, default="zipf", help="for --inference-error (default: zipf)"
+    )
+    parser.add_argument(
+        "--start-epsilon",
+        help="where the search starts (default: 0.5 per bit in Hamming space, 10 in Euclidean "
+        "or Mahalanobis space, else 1)",
+    )
     parser.add_argument(
         "--choose-t", action="store_true", help="vickrey: choose t by Alg. 2 at equal utility loss"
     )
-    parser.add_argument("--words", type=int, default=TUNE_WORDS, help="public words measured")
-    parser.add_argument("--samples", type=int, default=TUNE_SAMPLES, help="releases per word")
+    parser.add_argument(
+        "--words", type=int, default=TUNE_WORDS, help="public words measured (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--samples", type=int, default=TUNE_SAMPLES, help="releases per word (default: %(default)s)"
+    )
     parser.add_argument("--json", action="store_true", help="print JSON")
 
 

@@ -10,30 +10,34 @@ from typing import Any
 
 from edgedp.errors import InputError, NotPrivateWarning
 from edgedp.packs.loading import load_pack
+from edgedp.progress import message
 from edgedp.registry import WORD_MECHANISMS
 from edgedp.text.identifiers import DEFAULT_PROTECT, PROTECT_KINDS
 from edgedp.text.segmentation import CASINGS
 from edgedp.words.mechanism import OOV_POLICIES, WordMechanism
-from edgedp.words.vickrey import SPACES
+from edgedp.words.spaces import SPACE_NAMES
 
 PROTECT_HELP = (
     "identifier guard: comma-separated kinds released like out-of-vocabulary tokens, never "
-    f"through the mechanism ({', '.join(PROTECT_KINDS)}), or 'none' "
+    f"through the mechanism ({', '.join(PROTECT_KINDS)}), 'all' or 'none' "
     f"(default: {','.join(DEFAULT_PROTECT)})"
 )
 
 
 def parse_protect(text: str | None) -> tuple[str, ...]:
-    """``--protect`` as a tuple of kinds (``none`` is the empty tuple)."""
+    """``--protect`` as a tuple of kinds (``none`` is the empty tuple, ``all`` every kind)."""
     if text is None:
         return DEFAULT_PROTECT
     if text.strip().lower() == "none":
         return ()
+    if text.strip().lower() == "all":
+        return tuple(PROTECT_KINDS)
     kinds = tuple(item.strip() for item in text.split(",") if item.strip())
     unknown = [kind for kind in kinds if kind not in PROTECT_KINDS]
     if unknown or not kinds:
         raise InputError(
-            f"--protect takes {', '.join(PROTECT_KINDS)} (comma-separated) or none, got {text!r}"
+            f"--protect takes {', '.join(PROTECT_KINDS)} (comma-separated), all or none, got "
+            f"{text!r}"
         )
     return kinds
 
@@ -44,34 +48,62 @@ def add_word_mechanism_arguments(
     """--mechanism (word mechanisms, and ``extra_mechanisms``), --epsilon, every word mechanism's
     own flags, the pack and the policies: defined once for privatize, explain and tune."""
     parser.add_argument(
-        "--mechanism", choices=sorted([*WORD_MECHANISMS, *extra_mechanisms]), default="brr"
+        "--mechanism",
+        choices=sorted([*WORD_MECHANISMS, *extra_mechanisms]),
+        default="brr",
+        help="(default: brr)",
     )
     if epsilon:
-        parser.add_argument("--epsilon", required=True, help="privacy parameter (> 0)")
-    parser.add_argument("--lam", type=float, help="mahalanobis: regularization lambda in [0, 1]")
-    parser.add_argument("--t", type=float, help="vickrey: tuning parameter t in [0, 1]")
-    parser.add_argument("--weights", help="generalized-vickrey: t_1,...,t_k (comma-separated)")
+        parser.add_argument("--epsilon", required=True, help="privacy parameter (> 0; required)")
     parser.add_argument(
-        "--space", choices=SPACES, help="vickrey mechanisms, tem, custext: euclidean or hamming"
+        "--lam", type=float, help="mahalanobis: regularization lambda in [0, 1] (default: 0.2)"
     )
     parser.add_argument(
-        "--gamma", type=float, help="tem: distance threshold (default: the paper's beta recipe)"
+        "--t", type=float, help="vickrey: tuning parameter t in [0, 1] (default: 0.5)"
     )
     parser.add_argument(
-        "--beta", type=float, help="tem without --gamma: Pr[output beyond gamma] (default 0.001)"
+        "--weights",
+        help="generalized-vickrey (required there, no default): t_1,...,t_k comma-separated, one "
+        "per nearest word considered, e.g. 0,0.05,0.1",
     )
-    parser.add_argument("--k", "--top-k", dest="k", type=int, help="custext: output-set size")
     parser.add_argument(
-        "--p", type=float, help="santext-plus: probability a non-sensitive word is resampled"
+        "--space",
+        choices=SPACE_NAMES,
+        help="vickrey mechanisms, tem, custext (default: euclidean if the pack has float "
+        "vectors, else hamming)",
+    )
+    threshold = parser.add_mutually_exclusive_group()  # --gamma G | --beta B
+    threshold.add_argument(
+        "--gamma",
+        type=float,
+        help="tem: distance threshold (default: from --beta, the paper's recipe)",
+    )
+    threshold.add_argument(
+        "--beta", type=float, help="tem without --gamma: Pr[output beyond gamma] (default: 0.001)"
+    )
+    parser.add_argument(
+        "--k", "--top-k", dest="k", type=int, help="custext: output-set size (default: 20)"
+    )
+    parser.add_argument(
+        "--p",
+        type=float,
+        help="santext-plus: probability a non-sensitive word is resampled (default: 0.3)",
     )
     parser.add_argument(
         "--sensitive-fraction",
         type=float,
-        help="santext-plus: share of the rarest vocabulary words treated as sensitive",
+        help="santext-plus: share of the rarest vocabulary words treated as sensitive "
+        "(default: 0.9)",
     )
-    parser.add_argument("--pack", help="pack directory or bundled pack name (default: bundled)")
     parser.add_argument(
-        "--oov", choices=OOV_POLICIES, help="word mechanisms: out-of-vocabulary tokens (sample)"
+        "--pack",
+        help="pack directory or name (default: words-small"
+        + (", adept-bbc for adept)" if extra_mechanisms else ")"),
+    )
+    parser.add_argument(
+        "--oov",
+        choices=OOV_POLICIES,
+        help="word mechanisms: out-of-vocabulary tokens (default: sample)",
     )
     parser.add_argument("--casing", choices=CASINGS, help="word mechanisms (default: lower)")
     parser.add_argument("--protect", help="word mechanisms: " + PROTECT_HELP)
@@ -126,10 +158,11 @@ def build_word_mechanism(
     args: argparse.Namespace, epsilon: float, *, rng: int | None = None
 ) -> WordMechanism:
     """The word mechanism the arguments describe (a seed's warning is the caller's to print)."""
+    pack = load_pack(args.pack, kind="words")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", NotPrivateWarning)
-        return WORD_MECHANISMS[args.mechanism](
-            load_pack(args.pack, kind="words"),
+        mechanism = WORD_MECHANISMS[args.mechanism](
+            pack,
             epsilon=epsilon,
             rng=rng,
             oov=args.oov or "sample",
@@ -137,3 +170,9 @@ def build_word_mechanism(
             protect=parse_protect(args.protect),
             **mechanism_options(args),
         )
+    if args.space is None and getattr(mechanism, "space_name", None) == "hamming":
+        message(
+            f"edgedp: note: --mechanism {args.mechanism} runs in Hamming space, epsilon per bit "
+            f"(pack {pack.name!r} has no float vectors for --space euclidean)"
+        )
+    return mechanism

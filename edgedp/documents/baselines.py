@@ -49,6 +49,7 @@ class NonPrivateMean(SentenceMechanism):
 
     name = "mean"
     differentially_private = False
+    sentence_level = False
 
     def __init__(self, pack: SentencePack, *, space: str = "sentence") -> None:
         super().__init__(pack, rng=None)
@@ -85,6 +86,7 @@ class WordLevelEmbedding(SentenceMechanism):
 
     name = "word-level"
     space = "sentence"
+    sentence_level = False  # word-level DP: a short document is privatized like any text
 
     def __init__(self, pack: SentencePack, word_mechanism: WordMechanism) -> None:
         if not isinstance(word_mechanism, WordMechanism):

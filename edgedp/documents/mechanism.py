@@ -7,17 +7,21 @@ this list of sentences: replacing one *element* of it. If you edit raw text, the
 sentence only if the splitter still cuts the text into the same number of sentences; split the
 text yourself and pass the list when you need to control the unit.
 
+**Documents too short to say anything.** A sentence-level guarantee protects each sentence, so a
+document of fewer than :data:`INFORMATIVE_SENTENCES` sentences gets a release that is (nearly)
+independent of it: DeepCandidate's depths are all 0 and it releases a uniformly random candidate;
+Truncation releases the box centre (no sentence) or one sentence under noise scaled to the whole
+box; SubspaceMean the public mean (no sentence) or one sentence's projection under noise calibrated
+to replace it. That is private and useless, so releasing such a document emits
+:class:`~edgedp.errors.ShortDocumentWarning` (once per batch, with the count) and
+:meth:`DocumentMechanism.too_short` says which (``edgedp embed`` flags each record).
+
 Subclasses implement :meth:`DocumentMechanism._release`, which maps the sentence embeddings of each
 document (in :attr:`space`: ``"sentence"`` for the encoder G, ``"recoded"`` for H o G) to one
 embedding per document. For the DP mechanisms every sentence is encoded on its own (see
 :func:`sentence_embeddings`); the non-private comparisons batch. :class:`DocumentMechanism` works
 on any pack with an encoder (sentences packs, subspace packs); :class:`SentenceMechanism` is its
 form for sentences packs (DeepCandidate, Truncation, the baselines).
-
-**Short documents.** Every sentence-level guarantee holds whatever the number of sentences k, but
-with k < 2 the release says little or nothing about the document (DeepCandidate: a uniformly random
-candidate; the noisy means: noise for one sentence's worth of signal, or no noise and no signal for
-k = 0); :func:`warn_short_documents` says so (:class:`ShortDocumentWarning`).
 """
 
 from __future__ import annotations
@@ -26,12 +30,12 @@ import itertools
 import warnings
 from abc import abstractmethod
 from collections.abc import Iterable, Sequence
-from typing import TypeVar
+from typing import ClassVar, TypeVar
 
 import numpy as np
 
 from edgedp.documents.pack import EncoderPack, SentencePack
-from edgedp.errors import InputError
+from edgedp.errors import InputError, ShortDocumentWarning
 from edgedp.privacy.guarantee import Guarantee
 from edgedp.privacy.mechanism import Mechanism
 from edgedp.privacy.validation import check_choice, check_iterable
@@ -40,28 +44,10 @@ from edgedp.text.sentences import split_sentences
 
 SPACES = ("sentence", "recoded")
 Document = str | Sequence[str]
-#: Below this many sentences a document's release carries (almost) nothing of it.
-USEFUL_SENTENCES = 2
-
-
-class ShortDocumentWarning(UserWarning):
-    """A document had fewer than 2 sentences: its release is random or carries almost nothing."""
-
+#: Fewer sentences than this and a sentence-level release says nothing about the document.
+INFORMATIVE_SENTENCES = 2
 
 PackT = TypeVar("PackT", bound=EncoderPack)
-
-
-def warn_short_documents(lengths: Sequence[int], what: str) -> None:
-    """Warn (:class:`ShortDocumentWarning`) if a document has fewer than 2 sentences; ``what``
-    says what such a document's release is."""
-    short = sum(1 for length in lengths if length < USEFUL_SENTENCES)
-    if short:
-        warnings.warn(
-            f"{short} of {len(lengths)} documents have fewer than {USEFUL_SENTENCES} sentences: "
-            f"{what}",
-            ShortDocumentWarning,
-            stacklevel=3,
-        )
 
 
 def document_sentences(document: Document) -> list[str]:
@@ -108,6 +94,9 @@ class DocumentMechanism(Mechanism[PackT]):
     epsilon: float
     #: The delta of an (epsilon, delta) mechanism; None for pure epsilon.
     delta: float | None = None
+    #: Whether the release is sentence-level DP, whose output says nothing about a document of
+    #: fewer than INFORMATIVE_SENTENCES sentences (False for the baselines).
+    sentence_level: ClassVar[bool] = True
 
     @property
     def output_dims(self) -> int:
@@ -148,10 +137,25 @@ class DocumentMechanism(Mechanism[PackT]):
                 raise InputError("sentence embeddings must be finite")
         return arrays
 
-    @staticmethod
-    def _split(documents: Iterable[Document]) -> list[list[str]]:
+    def too_short(self, sentences: int) -> bool:
+        """True if a document of ``sentences`` sentences gets a release independent of it (or
+        nearly): a sentence-level mechanism and fewer than :data:`INFORMATIVE_SENTENCES`."""
+        return self.sentence_level and sentences < INFORMATIVE_SENTENCES
+
+    def _split(self, documents: Iterable[Document]) -> list[list[str]]:
+        """The sentences of each document; warns (ShortDocumentWarning) about the too short."""
         batch = check_iterable(documents, "embed_batch", "document")
-        return [document_sentences(document) for document in batch]
+        split = [document_sentences(document) for document in batch]
+        short = sum(self.too_short(len(sentences)) for sentences in split)
+        if short:
+            warnings.warn(
+                f"{short} of {len(split)} documents have fewer than {INFORMATIVE_SENTENCES} "
+                f"sentences: their {self.name} release is (nearly) independent of them, private "
+                "but useless (see DocumentMechanism.too_short)",
+                ShortDocumentWarning,
+                stacklevel=3,
+            )
+        return split
 
     def release_embeddings(self, embeddings: Iterable[np.ndarray]) -> np.ndarray:
         """Outputs (float32, (n, d)) for documents given as sentence embeddings in :attr:`space`."""

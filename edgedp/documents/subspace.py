@@ -8,12 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from edgedp.documents.mechanism import (
-    Document,
-    DocumentMechanism,
-    sentence_embeddings,
-    warn_short_documents,
-)
+from edgedp.documents.mechanism import Document, DocumentMechanism, sentence_embeddings
 from edgedp.documents.subspace_pack import SubspacePack
 from edgedp.errors import InputError, PrivacyParameterError
 from edgedp.privacy.guarantee import Guarantee
@@ -30,10 +25,6 @@ _UNIT_ROUNDOFF = 2.0**-53
 #: The float error of a clipped sum must stay below this many grid steps per coordinate (half a
 #: step is what the proof needs; the bound is evaluated in floats, so a margin is kept).
 _MAX_SUM_ERROR = 0.25
-_SHORT = (
-    "k = 1 releases one sentence's clipped projection under noise calibrated to replace it (mostly "
-    "noise), k = 0 the public mean with no noise (no information about the document)"
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,7 +74,7 @@ class SubspaceMean(DocumentMechanism[SubspacePack]):
     degrades quadratically in m, and the naive (m epsilon, m e^((m - 1) epsilon) delta) of
     (epsilon, delta)-DP is far weaker). Every further release of the same document spends again.
 
-    **Short documents** (:class:`~edgedp.documents.mechanism.ShortDocumentWarning`): with k = 1 the
+    **Short documents** (:class:`~edgedp.errors.ShortDocumentWarning`): with k = 1 the
     release is that sentence's clipped projection plus noise calibrated to replacing it entirely:
     still epsilon-DP, and mostly noise. With k = 0 there is nothing to protect or release: the
     output is the zero vector (the public mean), with no noise.
@@ -242,7 +233,6 @@ class SubspaceMean(DocumentMechanism[SubspacePack]):
     def _noisy_rows(self, arrays: list[np.ndarray]) -> tuple[np.ndarray, list[tuple[int, float]]]:
         """Released coordinates (float64, (n, output width)) and each document's (d', C)."""
         lengths = [array.shape[0] for array in arrays]
-        warn_short_documents(lengths, _SHORT)
         settings = [self.setting(length) for length in lengths]
         out = np.zeros((len(arrays), self.output_dims), dtype=np.float64)
         for dims, clip in sorted(set(settings)):

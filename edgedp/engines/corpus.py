@@ -39,6 +39,12 @@ local file every worker can open with working locks (one machine: local mode, a 
 single-host cluster). On a multi-node cluster, ask for ``cost_column=``
 instead: each output record then carries its own epsilon, to be recorded by whatever budget service
 the team runs. Null records are released as null and cost nothing.
+
+**The raw text does not travel on.** The input column is replaced in place (``privatize`` without
+``out_column``) or dropped from the output (``embed``, and ``privatize`` into another
+``out_column``), so writing the result out never ships the plaintext beside its private release.
+``keep_plaintext=True`` keeps it (for a comparison on the trusted side only) and warns with
+:class:`~edgedp.errors.NotPrivateWarning`.
 """
 
 from __future__ import annotations
@@ -80,6 +86,8 @@ class CorpusJob:
     scope: str | None = None
     scope_column: str | None = None
     cost_column: str | None = None
+    #: Drop ``column`` from the output (it is not replaced in place and was not asked to be kept).
+    drop_input: bool = True
 
     @property
     def is_private(self) -> bool:
@@ -94,8 +102,8 @@ def plan_privatize(column: str = "text", mechanism: str = "brr", **settings: Any
     ``generalized-vickrey``, ``tem``, ``santext``, ``santext-plus``, ``custext``); ``settings`` are
     those of :func:`plan` and the mechanism's keyword arguments (``oov``, ``casing``, ``t``,
     ``lam``, ``space``, ...). ``out_column`` defaults to ``column`` (the raw text is replaced, so
-    it cannot travel on with the output by accident); the pack defaults to the bundled default
-    word pack.
+    it cannot travel on with the output by accident; into another ``out_column``, ``column`` is
+    dropped unless ``keep_plaintext=True``); the pack defaults to the bundled default word pack.
     """
     if mechanism not in WORD_MECHANISMS:
         raise InputError(
@@ -112,7 +120,8 @@ def plan_embed(
     ``mechanism`` is ``deepcandidate`` (default), ``truncation`` or ``subspace-mean``; the pack
     defaults to the mechanism's (``sentences-bbc``, or ``subspace-general`` for ``subspace-mean``)
     and ``out_column`` to ``"embedding"``. Each output is one embedding per document with the
-    mechanism's SentDP guarantee (see :class:`edgedp.DeepCandidate`, :class:`edgedp.SubspaceMean`).
+    mechanism's SentDP guarantee (see :class:`edgedp.DeepCandidate`, :class:`edgedp.SubspaceMean`);
+    ``column`` is dropped from the output unless ``keep_plaintext=True`` (NOT private, warns).
     """
     if mechanism not in DOCUMENT_MECHANISMS:
         raise InputError(
@@ -138,6 +147,7 @@ def plan(
     scope: str | None = None,
     scope_column: str | None = None,
     cost_column: str | None = None,
+    keep_plaintext: bool = False,
     **options: Any,
 ) -> CorpusJob:
     """The job of ``task`` (``"privatize"`` or ``"embed"``), checked on the driver.
@@ -145,8 +155,8 @@ def plan(
     ``pack`` is a pack name or a directory every worker can read; the mechanism is built once here
     on the driver's copy (unless ``expected_digest`` is given), so that bad parameters fail before
     any worker starts. See the module docstring for ``expected_digest``, ``seed``, ``ledger``,
-    ``scope``, ``scope_column`` and ``cost_column``; ``options`` are the mechanism's keyword
-    arguments.
+    ``scope``, ``scope_column``, ``cost_column`` and ``keep_plaintext``; ``options`` are the
+    mechanism's keyword arguments.
     """
     for name, value in (("column", column), ("out_column", out_column)):
         if value is not None and (not isinstance(value, str) or not value):
@@ -158,6 +168,20 @@ def plan(
         raise InputError("a ledger needs exactly one of scope= (the whole job) or scope_column=")
     if ledger is None and (scope is not None or scope_column is not None):
         raise InputError("scope and scope_column need ledger=")
+    out_column = out_column or column
+    if not isinstance(keep_plaintext, bool):
+        raise InputError(f"keep_plaintext must be True or False, got {keep_plaintext!r}")
+    if keep_plaintext:
+        if out_column == column:
+            raise InputError(
+                "keep_plaintext=True needs out_column= (the raw text is otherwise replaced)"
+            )
+        warnings.warn(
+            f"keep_plaintext=True: the output keeps column {column!r} as it was, in plain text: "
+            "NOT private; drop it before the result leaves the trusted side",
+            NotPrivateWarning,
+            stacklevel=4,
+        )
     root = None
     if seed is not None:
         RandomSource.seeded(seed)  # validates and warns: the run is NOT private
@@ -177,12 +201,13 @@ def plan(
         pack=shipped,
         digest=expected_digest,
         column=column,
-        out_column=out_column or column,
+        out_column=out_column,
         seed=root,
         ledger=None if ledger is None else str(Path(ledger).resolve()),
         scope=scope,
         scope_column=scope_column,
         cost_column=cost_column,
+        drop_input=out_column != column and not keep_plaintext,
     )
 
 
@@ -284,7 +309,18 @@ def _privatize_batch(batch: Any, job: CorpusJob, mechanism: Any, ledger: Any) ->
         for index, event in zip(present, events, strict=True):
             spent[index] = event.epsilon
         out = _with_column(out, job.cost_column, spent, "cost", arrow)
-    return out
+    return _without_column(out, job.column, arrow) if job.drop_input else out
+
+
+def _without_column(batch: Any, name: str, arrow: bool) -> Any:
+    if not arrow:
+        return batch.drop(columns=[name])
+    import pyarrow as pa
+
+    kept = [index for index, field in enumerate(batch.schema) if field.name != name]
+    return pa.RecordBatch.from_arrays(
+        [batch.column(index) for index in kept], schema=pa.schema([batch.schema[i] for i in kept])
+    )
 
 
 def _pick(values: list[Any], indices: list[int]) -> list[Any]:

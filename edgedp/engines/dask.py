@@ -6,8 +6,10 @@ semantics as :mod:`edgedp.engines.corpus` and :mod:`edgedp.engines.spark` (per r
 mechanism's guarantee; the pack loaded and verified once per worker process, pinned by the driver's
 manifest digest; OS entropy per worker; ``seed=`` only for loud test runs, a child seed per
 partition; ``ledger=`` with ``scope_column=``/``scope=`` charges one event per record;
-``cost_column=`` writes each record's epsilon). Works on the local scheduler and on
-``dask.distributed`` clusters; a worker that finds another pack raises :class:`edgedp.AssetError`, which the client re-raises.
+``cost_column=`` writes each record's epsilon; the text column is replaced or dropped unless
+``keep_plaintext=True``). Works on the local scheduler and on
+``dask.distributed`` clusters; a worker that finds another pack raises
+:class:`edgedp.AssetError`, which the client re-raises.
 """
 
 from __future__ import annotations
@@ -55,6 +57,8 @@ def _run(ddf: dd.DataFrame, job: corpus.CorpusJob, out_meta: pd.Series) -> dd.Da
         raise InputError(f"scope_column {job.scope_column!r} is not a column of the DataFrame")
     meta = ddf._meta.copy()
     meta[job.out_column] = out_meta
+    if job.drop_input:
+        meta = meta.drop(columns=[job.column])
     if job.cost_column is not None:
         meta[job.cost_column] = pd.Series([], dtype=np.float64)
     result: dd.DataFrame = ddf.map_partitions(  # type: ignore[no-untyped-call]

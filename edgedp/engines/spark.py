@@ -22,11 +22,15 @@ Guarantees, packs, randomness and budget are those of :mod:`edgedp.engines.corpu
   on a ledger file every worker can open (one machine); ``cost_column=`` writes each record's
   epsilon instead, for a multi-node cluster.
 
-Other columns pass through untouched: drop what must not be shared.
+The text column is replaced (``privatize``) or dropped (``embed``; ``privatize`` into another
+``out_column``): the plaintext never travels on beside its release unless ``keep_plaintext=True``
+(NOT private, warns). Other columns pass through untouched: drop what must not be shared.
 """
 
 from __future__ import annotations
 
+import contextlib
+import warnings
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -43,6 +47,15 @@ from pyspark.sql.types import (
 
 from edgedp.engines import corpus
 from edgedp.errors import InputError
+
+# pyspark warns that it "does not yet fully support pandas >= 3.0.0" when it first imports its own
+# pyspark.testing.utils (lazily, from its type conversions: every createDataFrame of local data)
+# and from every mapInArrow. edgedp's stage exchanges Arrow record batches only (no pandas
+# conversion) and tests/engines/test_spark.py runs it under pandas 3, so the warning is handled
+# here once, at import, instead of reaching every user of edgedp.spark.
+with warnings.catch_warnings(), contextlib.suppress(ImportError):
+    warnings.filterwarnings("ignore", "PySpark does not yet fully support pandas", FutureWarning)
+    import pyspark.testing.utils  # noqa: F401
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -82,7 +95,9 @@ def _run(df: DataFrame, job: corpus.CorpusJob, out_type: DataType) -> DataFrame:
         raise InputError(f"column {job.column!r} must be a string column of the DataFrame")
     if job.scope_column is not None and job.scope_column not in fields:
         raise InputError(f"scope_column {job.scope_column!r} is not a column of the DataFrame")
-    schema = StructType(list(df.schema.fields))
+    schema = StructType(
+        [field for field in df.schema.fields if not (job.drop_input and field.name == job.column)]
+    )
     schema = _set_field(schema, job.out_column, out_type)
     if job.cost_column is not None:
         schema = _set_field(schema, job.cost_column, DoubleType())
@@ -92,7 +107,12 @@ def _run(df: DataFrame, job: corpus.CorpusJob, out_type: DataType) -> DataFrame:
         partition = context.partitionId() if context is not None else 0
         yield from corpus.privatize_batches(batches, job, partition=partition)
 
-    return df.mapInArrow(privatize_partition, schema)
+    with warnings.catch_warnings():
+        # the same pandas-3 warning (see the imports)
+        warnings.filterwarnings(
+            "ignore", "PySpark does not yet fully support pandas", FutureWarning
+        )
+        return df.mapInArrow(privatize_partition, schema)
 
 
 def _set_field(schema: StructType, name: str, data_type: DataType) -> StructType:

@@ -16,15 +16,21 @@ Where packs are found by name, in this order:
    same way);
 3. ``EDGEDP_PACKS``: an ``os.pathsep``-separated list of directories that hold pack directories.
 
-Pins: a pack whose name this edgedp knows (:data:`BUNDLED_MANIFEST_SHA256`) must have exactly that
-manifest digest wherever it is found, so a distribution that merely claims the name
-``sentences-bbc`` cannot stand in for it; any other pack from a distribution is pinned to the digest
-its wheel carries. Packs from ``EDGEDP_PACKS`` and explicit paths are pinned only by
-``expected_digest``.
+4. the working directory (a directory of that name under it).
+
+Pins: a pack asked for by a name this edgedp knows (:data:`BUNDLED_MANIFEST_SHA256`) must have
+exactly that manifest digest wherever it is found (bundled, installed, ``EDGEDP_PACKS``, the working
+directory), so a distribution or a directory that merely carries the name ``sentences-bbc`` cannot
+stand in for it, however self-consistent its files and manifest are; any other pack from a
+distribution is pinned to the digest its wheel carries. Two installed distributions that register
+one pack name are refused (:class:`AssetError` naming both), never resolved by ``sys.path`` order.
+Other packs from ``EDGEDP_PACKS`` or the working directory, and packs given by an explicit path
+(``./sentences-bbc``, ``/opt/packs/x``), are pinned only by ``expected_digest``.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import os
 from dataclasses import dataclass
@@ -103,14 +109,19 @@ def search_dirs() -> list[Path]:
 
 @dataclass(frozen=True, slots=True)
 class PackEntry:
-    """A pack found on disk (not loaded). ``origin``: ``bundled``, ``distribution NAME`` or
-    ``EDGEDP_PACKS``; ``pin``: the manifest SHA-256 it must have, if any."""
+    """A pack found on disk (not loaded). ``origin``: ``bundled``, ``distribution NAME``,
+    ``EDGEDP_PACKS`` or ``working directory`` (with the manifest's name if it is not the directory's:
+    ``name`` is what finds the pack); ``pin``: the manifest SHA-256 it must have, if any;
+    ``shadowed``: another pack found earlier answers to the same name, so this one is reached by
+    its path only; ``problem``: why its manifest cannot be read (then ``kind`` is ``"?"``)."""
 
     name: str
     path: Path
     kind: str
     origin: str = "bundled"
     pin: str | None = None
+    shadowed: bool = False
+    problem: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,13 +138,20 @@ def installed_packs() -> dict[str, _Installed]:
     """Packs of installed distributions, by pack name (the entry point's name).
 
     Loading an entry point imports the pack's module (a directory function and a digest, nothing
-    else). A broken registration raises :class:`AssetError` naming the distribution.
+    else). A broken registration raises :class:`AssetError` naming the distribution, and so does
+    a pack name that two installed distributions register (naming both): which one loads must
+    never depend on ``sys.path`` order.
     """
     from importlib.metadata import entry_points
 
     found: dict[str, _Installed] = {}
     for entry in entry_points(group=ENTRY_POINT_GROUP):
         distribution = entry.dist.name if entry.dist is not None else entry.value
+        if entry.name in found and found[entry.name].distribution != distribution:
+            raise AssetError(
+                f"pack {entry.name} is registered by two installed distributions, "
+                f"{found[entry.name].distribution} and {distribution}: uninstall one of them"
+            )
         try:
             directory = Path(entry.load()())
             digest = importlib.import_module(entry.module).MANIFEST_SHA256
@@ -143,13 +161,14 @@ def installed_packs() -> dict[str, _Installed]:
             ) from None
         if not isinstance(digest, str) or len(digest) != 64:
             raise AssetError(f"pack distribution {distribution} carries no valid MANIFEST_SHA256")
-        found.setdefault(entry.name, _Installed(entry.name, distribution, directory, digest))
+        found[entry.name] = _Installed(entry.name, distribution, directory, digest)
     return found
 
 
 def list_packs() -> list[PackEntry]:
-    """Every pack found: bundled, installed distributions, ``EDGEDP_PACKS`` (manifests are read,
-    files are not hashed)."""
+    """Every pack a name can find, in the order names are resolved: bundled, installed
+    distributions, ``EDGEDP_PACKS``, then pack directories in the working directory (manifests are
+    read, files are not hashed). A later pack with the name of an earlier one is ``shadowed``."""
     entries = _directory_entries(bundled_packs_dir(), "bundled")
     for name, installed in sorted(installed_packs().items()):
         if (installed.path / MANIFEST_NAME).is_file():
@@ -160,7 +179,13 @@ def list_packs() -> list[PackEntry]:
             )
     for directory in search_dirs()[1:]:
         entries.extend(_directory_entries(directory, "EDGEDP_PACKS"))
-    return entries
+    entries.extend(_directory_entries(Path.cwd(), "working directory"))
+    seen: set[str] = set()
+    listed = []
+    for entry in entries:
+        listed.append(dataclasses.replace(entry, shadowed=entry.name in seen))
+        seen.add(entry.name)
+    return listed
 
 
 def _directory_entries(directory: Path, origin: str) -> list[PackEntry]:
@@ -168,10 +193,20 @@ def _directory_entries(directory: Path, origin: str) -> list[PackEntry]:
         return []
     entries = []
     for child in sorted(directory.iterdir()):
-        if (child / MANIFEST_NAME).is_file():
+        if not (child / MANIFEST_NAME).is_file():
+            continue
+        try:
             manifest = read_manifest(child)
-            pin = BUNDLED_MANIFEST_SHA256.get(child.name) if origin == "bundled" else None
-            entries.append(PackEntry(manifest.name, child, manifest.kind, origin, pin))
+        except AssetError as error:
+            if origin == "bundled":
+                raise
+            entries.append(PackEntry(child.name, child, "?", origin, problem=str(error)))
+            continue
+        pin = BUNDLED_MANIFEST_SHA256.get(child.name)  # its name loads it only with this pin
+        where = origin  # a name finds the directory, whatever its manifest says
+        if manifest.name != child.name:
+            where = f"{origin}, manifest name {manifest.name!r}"
+        entries.append(PackEntry(child.name, child, manifest.kind, where, pin))
     return entries
 
 
@@ -204,7 +239,8 @@ def resolve_pack_path(path: str | os.PathLike[str] | None) -> Path:
     A bare name (a string without a path separator) is looked up in the bundled packs, then the
     installed pack distributions, then ``EDGEDP_PACKS``, and only then as a directory under the
     current one: a folder that happens to be called ``words-small`` where the program runs must
-    never stand in for the pinned bundled pack. ``None`` is always the bundled default.
+    never stand in for the pinned bundled pack, and wherever a name this edgedp pins is found, it
+    loads only with its pin. ``None`` is always the bundled default.
     """
     return _locate(path)[0]
 
@@ -224,9 +260,9 @@ def _locate(path: str | os.PathLike[str] | None) -> tuple[Path, str | None]:
         installed = installed_packs().get(path)
         if installed is not None:
             return installed.path, _pin(path, installed)
-        for directory in search_dirs()[1:]:
+        for directory in [*search_dirs()[1:], Path()]:  # EDGEDP_PACKS, then the working directory
             if (directory / path).is_dir():
-                return directory / path, None
+                return directory / path, BUNDLED_MANIFEST_SHA256.get(path)
     candidate = Path(path)
     if candidate.is_dir():
         return candidate, _bundled_pin(candidate)
@@ -319,16 +355,16 @@ def load_pack(
     """
     directory, location_pin = _locate(path)
     manifest = read_manifest(directory)
+    for pin in (location_pin, expected_digest):  # expected_digest never lifts a location's pin
+        if pin is not None and manifest.digest != pin:
+            raise AssetError(
+                f"pack {directory}: manifest SHA-256 {manifest.digest} is not the expected {pin} "
+                "(a different or modified pack); reinstall edgedp or the pack's distribution"
+            )
     if kind is not None and manifest.kind != kind:
         raise AssetError(
             f"pack {manifest.name} ({directory}) is a {manifest.kind} pack; this needs a {kind} "
             "pack"
-        )
-    pin = expected_digest or location_pin
-    if pin is not None and manifest.digest != pin:
-        raise AssetError(
-            f"pack {directory}: manifest SHA-256 {manifest.digest} is not the expected {pin} "
-            "(a different or modified pack); reinstall edgedp or the pack's distribution"
         )
     manifest.verify(checksums=verify)
     module, loader = _LOADERS[manifest.kind]

@@ -40,6 +40,7 @@ import numpy as np
 
 from edgedp.errors import AssetError
 from edgedp.packs.schema import check_manifest_schema
+from edgedp.progress import Progress
 
 FORMAT = "edgedp-pack"
 FORMAT_VERSION = 1
@@ -258,7 +259,10 @@ class Manifest:
         and, by default, the SHA-256 of the bytes read; those bytes are what the pack then uses."""
         contents: dict[str, bytes] = {}
         total = sum(entry["bytes"] for entry in self.data["files"].values())
-        with _DirectoryHandle(self.directory) as directory:
+        with (
+            _DirectoryHandle(self.directory) as directory,
+            Progress(f"reading pack {self.name}", total=total, unit="B") as progress,
+        ):
             for name, entry in self.data["files"].items():
                 _regular_file(self.directory, name)
                 buffer = directory.read(name, entry["bytes"])
@@ -268,6 +272,7 @@ class Manifest:
                         f"(corrupted or tampered with); {REBUILD_HINT}"
                     )
                 contents[name] = buffer
+                progress.update(len(buffer))
         self._contents = contents
 
 

@@ -22,6 +22,36 @@ UNITS = ("word", "sentence", "document")
 METRICS = ("hamming", "euclidean", "mahalanobis")
 
 
+#: What one unit is, in words, by unit.
+_UNIT_WORDS = {
+    "word": "word slot released",
+    "sentence": "sentence rewritten",
+    "document": "document released",
+}
+#: What a metric's epsilon is per, by metric.
+_METRIC_WORDS = {
+    "hamming": "bit of Hamming distance between the words' codes",
+    "euclidean": "unit of Euclidean distance between the word vectors",
+    "mahalanobis": "unit of Mahalanobis distance between the word vectors",
+}
+
+
+def unit_meaning(accounting_unit: str) -> str:
+    """What an epsilon in ``accounting_unit`` (``"word:hamming"``, ``"document:dp"``, ...) means,
+    in one sentence: what one charge counts, and how the charges add up."""
+    unit, _, metric = accounting_unit.partition(":")
+    if unit not in _UNIT_WORDS or (metric != "dp" and metric not in _METRIC_WORDS):
+        raise InputError(f"unknown accounting unit {accounting_unit!r}")
+    if metric == "dp":
+        return f"plain epsilon-DP per {_UNIT_WORDS[unit]}, added up over them (basic composition)"
+    return (
+        f"metric DP: epsilon per {_METRIC_WORDS[metric]}, per "
+        f"{_UNIT_WORDS[unit]}, added up over them: two texts whose words are d apart are "
+        "e^(epsilon * d) apart, so this epsilon is not comparable with a plain epsilon "
+        "(edgedp calibrate converts between metrics)"
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class Guarantee:
     """A privacy promise: for neighbouring inputs x, x' (``relation``) and every output set S,
@@ -58,10 +88,10 @@ class Guarantee:
         """The promise in one sentence."""
         bound = f"e^({self.epsilon:g} * d_{self.metric})" if self.metric else f"e^{self.epsilon:g}"
         per = f" (epsilon per {self.metric_unit})" if self.metric_unit else ""
-        delta = f" + {self.delta:g}" if self.delta else ""
+        delta = f", plus an additive delta = {self.delta:.3g}" if self.delta else ""
         return (
             f"Protects {self.protects}. Neighbouring inputs: {self.relation}. Between them, every "
-            f"output's probability changes by at most a factor {bound}{delta}{per}. Charged per "
+            f"output's probability changes by at most a factor {bound}{per}{delta}. Charged per "
             f"{self.unit}."
         )
 

@@ -27,11 +27,13 @@ What a unit means:
 **Storage.** SQLite in WAL mode with ``synchronous=FULL``: each charge is one ``BEGIN IMMEDIATE``
 transaction that reads the scope's unit, total and limit and inserts the event, so concurrent
 processes serialize, a committed charge survives a crash (SIGKILL, power loss), and an interrupted
-one leaves no trace. Event ids are primary keys: an event can never be counted twice. The file (and
-SQLite's -wal and -shm files, which take its mode) is created readable and writable by its owner
-only (0600), whatever the umask. Any SQLite failure (a read-only file, a lock held past the timeout,
-a full disk) is a :class:`~edgedp.errors.LedgerError` (a ``BudgetError``) with a one-line message,
-and nothing is released.
+one leaves no trace. Opening a ledger (with the one-time switch of a new or version-1 file to WAL
+and the migration of a version-1 ledger) waits for other processes like a charge does. Event ids are
+primary keys: an event can never be counted twice. The file (and SQLite's -wal and -shm files, which
+take its mode) is created readable and writable by its owner only (0600), whatever the umask. Any
+SQLite failure (a read-only file, a lock held past the timeout, a full disk) is a
+:class:`~edgedp.errors.LedgerError` (a ``BudgetError``) with a one-line message, and nothing is
+released.
 """
 
 from __future__ import annotations
@@ -143,7 +145,7 @@ class PrivacyLedger:
     def _connect(self) -> sqlite3.Connection:
         connection = sqlite3.connect(self.path, timeout=self.timeout, isolation_level=None)
         try:
-            connection.execute("PRAGMA journal_mode=WAL")
+            _enter_wal(connection, time.monotonic() + self.timeout)
             connection.execute("PRAGMA synchronous=FULL")
         except sqlite3.Error:
             connection.close()
@@ -280,6 +282,29 @@ class PrivacyLedger:
     def guard(self, mechanism: Chargeable, scope: str) -> Budgeted:
         """``mechanism`` wrapped so that every release is charged to ``scope`` first."""
         return Budgeted(mechanism, self, scope)
+
+
+def _enter_wal(connection: sqlite3.Connection, deadline: float) -> None:
+    """``PRAGMA journal_mode=WAL``, waiting for other writers like any other write until
+    ``deadline`` (``time.monotonic()``).
+
+    Switching a rollback-journal file (a new or a version-1 ledger) to WAL reads the header under a
+    shared lock and then takes the write lock; SQLite does not call the busy handler for that
+    upgrade (two readers upgrading would deadlock), so when several processes open such a file at
+    one instant all but one get "database is locked" at once, whatever the timeout. The switch is
+    retried here instead, with a short growing pause, until it succeeds or the deadline passes.
+    """
+    pause = 0.001
+    while True:
+        try:
+            connection.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as error:
+            busy = getattr(error, "sqlite_errorcode", sqlite3.SQLITE_BUSY) & 0xFF
+            if busy != sqlite3.SQLITE_BUSY or time.monotonic() + pause > deadline:
+                raise
+        time.sleep(pause)
+        pause = min(pause * 2, 0.05)
 
 
 def _check_scope(scope: object) -> str:

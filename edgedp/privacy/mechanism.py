@@ -18,9 +18,10 @@ Subclasses define :attr:`name` (the CLI's ``--mechanism``), :attr:`pack_type`, :
 
 from __future__ import annotations
 
+import inspect
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import Any, ClassVar, Generic, Self, TypeVar
 
 from edgedp.errors import InputError
 from edgedp.privacy.guarantee import DpEvent, Guarantee
@@ -41,6 +42,30 @@ class Mechanism(ABC, Generic[PackT]):
     #: baselines (:class:`edgedp.NonPrivateMean`). A DP algorithm run from a seed is still not
     #: private in practice: :attr:`is_private` combines both.
     differentially_private: ClassVar[bool] = True
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Self:
+        """Refuse privacy parameters given by position with an error that says they are
+        keyword-only (Python's own says only how many positional arguments were expected)."""
+        signature = inspect.signature(cls.__init__)
+        positional = [
+            parameter
+            for parameter in list(signature.parameters.values())[1:]
+            if parameter.kind in (parameter.POSITIONAL_ONLY, parameter.POSITIONAL_OR_KEYWORD)
+        ]
+        if len(args) > len(positional):
+            keywords = [
+                f"{parameter.name}=..."
+                for parameter in signature.parameters.values()
+                if parameter.kind == parameter.KEYWORD_ONLY
+            ]
+            if any(p.kind == p.VAR_KEYWORD for p in signature.parameters.values()):
+                keywords.append("...")
+            call = ", ".join([*(p.name for p in positional), "*", *keywords])
+            raise TypeError(
+                f"{cls.__name__}'s privacy parameters are keyword-only: {cls.__name__}({call}); "
+                f"got {len(args)} positional arguments"
+            )
+        return super().__new__(cls)
 
     def __init__(self, pack: PackT, *, rng: RandomSource | int | None = None) -> None:
         if not isinstance(pack, self.pack_type):

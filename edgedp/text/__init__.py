@@ -2,8 +2,10 @@
 
 * :mod:`~edgedp.text.segmentation`: words, whitespace and the public pass-through punctuation as
   slots, and reassembly (layout passes through, nothing else is copied).
-* :mod:`~edgedp.text.identifiers`: the identifier guard (e-mail, URLs, numbers, ... and the public
-  name list ``names.txt``), recognised as whole spans before word splitting.
+* :mod:`~edgedp.text.identifiers`: the identifier guard (Presidio's pattern entity types: e-mail,
+  URLs and hosts under IANA's top-level domains ``tlds.txt``, IBANs, dates, numbers, ...; the
+  public name list ``names.txt``; the common words ``common_words.txt`` of the proper-noun guard),
+  recognised as whole spans before word splitting.
 * :mod:`~edgedp.text.sentences`: sentence splitting for the sentence-level mechanisms (sentencex).
 
 Who may import it: the rooms and everything above them. It imports only :mod:`edgedp.errors` and

@@ -31,7 +31,7 @@ from typing import TypeVar
 
 from edgedp.errors import InputError
 from edgedp.privacy.validation import check_choice
-from edgedp.text.identifiers import identifier_spans, public_names
+from edgedp.text.identifiers import common_words, protected_spans, public_names
 
 #: Single characters released unchanged: ASCII punctuation and common typographic punctuation.
 PASS_THROUGH_PUNCTUATION: frozenset[str] = frozenset(string.punctuation) | frozenset(
@@ -47,6 +47,29 @@ T = TypeVar("T")
 CASINGS = ("lower", "sentence")
 _SENTENCE_END = frozenset(".!?")
 _CLOSING = frozenset("\"')]\u201d\u2019\u00bb")
+#: Words whose following full stop does not end a sentence (``Mr. Okonkwo``).
+_TITLES = frozenset(
+    [
+        "mr",
+        "mrs",
+        "ms",
+        "mx",
+        "dr",
+        "prof",
+        "st",
+        "sr",
+        "jr",
+        "rev",
+        "fr",
+        "gen",
+        "col",
+        "capt",
+        "lt",
+        "sgt",
+        "hon",
+        "mt",
+    ]
+)
 
 
 #: Characters where the text splits, dropped from the words: Unicode's White_Space property, exactly
@@ -105,12 +128,14 @@ class Segmented:
     ``pieces`` holds the separators in order, with ``None`` at each word slot; ``words`` holds the
     normalized lookup key of each slot, in order; ``protected`` the indices (into ``words``) of the
     slots the identifier guard recognised (:mod:`edgedp.text.identifiers`): they must be released like
-    out-of-vocabulary tokens, never through a word mechanism.
+    out-of-vocabulary tokens, never through a word mechanism. ``ends_at_sentence_start``: whether a
+    word right after this text would start a sentence (for the next piece of a stream).
     """
 
     pieces: tuple[str | None, ...]
     words: tuple[str, ...]
     protected: frozenset[int] = frozenset()
+    ends_at_sentence_start: bool = True
 
 
 def is_pass_through(token: str) -> bool:
@@ -128,9 +153,8 @@ def _tokens(text: str, protect: frozenset[str]) -> Iterator[tuple[str, int, int,
     The splitting is local (whitespace, isolated punctuation), so tokenizing the gaps between
     spans gives the same tokens as tokenizing the whole text.
     """
-    spans = identifier_spans(text) if "identifiers" in protect else iter(())
     position = 0
-    for span_start, span_end, _ in (*spans, (len(text), len(text), "")):
+    for span_start, span_end, _ in (*protected_spans(text, protect), (len(text), len(text), "")):
         for match in _TOKEN.finditer(text, position, span_start):
             yield match.group(), match.start(), match.end(), False
         if span_end > span_start:
@@ -138,46 +162,105 @@ def _tokens(text: str, protect: frozenset[str]) -> Iterator[tuple[str, int, int,
         position = span_end
 
 
-def segment(text: str, protect: frozenset[str] = frozenset()) -> Segmented:
+def segment(
+    text: str, protect: frozenset[str] = frozenset(), *, sentence_start: bool = True
+) -> Segmented:
     """Split ``text`` (already checked) into separators and word slots.
 
     Adjacent non-separator tokens (e.g. a word and an identifier span) form one word slot, so two
     replacement words are never written side by side without a separator.
-    ``protect`` (kinds of :mod:`edgedp.text.identifiers`) marks slots as protected: an identifier span is
-    one slot, and a slot merged with a protected span is protected.
+    ``protect`` (kinds of :mod:`edgedp.text.identifiers`) marks slots as protected: an identifier
+    span is one slot, and a slot merged with a protected span is protected. ``sentence_start``:
+    whether the text starts a sentence (``False`` for a piece of a stream that continues one).
     """
-    return slots(text, _tokens(text, protect), protect)
+    return slots(text, _tokens(text, protect), protect, sentence_start=sentence_start)
 
 
 def slots(
-    text: str, tokens: Iterable[tuple[str, int, int, bool]], protect: frozenset[str]
+    text: str,
+    tokens: Iterable[tuple[str, int, int, bool]],
+    protect: frozenset[str],
+    *,
+    sentence_start: bool = True,
 ) -> Segmented:
     """Separators and word slots from ``tokens`` (text, start, end, is an identifier span) in order:
     adjacent non-separator tokens merge into one slot (see :func:`segment`)."""
     pieces: list[str | None] = []
     raw_words: list[str] = []
     protected: set[int] = set()
+    starts = _SentenceStarts(sentence_start)
     position = 0
     for token, start, end, guarded in tokens:
         if start > position:
             pieces.append(_released_whitespace(text[position:start]))
+            starts.gap(text[position:start])
         if not guarded and is_pass_through(token):
             pieces.append(token)
+            starts.punctuation(token, raw_words[-1] if pieces[-2:-1] == [None] else "")
         elif pieces and pieces[-1] is None and start == position:
             raw_words[-1] += text[start:end]
         else:
             pieces.append(None)
             raw_words.append(text[start:end])
+            starts.word()
         if guarded:
             protected.add(len(raw_words) - 1)
         position = end
     if position < len(text):
         pieces.append(_released_whitespace(text[position:]))
+        starts.gap(text[position:])
     words = tuple(normalize_word(word) for word in raw_words)
     if "names" in protect:
         names = public_names()
         protected.update(index for index, word in enumerate(words) if word in names)
-    return Segmented(tuple(pieces), words, frozenset(protected))
+    if "proper-nouns" in protect:
+        common = common_words()
+        protected.update(
+            index
+            for index, (raw, word) in enumerate(zip(raw_words, words, strict=True))
+            if is_proper_noun(raw, word, starts.first[index], common)
+        )
+    return Segmented(tuple(pieces), words, frozenset(protected), starts.now)
+
+
+def is_proper_noun(raw: str, word: str, starts_sentence: bool, common: frozenset[str]) -> bool:
+    """The proper-noun guard's rule for one word slot (``raw`` as written, ``word`` its key).
+
+    A word in capitals (two letters or more) is a proper noun unless it is a common word
+    (``NASA``, not ``THE``); a capitalized word is one unless it starts a sentence and is a common
+    word (``Okonkwo said``, not ``The``), and except ``I``. Public rules only, no model.
+    """
+    letters = [char for char in raw if char.isalpha()]
+    if not letters or not letters[0].isupper():
+        return False
+    if len(letters) > 1 and all(char.isupper() for char in letters):
+        return word not in common
+    if starts_sentence:
+        return word not in common
+    return word != "i"
+
+
+class _SentenceStarts:
+    """Which word slots start a sentence: the first of a text (unless it continues one), and the
+    first after ``.``, ``!`` or ``?`` (closing quotes and brackets aside; not after ``Mr.``) and
+    whitespace, or after a line break."""
+
+    def __init__(self, start: bool) -> None:
+        self.now, self.first, self._ended = start, list[bool](), False
+
+    def gap(self, whitespace: str) -> None:
+        if self._ended or "\n" in whitespace or "\r" in whitespace:
+            self.now = True
+
+    def punctuation(self, char: str, word_before: str) -> None:
+        if char in _SENTENCE_END:
+            self._ended = not (char == "." and normalize_word(word_before) in _TITLES)
+        elif char not in _CLOSING:
+            self._ended = False
+
+    def word(self) -> None:
+        self.first.append(self.now)
+        self.now = self._ended = False
 
 
 @dataclass(slots=True)
@@ -185,11 +268,14 @@ class SentenceState:
     """Where ``casing="sentence"`` stands at the end of the text released so far.
 
     One state carried across the pieces of a text that is released piece by piece (streaming)
-    capitalizes exactly as if the text had been released at once.
+    capitalizes, and finds the sentence starts of the proper-noun guard, exactly as if the text had
+    been released at once.
     """
 
     capitalize_next: bool = True
     sentence_ended: bool = False
+    #: Whether the next word of the *input* starts a sentence (the proper-noun guard's state).
+    word_starts_sentence: bool = True
 
 
 def assemble(

@@ -45,12 +45,12 @@ import numpy as np
 from edgedp.packs.native import Lazy
 from edgedp.privacy.guarantee import Guarantee
 from edgedp.privacy.noise import exponential_mechanism_coefficient, gumbel_max_coefficient
-from edgedp.privacy.validation import check_choice, check_positive_int
+from edgedp.privacy.validation import check_positive_int
 from edgedp.words.mechanism import WordMechanism, WordOptions
 from edgedp.words.pack import WordPack
 from edgedp.words.sampling import VectorDistances, hamming_pair_distances, rows_per_block
+from edgedp.words.spaces import choose_space
 
-SPACES = ("euclidean", "hamming")
 #: The paper's released code's default output-set size (top_k).
 DEFAULT_K = 20
 _SEARCH_BLOCK = 256
@@ -121,7 +121,8 @@ class CusText(WordMechanism):
     plus a tail event below 2^-1000 per candidate. An epsilon not above xi is refused.
 
     Parameters: ``epsilon`` > 0; ``k`` the output-set size (>= 2, default 20, the paper's code);
-    ``space`` ``"euclidean"`` (float vectors) or ``"hamming"`` (binary codes).
+    ``space`` ``"euclidean"`` (float vectors) or ``"hamming"`` (binary codes); default: the pack's
+    (:func:`edgedp.words.spaces.choose_space`).
     """
 
     name = "custext"
@@ -132,7 +133,7 @@ class CusText(WordMechanism):
         *,
         epsilon: float,
         k: int = DEFAULT_K,
-        space: str = "euclidean",
+        space: str | None = None,
         **options: Unpack[WordOptions],
     ) -> None:
         super().__init__(pack, epsilon=epsilon, **options)
@@ -146,7 +147,7 @@ class CusText(WordMechanism):
         )
         self.coefficient = self.calibration.coefficient
         self.k = check_positive_int(k, "k", minimum=2)
-        self.space_name = check_choice(space, "space", SPACES)
+        self.space_name = choose_space(pack, space, type(self).__name__)
         if self.space_name == "euclidean":
             vectors = pack.require_vectors(type(self).__name__)
             self._vectors: Lazy[VectorDistances] | None = Lazy(lambda: VectorDistances(vectors))

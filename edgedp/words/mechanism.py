@@ -194,10 +194,16 @@ class WordMechanism(Mechanism[WordPack]):
 
         ``continued`` treats the texts as consecutive pieces of one text whose casing state is
         carried over (and updated): streaming uses it so that ``casing="sentence"`` does not
-        capitalize at the piece boundaries. Privacy is unaffected (casing is post-processing).
+        capitalize at the piece boundaries (casing is post-processing), and so that the
+        proper-noun guard knows whether a piece starts a sentence.
         """
         batch = check_iterable(texts, "privatize_batch", "text")
-        segmented = [segment(check_text(text), self.protect) for text in batch]
+        segmented = []
+        for text in batch:
+            start = True if continued is None else continued.word_starts_sentence
+            segmented.append(segment(check_text(text), self.protect, sentence_start=start))
+            if continued is not None:
+                continued.word_starts_sentence = segmented[-1].ends_at_sentence_start
         keys = [word for item in segmented for word in item.words]
         ids = self.pack.vocabulary.ids(keys)
         offset = 0

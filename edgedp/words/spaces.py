@@ -12,6 +12,12 @@ of the two nearest", and a new word mechanism only decides what to do with the n
 * :class:`MahalanobisSpace`: elliptical noise z = Sigma_lambda^(1/2) y, y as in the Euclidean space
   (epsilon * d_M metric DP), the same search.
 
+Mechanisms that can work in either space (Vickrey, GeneralizedVickrey, TEM, CusText) take
+``space="euclidean"`` or ``"hamming"``; left out (``None``), :func:`choose_space` picks the pack's:
+Euclidean when it has float vectors (the papers' setting), else Hamming (every pack has codes), so
+they work on the bundled binary-only pack. The guarantee names the space either way (in Hamming
+space epsilon is per bit).
+
 Whatever follows the perturbation looks only at the perturbed point and public data, so it is
 post-processing and the space's guarantee holds for the released word.
 """
@@ -23,9 +29,9 @@ from typing import ClassVar
 
 import numpy as np
 
-from edgedp.errors import InputError
+from edgedp.errors import AssetError, InputError
 from edgedp.privacy.randomness import RandomSource
-from edgedp.privacy.validation import check_unit_interval
+from edgedp.privacy.validation import check_choice, check_unit_interval
 from edgedp.words.euclidean import (
     multivariate_laplace,
     regularized_covariance,
@@ -33,6 +39,29 @@ from edgedp.words.euclidean import (
 )
 from edgedp.words.hamming import randomized_response
 from edgedp.words.pack import WordPack
+
+#: The spaces a mechanism with a choice can perturb in.
+SPACE_NAMES = ("euclidean", "hamming")
+
+
+def choose_space(pack: WordPack, space: str | None, mechanism: str) -> str:
+    """``space`` checked against the pack, or the pack's space when ``space`` is ``None``:
+    ``"euclidean"`` if it has float vectors, else ``"hamming"``.
+
+    Euclidean space on a pack without vectors is an :class:`AssetError` that gives the one-flag
+    fix (Hamming space) before the pack that would have vectors.
+    """
+    if space is None:
+        return "euclidean" if pack.vectors is not None else "hamming"
+    name = check_choice(space, "space", SPACE_NAMES)
+    if name == "euclidean" and pack.vectors is None:
+        raise AssetError(
+            f"{mechanism} in Euclidean space needs float word vectors and pack {pack.name!r} has "
+            "none (it is binary-only to stay small): use space='hamming' (--space hamming) on "
+            "it, epsilon per bit; or build a pack with vectors (edgedp-export words --from-pack "
+            f"{pack.name} --vectors float16 --out DIR) and pass it (--pack DIR)"
+        )
+    return name
 
 
 class Space(ABC):

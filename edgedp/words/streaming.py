@@ -8,19 +8,22 @@ longer than :data:`MAX_TOKEN_CHARS` cannot be a vocabulary word: as soon as that
 privatized as one out-of-vocabulary slot (:data:`OVERLONG_TOKEN`, which no vocabulary holds) and the
 rest of it is skipped, so a 50 MB line without spaces needs no 50 MB buffer.
 
-With the identifier guard on (``mechanism.protect`` holds ``"identifiers"``), an e-mail address or
-URL holds punctuation (``jane.doe@example.com``) and a phone number or IBAN may hold single spaces
-(``+44 20 7946 0958``, ``GB29 NWBK 6016``): cutting there would release ``jane`` through the word
-mechanism. So the stream is then cut only right after whitespace, and never after a space that
-follows a digit, a capital letter or ``)``, the only places a span of
-:func:`edgedp.text.identifiers.identifier_spans` can hold whitespace: no span straddles a cut, and the
-spans of each piece are those of the whole text.
+With the identifier guard on (``mechanism.protect`` holds ``"identifiers"`` or ``"names"``), an
+e-mail address or URL holds punctuation (``jane.doe@example.com``, ``O'Neill``) and a phone number,
+IBAN or date may hold single spaces (``+44 20 7946 0958``, ``gb29 nwbk 6016``, ``12th of March``):
+cutting there would release ``jane`` through the word mechanism. So the stream is then cut only
+right after whitespace, and never after a space that follows a token for which
+:func:`edgedp.text.identifiers.span_may_continue` holds, the only places a protected span can hold
+whitespace: no span straddles a cut, and the spans of each piece are those of the whole text.
+The proper-noun guard (``"proper-nouns"``) cuts the same way, so that whether a piece starts a
+sentence is known from the pieces before it (:class:`~edgedp.text.segmentation.SentenceState`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 
+from edgedp.text.identifiers import span_may_continue
 from edgedp.text.segmentation import (
     PASS_THROUGH_PUNCTUATION,
     SPLITTING_WHITESPACE,
@@ -48,10 +51,12 @@ def _is_cut_point(text: str, position: int, guarded: bool) -> bool:
         return char in SPLITTING_WHITESPACE or char in PASS_THROUGH_PUNCTUATION
     if char not in SPLITTING_WHITESPACE:
         return False
-    if char != " " or position == 0:
+    if char != " ":
         return True
-    before = text[position - 1]
-    return not (before.isdigit() or before.isdecimal() or "A" <= before <= "Z" or before == ")")
+    token_start = position
+    while token_start > 0 and text[token_start - 1] not in SPLITTING_WHITESPACE:
+        token_start -= 1
+    return not span_may_continue(text[token_start:position])
 
 
 def _last_cut(text: str, guarded: bool = False) -> int:
@@ -117,7 +122,7 @@ def privatize_stream(
     that batch and everything after it is not released.
     """
     casing = SentenceState()
-    guarded = "identifiers" in mechanism.protect
+    guarded = bool(mechanism.protect)  # proper nouns: a piece starts after whitespace (see above)
     bounded = _bounded(pieces, batch_chars)
     for batch in batches(_cut_pieces(bounded, guarded), limit=batch_chars, size=len):
         if before_release is not None:

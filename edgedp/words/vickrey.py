@@ -38,12 +38,10 @@ import numpy as np
 
 from edgedp.errors import InputError, PrivacyParameterError
 from edgedp.privacy.randomness import RandomSource
-from edgedp.privacy.validation import check_choice, check_unit_interval
+from edgedp.privacy.validation import check_unit_interval
 from edgedp.words.mechanism import WordMechanism, WordOptions
 from edgedp.words.pack import WordPack
-from edgedp.words.spaces import EuclideanSpace, HammingSpace, Space
-
-SPACES = ("euclidean", "hamming")
+from edgedp.words.spaces import EuclideanSpace, HammingSpace, Space, choose_space
 
 
 def first_choice_probability(d1: np.ndarray, d2: np.ndarray, t: float) -> np.ndarray:
@@ -85,11 +83,11 @@ class _NeighbourSelection(WordMechanism):
         pack: WordPack,
         *,
         epsilon: float,
-        space: str,
+        space: str | None,
         candidates: int,
         **options: Unpack[WordOptions],
     ) -> None:
-        self.space_name = check_choice(space, "space", SPACES)
+        self.space_name = choose_space(pack, space, type(self).__name__)
         if candidates > len(pack.vocabulary):
             raise InputError(
                 f"{candidates} candidates but the vocabulary has {len(pack.vocabulary)}"
@@ -112,6 +110,8 @@ class Vickrey(_NeighbourSelection):
     See the module docstring for the guarantee (epsilon * d_2 metric DP with ``space="euclidean"``,
     epsilon per bit * d_H with ``space="hamming"``) and why the input word stays a candidate.
     ``t`` in [0, 1]: 0 always picks the nearest (Madlib / BRR), 1 always the second nearest.
+    ``space``: the pack's by default (Euclidean with float vectors, else Hamming:
+    :func:`edgedp.words.spaces.choose_space`).
     """
 
     name = "vickrey"
@@ -122,7 +122,7 @@ class Vickrey(_NeighbourSelection):
         *,
         epsilon: float,
         t: float = 0.5,
-        space: str = "euclidean",
+        space: str | None = None,
         **options: Unpack[WordOptions],
     ) -> None:
         super().__init__(
@@ -158,7 +158,7 @@ class GeneralizedVickrey(_NeighbourSelection):
         *,
         epsilon: float,
         weights: Sequence[float],
-        space: str = "euclidean",
+        space: str | None = None,
         **options: Unpack[WordOptions],
     ) -> None:
         self.weights = _check_weights(weights)

@@ -10,6 +10,8 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
+import edgedp
+import edgedp_export
 from edgedp.cli import command_line
 
 COMMAND_MODULES = (
@@ -29,6 +31,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         COMMAND_MODULES,
         argv,
         interrupted="interrupted; nothing was published",
+        version=f"edgedp-export {edgedp_export.__version__} (edgedp {edgedp.__version__})",
     )
 
 

@@ -129,26 +129,32 @@ def copy_writer(source: Path) -> FileWriter:
     return lambda path: shutil.copyfile(source, path)
 
 
-def _versions() -> dict[str, str | None]:
-    names = (
-        "edgedp-export",
-        "numpy",
-        "faiss-cpu",
-        "tokenizers",
-        "onnxruntime",
-        "onnx",
-        "onnxscript",
-        "torch",
-        "transformers",
-        "sentencex",
-    )
-    versions: dict[str, str | None] = {}
-    for name in names:
+#: The distributions every sentences build uses (the recoder H is always exported with torch;
+#: sentencex splits the documents).
+BUILT_WITH = (
+    "numpy",
+    "faiss-cpu",
+    "tokenizers",
+    "onnxruntime",
+    "onnx",
+    "onnxscript",
+    "torch",
+    "sentencex",
+)
+#: ... and those only the export of a transformer encoder uses (not ``--encoder-from``).
+ENCODER_EXPORT_BUILT_WITH = ("transformers",)
+
+
+def built_with(extra: tuple[str, ...] = ()) -> dict[str, str]:
+    """The versions of the distributions a build used (:data:`BUILT_WITH` and ``extra``): only
+    what was used, so never a missing version (issue 26: ``--encoder-from`` recorded
+    ``transformers: null``, which the manifest schema rightly refuses, after all the work)."""
+    versions = {"edgedp-export": edgedp_export.__version__}
+    for name in (*BUILT_WITH, *extra):
         try:
             versions[name] = importlib.metadata.version(name)
         except importlib.metadata.PackageNotFoundError:
-            versions[name] = None
-    versions["edgedp-export"] = edgedp_export.__version__
+            raise InputError(f"{name} is needed to build a sentences pack; install it") from None
     return versions
 
 
@@ -185,12 +191,14 @@ class EncoderParts:
 
     ``fidelity`` measures the ONNX encoder against torch on sentences of the corpus; it is ``None``
     when the section already carries the measurement (an encoder reused from a pack).
+    ``libraries``: the distributions making the encoder used, beyond :data:`BUILT_WITH`.
     """
 
     section: dict[str, Any]
     reference_sentences: tuple[str, ...]
     reference_embeddings: np.ndarray
     fidelity: Callable[[SentenceEncoder, list[str]], dict[str, Any]] | None
+    libraries: tuple[str, ...] = ()
 
 
 def export_encoder(model_dir: Path, weights: str, scratch: Path) -> EncoderParts:
@@ -224,6 +232,7 @@ def export_encoder(model_dir: Path, weights: str, scratch: Path) -> EncoderParts
         references,
         torch_sentence_embeddings(model_dir, list(references)),
         fidelity,
+        ENCODER_EXPORT_BUILT_WITH,
     )
 
 
@@ -368,6 +377,7 @@ def build_sentences_pack(
             recommended,
             len(references),
             {"min_cosine": reference_cosine, "recoder_max_abs_error": recoder_error},
+            built_with(parts.libraries),
         )
         files: dict[str, FileWriter] = {
             "encoder.onnx": copy_writer(scratch / "encoder.onnx"),
@@ -393,6 +403,7 @@ def _manifest(
     recommended: list[dict[str, Any]],
     reference_count: int,
     reference: dict[str, float],
+    versions: dict[str, str],
 ) -> dict[str, Any]:
     source = dict(corpus.provenance)
     source["splits"] = (
@@ -411,7 +422,7 @@ def _manifest(
         ),
         "source": source,
         "build_command": config.command,
-        "built_with": _versions(),
+        "built_with": versions,
         "encoder": {"file": "encoder.onnx", "tokenizer": "tokenizer.json", **encoder},
         "recoder": {"file": "recoder.onnx", "input": "embeddings", "output": "recoded", **recoder},
         "candidates": {

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import os
+import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -120,11 +124,43 @@ def test_tampered_pack_fails_cleanly(tmp_path):
 
 def test_packs_commands(tmp_path):
     listed = run("packs", "list")
-    assert listed.returncode == 0 and b"words-small\twords" in listed.stdout
+    assert listed.returncode == 0
+    lines = listed.stdout.decode().splitlines()
+    assert lines[0].split() == ["NAME", "KIND", "ORIGIN", "PATH"]
+    assert any(
+        line.split()[:4] == ["words-small", "words", "bundled", "(pinned)"] for line in lines
+    )
     info = run("packs", "info", "words-small")
-    assert info.returncode == 0 and b'"vocabulary": 100000' in info.stdout
+    assert info.returncode == 0 and "vocabulary: 100000\n" in info.stdout.decode()
+    info_json = run("packs", "info", "words-small", "--json")
+    assert json.loads(info_json.stdout)["vocabulary"] == 100000
     verified = run("packs", "verify")
     assert verified.returncode == 0 and b"SHA-256 verified" in verified.stdout
+    verified_json = json.loads(run("packs", "verify", "--json").stdout)
+    assert verified_json["ok"] is True and verified_json["pinned_by"] == "bundled"
+
+
+def test_packs_list_shows_what_each_name_finds(tmp_path):
+    """EDGEDP_PACKS and the working directory are listed; a name found earlier shadows a later
+    pack of that name; an unreadable manifest is listed with its problem, not fatal."""
+    extra = tmp_path / "extra"
+    extra.mkdir()
+    shutil.copytree(edgedp.load_pack().path, extra / "words-small")  # shadowed by the bundled one
+    shutil.copytree(edgedp.load_pack().path, extra / "mine")
+    (tmp_path / "work" / "broken").mkdir(parents=True)
+    (tmp_path / "work" / "broken" / "manifest.json").write_text("{not json")
+    env = {**os.environ, "EDGEDP_PACKS": str(extra)}
+    result = subprocess.run(
+        [sys.executable, "-m", "edgedp.cli", "packs", "list", "--json"],
+        capture_output=True, timeout=300, env=env, cwd=tmp_path / "work", check=True,
+    )  # fmt: skip
+    entries = {(e["name"], e["origin"].split(",")[0]): e for e in json.loads(result.stdout)}
+    assert entries["words-small", "EDGEDP_PACKS"]["shadowed"] is True
+    assert entries["words-small", "bundled"]["shadowed"] is False
+    mine = entries["mine", "EDGEDP_PACKS"]
+    assert mine["origin"] == "EDGEDP_PACKS, manifest name 'words-small'" and not mine["shadowed"]
+    broken = entries["broken", "working directory"]
+    assert broken["kind"] == "?" and "manifest" in broken["problem"]
 
 
 def test_console_script_is_installed():
@@ -136,3 +172,105 @@ def test_console_script_is_installed():
         timeout=120,
     )
     assert result.stdout == b"the cat\n"
+
+
+def test_jsonl_records_keep_their_other_fields(default_pack, tmp_path):
+    records = [
+        {"id": 7, "text": "Patient Jane was admitted.\nShe is fine.", "meta": {"ward": "b"}},
+        {"text": "", "id": 8},
+        {"id": 9, "text": "über naïve café"},
+    ]
+    source = tmp_path / "in.jsonl"
+    source.write_text(
+        "\n".join(json.dumps(record) for record in records[:2]) + "\n\n" + json.dumps(records[2])
+    )
+    target = tmp_path / "out.jsonl"
+    result = run(
+        "privatize", "--input", "jsonl", "--epsilon", "0.6", "--output", str(target), str(source)
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == b""
+    lines = target.read_text(encoding="utf-8").split("\n")
+    assert lines[2] == "" and lines[-1] == ""  # the empty line stays, one line per line
+    out = [json.loads(line) for line in lines if line]
+    assert [{k: v for k, v in record.items() if k != "text"} for record in out] == [
+        {k: v for k, v in record.items() if k != "text"} for record in records
+    ]
+    assert out[0]["text"].count("\n") == 1 and out[1]["text"] == ""  # each text's layout
+    for record in out:
+        for token in tokens_of(record["text"]):
+            assert token in PASS_THROUGH_PUNCTUATION or token in default_pack.vocabulary
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [("not json", "line 2: not JSON"), ('{"text": 3}', 'line 2: expected an object with a "text"')],
+)
+def test_jsonl_errors_name_the_line(line, expected, tmp_path):
+    target = tmp_path / "out.jsonl"
+    stdin = '{"text": "fine"}\n' + line + "\n"
+    result = run(
+        "privatize", "--input", "jsonl", "--epsilon", "1", "--output", str(target), stdin=stdin
+    )
+    assert result.returncode == 1 and expected in result.stderr.decode()
+    assert not target.exists() and list(tmp_path.iterdir()) == []  # nothing half written
+
+
+def test_output_to_a_missing_directory_fails_before_reading(tmp_path):
+    target = tmp_path / "nowhere" / "out.txt"
+    result = run("privatize", "--epsilon", "1", "--output", str(target), str(tmp_path / "absent"))
+    assert result.returncode == 1
+    assert result.stderr.decode() == (
+        f"edgedp: error: --output {target}: the directory {target.parent} does not exist\n"
+    )
+
+
+def test_summary_states_the_release_the_guarantee_and_the_keep_rate():
+    result = run(
+        "privatize", "--epsilon", "0.6", "--protect", "identifiers,names", "--summary",
+        stdin="Patient Jane was admitted on 12 March.\n",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    err = result.stderr.decode()
+    assert "released 6 word slots with brr at epsilon 0.6 per bit" in err  # "12 March" is one
+    assert "epsilon * d_hamming metric DP" in err and "(--protect identifiers,names)" in err
+    assert re.search(r"about \d+% of a text's words come back unchanged", err)
+    assert "edgedp explain --mechanism brr --epsilon 0.6" in err
+
+
+def test_progress_only_on_stderr_and_only_when_asked_off_a_terminal(tmp_path):
+    source = tmp_path / "in.txt"
+    source.write_text("a few words of text\n" * 2000)
+    quiet = run("privatize", "--epsilon", "50", "--seed", "1", str(source))
+    env = {**os.environ, "EDGEDP_PROGRESS": "1"}
+    loud = run("privatize", "--epsilon", "50", "--seed", "1", str(source), env=env)
+    assert quiet.returncode == loud.returncode == 0
+    assert loud.stdout == quiet.stdout  # never on stdout
+    assert b"edgedp: privatize:" not in quiet.stderr  # not a terminal, not asked
+    size = source.stat().st_size / 1000
+    assert f"edgedp: privatize: {size:.1f} kB of {size:.1f} kB (100%)" in loud.stderr.decode()
+
+
+def test_version_and_info():
+    version = run("--version")
+    assert version.returncode == 0 and version.stdout.decode() == f"edgedp {edgedp.__version__}\n"
+    info = run("info")
+    assert info.returncode == 0, info.stderr
+    text = info.stdout.decode()
+    assert text.startswith(f"edgedp {edgedp.__version__} (")
+    assert "dependencies: numpy " in text and "faiss-cpu " in text and "onnxruntime " in text
+    assert re.search(r"^words-small +words +bundled \(pinned\)", text, re.MULTILINE)
+    report = json.loads(run("info", "--json").stdout)
+    assert report["edgedp"] == edgedp.__version__ and report["dependencies"]["numpy"]
+    assert {"name": "words-small", "origin": "bundled"} in [
+        {key: pack[key] for key in ("name", "origin")} for pack in report["packs"]
+    ]
+    assert report["platform"] and report["python"]
+
+
+def test_protect_all_turns_every_guard_on():
+    from edgedp.cli.word_options import parse_protect
+    from edgedp.text.identifiers import PROTECT_KINDS
+
+    assert parse_protect("all") == parse_protect(",".join(PROTECT_KINDS)) == tuple(PROTECT_KINDS)
+    assert parse_protect("none") == ()

@@ -19,6 +19,7 @@ import pytest
 from helpers import REPO_ROOT
 
 import edgedp.cli.embed
+import edgedp.cli.streams
 from edgedp.cli import main
 
 ROOT = REPO_ROOT
@@ -149,6 +150,7 @@ class TestEmbedInputLimit:
     @pytest.fixture(autouse=True)
     def small_limit(self, monkeypatch):
         monkeypatch.setattr(edgedp.cli.embed, "MAX_TEXT_CHARS", self.LIMIT, raising=False)
+        monkeypatch.setattr(edgedp.cli.streams, "MAX_TEXT_CHARS", self.LIMIT, raising=False)
 
     @pytest.mark.parametrize("input_format", ["text", "lines", "jsonl"])
     def test_refused_as_soon_as_the_limit_is_passed(self, input_format, capsys, monkeypatch):

@@ -127,3 +127,45 @@ def test_installed_console_script_reads_stdin():
     assert (
         record["private"] is True and record["sentences"] == 3 and len(record["embedding"]) == 384
     )
+
+
+def test_too_short_documents_are_flagged_and_warned_about(tmp_path, capsys, sentence_pack):
+    lines = tmp_path / "docs.txt"
+    lines.write_text(f"{DOCUMENT.replace(chr(10), ' ')}\n\nOne sentence only.\n", encoding="utf-8")
+    code, records, err = run(capsys, "--input", "lines", "--epsilon", "6", str(lines))
+    assert code == 0
+    assert [record["too_short"] for record in records] == [False, True, True]
+    assert "2 of 3 documents (number 1, 2) have fewer than 2 sentences" in err
+    assert err.count("\n") == 1
+    # the same flag whatever the mechanism (the shared code path), and also for .npy output
+    for mechanism in ("truncation", "deepcandidate"):
+        out = tmp_path / f"{mechanism}.npy"
+        code = main(["embed", "--input", "lines", "--mechanism", mechanism, "--epsilon", "6",
+                     "--output", str(out), str(lines)])  # fmt: skip
+        err = capsys.readouterr().err
+        assert code == 0 and np.load(out).shape == (3, sentence_pack.dims)
+        assert "2 of 3 documents (number 1, 2)" in err
+    # the non-private mean is informative at any length: no flag
+    code, records, err = run(capsys, "--input", "lines", "--mechanism", "mean", str(lines))
+    assert [record["too_short"] for record in records] == [False, False, False]
+    assert "fewer than" not in err
+
+
+def test_output_to_a_missing_directory_is_refused_before_any_work(tmp_path, capsys):
+    target = tmp_path / "missing" / "out.jsonl"
+    code = main(["embed", "--epsilon", "6", "--output", str(target), str(tmp_path / "absent")])
+    err = capsys.readouterr().err
+    assert code == 1 and f"the directory {target.parent} does not exist" in err
+    assert err.count("\n") == 1
+
+
+def test_a_failed_run_leaves_no_output_file(tmp_path, capsys, sentence_pack):
+    target = tmp_path / "out.jsonl"
+    target.write_text("the previous run\n")
+    good, bad = tmp_path / "good.txt", tmp_path / "bad.txt"
+    good.write_text(DOCUMENT, encoding="utf-8")
+    bad.write_bytes(b"\xff\xfe not utf-8")
+    code = main(["embed", "--epsilon", "6", "--output", str(target), str(good), str(bad)])
+    assert code == 1 and "not valid utf-8" in capsys.readouterr().err
+    assert target.read_text() == "the previous run\n"  # untouched, and no temporary left over
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["bad.txt", "good.txt", "out.jsonl"]

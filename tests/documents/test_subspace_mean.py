@@ -13,7 +13,6 @@ from scipy import stats
 from sentence_helpers import orthonormal_rows, write_subspace_pack
 
 import edgedp
-from edgedp.documents.mechanism import ShortDocumentWarning
 from edgedp.errors import InputError, PrivacyParameterError
 from edgedp.evaluation.audit import audit_pair
 from edgedp.privacy import noise
@@ -231,16 +230,13 @@ def test_the_auditor_finds_no_loss_above_epsilon_and_catches_half_the_noise(
 # -- short documents, per-length d', lifting --------------------------------------------------------
 
 
-def test_short_documents_warn_and_an_empty_one_releases_the_public_mean(pack, seeded):
+def test_an_empty_document_releases_the_public_mean_and_one_sentence_is_noised(pack, seeded):
     mechanism = _seeded_mechanism(pack, seeded, epsilon=1.0, dims=4)
     rng = np.random.default_rng(9)
-    with pytest.warns(ShortDocumentWarning, match="fewer than 2 sentences"):
-        rows = mechanism.release_embeddings([np.empty((0, DIMS), np.float32), _sentences(rng, 1)])
+    rows = mechanism.release_embeddings([np.empty((0, DIMS), np.float32), _sentences(rng, 1)])
     assert np.array_equal(rows[0], np.zeros(4, dtype=np.float32))
     assert np.any(rows[1] != 0)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", ShortDocumentWarning)
-        mechanism.release_embeddings([_sentences(rng, 2)])
+    assert mechanism.too_short(0) and mechanism.too_short(1) and not mechanism.too_short(2)
 
 
 def test_d_prime_follows_the_pack_by_length_and_the_rest_is_zero(pack, seeded):
@@ -279,3 +275,8 @@ def test_real_text_end_to_end(tmp_path, seeded):
     again = _seeded_mechanism(pack, seeded, epsilon=10.0, dims=8).embed(text)
     np.testing.assert_array_equal(release.coordinates, again)  # same seed, same release
     assert mechanism.embed_batch([text, ["One.", "Two."]]).shape == (2, 8)
+    with pytest.warns(edgedp.ShortDocumentWarning, match="1 of 2 documents have fewer than 2"):
+        assert mechanism.embed_batch([text, "Only one."]).shape == (2, 8)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", edgedp.ShortDocumentWarning)
+        mechanism.release_batch([text])

@@ -32,8 +32,8 @@ def test_pandas_and_arrow_batches_keep_rows_nulls_and_other_columns():
     job = plan(out_column="private")
     frame = pd.DataFrame({"id": range(4), "text": TEXTS})
     (out,) = corpus.privatize_batches([frame], job)
-    assert list(out.columns) == ["id", "text", "private"]
-    assert out["id"].tolist() == [0, 1, 2, 3] and out["text"].tolist()[0] == TEXTS[0]
+    assert list(out.columns) == ["id", "private"]  # the raw text does not travel on
+    assert out["id"].tolist() == [0, 1, 2, 3]
     private = out["private"].tolist()
     assert private[1] is None and private[3] == ""
     assert len(private[0].split()) == 6 and "zorbulak" not in private[2].lower()
@@ -126,7 +126,10 @@ def test_ledger_records_one_charge_per_record_before_release(tmp_path):
     ledger = PrivacyLedger(path)
     assert len(ledger.history("ann")) == 2 and len(ledger.history("bob")) == 0  # null: no charge
     events = ledger.history("ann")  # one event per record: its word slots, BRR's unit
-    assert [event["count"] for event in events] == [6, 6]
+    assert [event["count"] for event in events] == [
+        6,
+        5,
+    ]  # "12 March" is one protected slot (issue 27)
     assert {event["mechanism"] for event in events} == {"brr"}
     assert ledger.spent("ann")[0] == pytest.approx(0.6 * (6 + 6))  # "12" is a word, "." is not
     assert ledger.spent("cy") == (0.0, 0.0)
@@ -157,9 +160,26 @@ def test_embed_batches_give_float32_lists_per_document(sentence_pack):
     # DeepCandidate releases a public candidate
     assert (np.abs(np.asarray(sentence_pack.candidates) - first).sum(axis=1) == 0).any()
     assert out["embedding"][1] is None
-    batch = pa.RecordBatch.from_pydict({"text": docs})
+    assert list(out.columns) == ["embedding"]  # the documents are dropped
+    batch = pa.RecordBatch.from_pydict({"user": ["a", "b"], "text": docs})
     (arrow,) = corpus.privatize_batches([batch], job)
+    assert arrow.schema.names == ["user", "embedding"]
     assert arrow.schema.field("embedding").type == pa.list_(pa.float32())
+
+
+@pytest.mark.parametrize("task", ["privatize", "embed"])
+def test_the_plaintext_is_kept_only_when_asked_loudly(task, sentence_pack):
+    planner = corpus.plan_privatize if task == "privatize" else corpus.plan_embed
+    settings = {"epsilon": 10.0, "out_column": "released"}
+    with pytest.warns(edgedp.NotPrivateWarning, match="keep_plaintext=True.*NOT private"):
+        job = planner("text", **settings, keep_plaintext=True)
+    docs = ["The market rose. Shares gained. Investors cheered."]
+    for batch in (pd.DataFrame({"text": docs}), pa.RecordBatch.from_pydict({"text": docs})):
+        (out,) = corpus.privatize_batches([batch], job)
+        names = list(out.columns) if isinstance(out, pd.DataFrame) else out.schema.names
+        assert names == ["text", "released"]
+    with pytest.raises(edgedp.InputError, match="needs out_column"):
+        corpus.plan_privatize("text", epsilon=1.0, keep_plaintext=True)
 
 
 def test_the_runtime_and_the_block_import_no_engine():

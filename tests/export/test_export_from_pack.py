@@ -18,12 +18,13 @@ import pytest
 from edgedp_export.cli import main as export_main
 from edgedp_export.extend import check_same_source, source_rows
 from edgedp_export.sources import WordVectors, text_file
-from helpers import REPO_ROOT
+from helpers import REPO_ROOT, SEEDED_ON_PURPOSE
 
 import edgedp
 from edgedp.errors import InputError
 
 ROOT = REPO_ROOT
+pytestmark = SEEDED_ON_PURPOSE  # reproducible statistics
 
 
 @pytest.fixture

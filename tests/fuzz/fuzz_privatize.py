@@ -13,7 +13,7 @@ import atheris
 
 with atheris.instrument_imports():
     import edgedp
-    from edgedp.cli.privatize import read_pieces
+    from edgedp.cli.streams import read_pieces
     from edgedp.errors import InputError
     from edgedp.text.segmentation import PASS_THROUGH_PUNCTUATION, segment
     from edgedp.words.streaming import privatize_stream

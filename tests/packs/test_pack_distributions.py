@@ -12,6 +12,7 @@ import base64
 import hashlib
 import importlib
 import json
+import re
 import subprocess
 import sys
 import zipfile
@@ -106,13 +107,36 @@ def test_a_distribution_cannot_claim_a_name_this_edgedp_pins(installed, monkeypa
         edgedp.load_pack("tiny-words")
 
 
+def test_two_distributions_registering_one_pack_name_are_refused(installed):
+    # issue 27: the first on sys.path won, silently. Another distribution claims tiny-words.
+    impostor = installed / "edgedp_pack_impostor-1.0.dist-info"
+    impostor.mkdir()
+    (impostor / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: edgedp-pack-impostor\nVersion: 1.0\n"
+    )
+    (impostor / "entry_points.txt").write_text(
+        "[edgedp.packs]\ntiny-words = edgedp_pack_tiny_words:pack_dir\n"
+    )
+    importlib.invalidate_caches()
+    for attempt in (lambda: edgedp.load_pack("tiny-words"), edgedp.list_packs):
+        with pytest.raises(AssetError) as caught:
+            attempt()
+        message = str(caught.value)
+        assert "\n" not in message and "registered by two installed distributions" in message
+        assert "edgedp-pack-tiny-words" in message and "edgedp-pack-impostor" in message
+
+
 def test_packs_verify_reports_the_pin_of_an_installed_pack(installed, capsys):
     from edgedp.cli import main
 
     assert main(["packs", "verify", "tiny-words"]) == 0
     assert "pinned (distribution edgedp-pack-tiny-words)" in capsys.readouterr().out
     assert main(["packs", "list"]) == 0
-    assert "tiny-words\twords\t" in capsys.readouterr().out
+    assert re.search(
+        r"^tiny-words +words +distribution edgedp-pack-tiny-words \(pinned\)",
+        capsys.readouterr().out,
+        re.MULTILINE,
+    )
 
 
 def test_a_missing_pack_names_the_commands_that_install_it(tmp_path, monkeypatch):

@@ -15,7 +15,12 @@ from helpers import write_word_pack
 
 import edgedp
 from edgedp.errors import AssetError
-from edgedp.packs.manifest import BUILTIN_SHA256_MAX_BYTES, FORMAT_VERSION, _sha256
+from edgedp.packs.manifest import (
+    BUILTIN_SHA256_MAX_BYTES,
+    FORMAT_VERSION,
+    _sha256,
+    read_manifest,
+)
 
 
 @pytest.fixture
@@ -215,3 +220,101 @@ def test_a_consistently_rewritten_pack_fails_its_pin(pack_dir):
     _edit_manifest(pack_dir, lambda m: m.update(description="rewritten"))
     with pytest.raises(AssetError, match="not the expected"):
         edgedp.load_pack(pack_dir, expected_digest=digest)
+
+
+@pytest.fixture(scope="module")
+def impostor(tmp_path_factory) -> Path:
+    """A copy of sentences-bbc rewritten consistently (files and manifest agree): a valid pack,
+    but not the one this edgedp pins under that name."""
+    from edgedp.packs.loading import bundled_packs_dir
+
+    root = tmp_path_factory.mktemp("impostor")
+    shutil.copytree(bundled_packs_dir() / "sentences-bbc", root / "sentences-bbc")
+    _edit_manifest(root / "sentences-bbc", lambda m: m.update(description="not the real one"))
+    edgedp.load_pack(root / "sentences-bbc")  # self-consistent: loads by its path
+    return root
+
+
+@pytest.fixture
+def wheel_install_without_the_pack(tmp_path, monkeypatch):
+    """As a wheel install of edgedp without the sentences-bbc pack distribution: the bundled
+    directory holds only the default words pack, and no pack distribution is installed."""
+    from edgedp.packs import loading
+
+    bundled = tmp_path / "bundled"
+    bundled.mkdir()
+    monkeypatch.setattr(loading, "bundled_packs_dir", lambda: bundled)
+    monkeypatch.setattr(loading, "installed_packs", dict)
+    monkeypatch.delenv("EDGEDP_PACKS", raising=False)
+    return bundled
+
+
+def _refused_everywhere(capsys, tmp_path) -> None:
+    """load_pack, `edgedp embed` (whose default pack it is) and `packs verify` refuse the name."""
+    from edgedp.cli import main
+
+    with pytest.raises(AssetError, match="not the expected 549f1812"):
+        edgedp.load_pack("sentences-bbc")
+    with pytest.raises(AssetError, match="not the expected"):
+        edgedp.load_pack("sentences-bbc", kind="sentences")
+    document = tmp_path / "doc.txt"
+    document.write_text("One sentence. Another one.\n")
+    capsys.readouterr()
+    assert main(["embed", "--epsilon", "5", str(document)]) == 1
+    assert main(["packs", "verify", "sentences-bbc"]) == 1
+    errors = capsys.readouterr().err.strip().splitlines()
+    assert len(errors) == 2 and all("not the expected" in line for line in errors)
+
+
+@pytest.mark.usefixtures("wheel_install_without_the_pack")
+def test_a_pinned_name_in_edgedp_packs_loads_only_with_its_pin(impostor, monkeypatch, capsys):
+    # issue 27: _locate returned no pin for EDGEDP_PACKS, so the impostor loaded as sentences-bbc
+    monkeypatch.setenv("EDGEDP_PACKS", str(impostor))
+    _refused_everywhere(capsys, impostor)
+
+
+@pytest.mark.usefixtures("wheel_install_without_the_pack")
+def test_a_pinned_name_in_the_working_directory_loads_only_with_its_pin(
+    impostor, monkeypatch, capsys
+):
+    monkeypatch.chdir(impostor)
+    _refused_everywhere(capsys, impostor)
+    assert edgedp.load_pack("./sentences-bbc").name == "sentences-bbc"  # an explicit path is a path
+
+
+def test_a_pinned_name_loads_from_every_location_with_its_pin(
+    pack_dir, wheel_install_without_the_pack, tmp_path, monkeypatch
+):
+    """The pin is the only thing that decides: with the right digest a pinned name loads from the
+    bundled directory, EDGEDP_PACKS and the working directory alike; a rewrite fails in each."""
+    from edgedp.packs import loading
+
+    digest = edgedp.load_pack(pack_dir).manifest.digest
+    monkeypatch.setattr(loading, "BUNDLED_MANIFEST_SHA256", {"pinned-words": digest})
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    for place in (wheel_install_without_the_pack, tmp_path / "extra", elsewhere):
+        monkeypatch.setenv("EDGEDP_PACKS", str(tmp_path / "extra"))
+        shutil.copytree(pack_dir, place / "pinned-words")
+        assert edgedp.load_pack("pinned-words").manifest.digest == digest
+        listed = {e.path.resolve(): e.pin for e in edgedp.list_packs()}
+        if place != elsewhere:  # `packs list` shows bundled and EDGEDP_PACKS packs with the pin
+            assert listed[(place / "pinned-words").resolve()] == digest
+        _edit_manifest(place / "pinned-words", lambda m: m.update(description="rewritten"))
+        with pytest.raises(AssetError, match="not the expected"):
+            edgedp.load_pack("pinned-words")
+        with pytest.raises(AssetError, match="not the expected"):  # expected_digest cannot lift it
+            edgedp.load_pack(
+                "pinned-words",
+                expected_digest=read_manifest(place / "pinned-words").digest,
+            )
+        shutil.rmtree(place / "pinned-words")
+
+
+def test_verifying_a_pack_reports_progress_when_asked(monkeypatch, capsys):
+    monkeypatch.setenv("EDGEDP_PROGRESS", "1")
+    pack = edgedp.load_pack()
+    size = sum(entry["bytes"] for entry in pack.manifest.data["files"].values()) / 1e6
+    err = capsys.readouterr().err
+    assert f"edgedp: reading pack words-small: {size:.1f} MB of {size:.1f} MB (100%)" in err

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import signal
 import sqlite3
 import subprocess
@@ -175,22 +176,81 @@ class TestLedgerFiles:
 
     def test_a_version_1_ledger_is_migrated_to_events(self, tmp_path):
         path = tmp_path / "old.db"
-        old = sqlite3.connect(path)
-        old.executescript(
-            "CREATE TABLE charges (id TEXT PRIMARY KEY, scope TEXT NOT NULL, epsilon REAL NOT "
-            "NULL, delta REAL NOT NULL, mechanism TEXT NOT NULL, created REAL NOT NULL);"
-            "CREATE TABLE limits (scope TEXT PRIMARY KEY, epsilon REAL NOT NULL, delta REAL NOT "
-            "NULL);"
-            "INSERT INTO charges VALUES ('a', 'u', 1.5, 0, 'brr', 1.0);"
-            "INSERT INTO charges VALUES ('b', 'u', 0.5, 0, 'brr', 2.0);"
-            "INSERT INTO limits VALUES ('u', 3.0, 0);"
-        )
-        old.commit()
-        old.close()
+        write_version_1_ledger(path)
         ledger = PrivacyLedger(path)
         assert ledger.spent("u") == (2.0, 0.0) and ledger.limit("u") == (3.0, 0.0)
         assert ledger.unit("u") == "word:hamming"
         assert [row["id"] for row in ledger.history("u")] == ["a", "b"]
+
+
+def write_version_1_ledger(path) -> None:
+    """A ledger as edgedp 0.1 wrote it: bare charges, rollback journal, user_version 0."""
+    old = sqlite3.connect(path)
+    old.executescript(
+        "CREATE TABLE charges (id TEXT PRIMARY KEY, scope TEXT NOT NULL, epsilon REAL NOT "
+        "NULL, delta REAL NOT NULL, mechanism TEXT NOT NULL, created REAL NOT NULL);"
+        "CREATE TABLE limits (scope TEXT PRIMARY KEY, epsilon REAL NOT NULL, delta REAL NOT "
+        "NULL);"
+        "INSERT INTO charges VALUES ('a', 'u', 1.5, 0, 'brr', 1.0);"
+        "INSERT INTO charges VALUES ('b', 'u', 0.5, 0, 'brr', 2.0);"
+        "INSERT INTO limits VALUES ('u', 3.0, 0);"
+    )
+    old.commit()
+    old.close()
+
+
+OPENER = """
+import sys
+from edgedp.privacy.ledger import PrivacyLedger
+print("ready", flush=True)
+for path in sys.stdin:  # one line per round: every worker opens that ledger at once
+    try:
+        PrivacyLedger(path.strip())
+        print("ok", flush=True)
+    except Exception as error:
+        print(type(error).__name__ + ": " + str(error).replace("\\n", " "), flush=True)
+"""
+
+
+@pytest.mark.parametrize("held", [True, False], ids=["while-one-migrates", "at-one-instant"])
+def test_processes_opening_a_version_1_ledger_at_once_wait_for_the_migration(tmp_path, held):
+    """Six processes (and the test) open one version-1 ledger at one instant (issue 27: one of
+    them failed at once with "database is locked"). The first to switch the file to WAL makes the
+    others' switch fail without waiting; they must wait like any other writer. ``held``: the test
+    holds the write lock of the version-1 file, as a process in the middle of the switch does,
+    while the workers are released (this fails every round before the fix); otherwise the workers
+    race among themselves (about 3 % of rounds failed before the fix on a 2-core machine)."""
+    workers = [
+        subprocess.Popen(
+            [sys.executable, "-c", OPENER], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        )
+        for _ in range(6)
+    ]
+    try:
+        assert [worker.stdout.readline().strip() for worker in workers] == ["ready"] * 6
+        for round_number in range(3 if held else 20):
+            path = tmp_path / f"old-{round_number}.db"
+            write_version_1_ledger(path)
+            holder = sqlite3.connect(path, isolation_level=None)
+            if held:
+                holder.execute("BEGIN IMMEDIATE")
+            for worker in workers:  # the barrier: every worker is blocked reading this line
+                worker.stdin.write(f"{path}\n")
+            for worker in workers:
+                worker.stdin.flush()
+            if held:
+                time.sleep(0.3)
+                holder.execute("COMMIT")
+            holder.close()
+            answers = [worker.stdout.readline().strip() for worker in workers]
+            assert answers == ["ok"] * 6, f"round {round_number}: {answers}"
+            ledger = PrivacyLedger(path)
+            assert [row["id"] for row in ledger.history("u")] == ["a", "b"]  # migrated once
+            assert ledger.spent("u") == (2.0, 0.0)
+    finally:
+        for worker in workers:
+            worker.stdin.close()
+            worker.wait(timeout=60)
 
 
 def test_guard_charges_before_releasing_and_refuses_over_budget(tmp_path, default_pack):
@@ -229,12 +289,59 @@ def test_cli_charges_the_ledger(tmp_path):
     assert refused.returncode == 1 and b"nothing was released" in refused.stderr
     assert refused.stdout == b""
     shown = subprocess.run(
-        [*cli, "ledger", "show", "--ledger", str(ledger_path), "--scope", "me"],
+        [*cli, "ledger", "show", "--ledger", str(ledger_path), "--scope", "me", "--json"],
         capture_output=True,
         timeout=120,
         check=True,
     )
-    assert json.loads(shown.stdout)["spent"]["epsilon"] == pytest.approx(3.0)
+    state = json.loads(shown.stdout)
+    # one shape: spent and limit are both {"epsilon", "delta"}; the unit is explained
+    assert state["spent"] == {"epsilon": pytest.approx(3.0), "delta": 0.0}
+    assert state["limit"] == {"epsilon": 5.0, "delta": 0.0}
+    assert state["unit"] == "word:hamming" and "epsilon per bit" in state["unit_meaning"]
+    assert state["events"] == 1 and "history" not in state
+    listed = subprocess.run(
+        [*cli, "ledger", "show", "--ledger", str(ledger_path), "--scope", "me", "--events"],
+        capture_output=True,
+        timeout=120,
+        check=True,
+    )
+    text = listed.stdout.decode()
+    assert "unit: word:hamming (metric DP: epsilon per bit of Hamming distance" in text
+    assert re.search(
+        r"^    \d{4}-\d\d-\d\dT[\d:]+\+00:00  brr: 3 x epsilon 1 \(delta 0\) = 3$", text, re.M
+    )
+
+
+def test_a_new_scope_has_no_limit_and_no_unit(tmp_path):
+    from edgedp.cli.ledger import render, report
+
+    state = report(PrivacyLedger(tmp_path / "l.db"), "nobody", events=True)
+    assert state == {
+        "scope": "nobody",
+        "unit": None,
+        "unit_meaning": None,
+        "spent": {"epsilon": 0.0, "delta": 0.0},
+        "limit": None,
+        "events": 0,
+        "history": [],
+    }
+    assert "limit: none" in render(state) and "unit: none yet" in render(state)
+
+
+@pytest.mark.parametrize(
+    ("unit", "phrase"),
+    [
+        ("word:hamming", "epsilon per bit of Hamming distance"),
+        ("word:euclidean", "epsilon per unit of Euclidean distance"),
+        ("document:dp", "plain epsilon-DP per document released"),
+        ("sentence:dp", "plain epsilon-DP per sentence rewritten"),
+    ],
+)
+def test_every_accounting_unit_is_explained(unit, phrase):
+    from edgedp.privacy.guarantee import unit_meaning
+
+    assert phrase in unit_meaning(unit)
 
 
 def test_every_connection_runs_in_wal_mode_with_full_sync(tmp_path, monkeypatch):
@@ -382,7 +489,7 @@ def test_sentence_mechanisms_are_charged_per_document_and_sentence(tmp_path):
     ledger = PrivacyLedger(tmp_path / "l.db")
     sentences = edgedp.load_pack("sentences-bbc")
     deep = ledger.guard(edgedp.DeepCandidate(sentences, epsilon=2.0), "docs")
-    deep.embed_batch(["One sentence. Two sentences.", "Another document."])
+    deep.embed_batch(["One sentence. Two sentences.", "Another document. Of two sentences."])
     assert ledger.spent("docs") == (4.0, 0.0)  # epsilon per document
     adept = edgedp.ADePT(edgedp.load_pack("adept-bbc"), epsilon=50.0, noise="gaussian", delta=1e-6)
     cost = adept.privacy_cost(["First. Second.\nThird."])
@@ -399,7 +506,9 @@ def test_a_guarantee_states_itself():
     assert promise.accounting_unit == "sentence:dp"
     statement = promise.statement()
     assert "a test unit" in statement and "test neighbours" in statement
-    assert "e^0.5 + 1e-06" in statement and statement.endswith("Charged per sentence.")
+    # delta is additive, not part of the factor: "e^0.5 + 1e-06" read as a factor (issue 26)
+    assert "by at most a factor e^0.5, plus an additive delta = 1e-06" in statement
+    assert "e^0.5 +" not in statement and statement.endswith("Charged per sentence.")
     hamming = Guarantee("a word", "two words", "word", 0.6, metric="hamming", metric_unit="bit")
     assert "e^(0.6 * d_hamming)" in hamming.statement() and "per bit" in hamming.statement()
     assert hamming.as_dict()["accounting_unit"] == "word:hamming"

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from edgedp.errors import InputError
-from edgedp.text.identifiers import identifier_spans
+from edgedp.text.identifiers import protected_spans
 from edgedp.text.segmentation import (
     PASS_THROUGH_PUNCTUATION,
     PASS_THROUGH_WHITESPACE,
@@ -120,7 +120,7 @@ def test_splitting_whitespace_is_what_tokenizers_splits_at_over_every_code_point
 
 def _reference_segment(text: str, protect: frozenset[str]) -> Segmented:
     """``segmentation.segment`` as it was before issue 17: tokenizers' tokens, adjacent ones merged."""
-    spans = identifier_spans(text) if "identifiers" in protect else iter(())
+    spans = protected_spans(text, protect)
     tokens, position = [], 0
     for span_start, span_end, _ in (*spans, (len(text), len(text), "")):
         gap = text[position:span_start]

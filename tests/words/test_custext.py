@@ -11,6 +11,7 @@ import os
 
 import numpy as np
 import pytest
+from helpers import SEEDED_ON_PURPOSE
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sampling_helpers import (
@@ -24,6 +25,8 @@ from sampling_helpers import (
 import edgedp
 from edgedp.evaluation.audit import audit_pair
 from edgedp.words.custext import CusText, build_output_sets
+
+pytestmark = SEEDED_ON_PURPOSE  # reproducible statistics
 
 N = int(os.environ.get("EDGEDP_AUDIT_SAMPLES", "200000"))
 #: Two groups of three on a line: with k = 3 the sets are {0, 1, 2} and {3, 4, 5}.
@@ -209,5 +212,5 @@ def test_bad_parameters_raise_edgedp_errors(small_pack, kwargs, error):
 
 
 def test_euclidean_custext_needs_vectors(default_pack):
-    with pytest.raises(edgedp.AssetError):
-        CusText(default_pack, epsilon=1.0)
+    with pytest.raises(edgedp.AssetError, match="--space hamming"):
+        CusText(default_pack, epsilon=1.0, space="euclidean")

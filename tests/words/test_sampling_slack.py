@@ -19,7 +19,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from helpers import all_codes, write_word_pack
+from helpers import SEEDED_ON_PURPOSE, all_codes, write_word_pack
 from sampling_helpers import vector_pack
 
 import edgedp
@@ -30,6 +30,8 @@ from edgedp.words.custext import CusText
 from edgedp.words.sampling import VectorDistances, euclidean_rounding
 from edgedp.words.santext import SanText, SanTextPlus
 from edgedp.words.tem import TEM
+
+pytestmark = SEEDED_ON_PURPOSE  # reproducible statistics
 
 EPSILONS = (1e-6, 0.1, 2.0, 30.0, 1000.0)
 _HIGH = Context(prec=60, Emax=10**6, Emin=-(10**6))

@@ -12,6 +12,7 @@ import os
 
 import numpy as np
 import pytest
+from helpers import SEEDED_ON_PURPOSE
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sampling_helpers import (
@@ -26,6 +27,8 @@ import edgedp
 import edgedp.words.sampling
 from edgedp.evaluation.audit import audit_pair
 from edgedp.words.santext import SanText, SanTextPlus
+
+pytestmark = SEEDED_ON_PURPOSE  # reproducible statistics
 
 N = int(os.environ.get("EDGEDP_AUDIT_SAMPLES", "200000"))
 LINE = np.arange(10.0)

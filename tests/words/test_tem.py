@@ -16,7 +16,7 @@ import sys
 
 import numpy as np
 import pytest
-from helpers import all_codes, hamming_distances, write_word_pack
+from helpers import SEEDED_ON_PURPOSE, all_codes, hamming_distances, write_word_pack
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sampling_helpers import (
@@ -32,6 +32,8 @@ import edgedp.words.sampling
 from edgedp.evaluation.audit import audit_pair
 from edgedp.words.sampling import select_ragged, uniform_outside, uniform_outside_rows
 from edgedp.words.tem import TEM, gamma_for_beta
+
+pytestmark = SEEDED_ON_PURPOSE  # reproducible statistics
 
 N = int(os.environ.get("EDGEDP_AUDIT_SAMPLES", "200000"))
 
@@ -339,8 +341,8 @@ def test_bad_parameters_raise_edgedp_errors(trap_pack, kwargs, error):
 
 
 def test_euclidean_tem_needs_vectors(default_pack):
-    with pytest.raises(edgedp.AssetError):
-        TEM(default_pack, epsilon=1.0)
+    with pytest.raises(edgedp.AssetError, match="--space hamming"):
+        TEM(default_pack, epsilon=1.0, space="euclidean")
 
 
 def _cli(*args: str, stdin: str) -> subprocess.CompletedProcess:
@@ -368,6 +370,26 @@ def test_cli_privatizes_with_tem_in_hamming_space():
     assert result.returncode == 0, result.stderr
     output = result.stdout.decode()
     assert len(output.split()) == 5 and "zorbulak" not in output and "0412555019" not in output
+
+
+def test_gamma_and_beta_are_exclusive(trap_pack):
+    # issue 27: both were accepted and beta was silently ignored
+    with pytest.raises(edgedp.InputError, match="not both"):
+        TEM(trap_pack, epsilon=1.0, gamma=2.0, beta=0.01)
+    result = _cli(
+        "privatize",
+        "--mechanism",
+        "tem",
+        "--epsilon",
+        "1",
+        "--gamma",
+        "2",
+        "--beta",
+        "0.01",
+        stdin="a\n",
+    )
+    assert result.returncode == 2
+    assert b"argument --beta: not allowed with argument --gamma" in result.stderr
 
 
 def test_cli_rejects_options_of_other_mechanisms():

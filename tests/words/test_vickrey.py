@@ -179,5 +179,5 @@ def test_space_and_candidates_are_validated(euclid_pack, tiny_pack):
     with pytest.raises(InputError):
         edgedp.GeneralizedVickrey(euclid_pack, epsilon=1.0, weights=[1.0] * 201)
     with pytest.raises(edgedp.AssetError):
-        edgedp.Vickrey(tiny_pack, epsilon=1.0)  # euclidean needs vectors
+        edgedp.Vickrey(tiny_pack, epsilon=1.0, space="euclidean")  # needs vectors
     edgedp.Vickrey(tiny_pack, epsilon=1.0, space="hamming").privatize_ids([0, 1])
