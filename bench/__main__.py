@@ -36,6 +36,7 @@ EXTRA_SUITES = {
     "subspace-costs": "bench.performance.subspace_costs",
     "scale": "bench.performance.scale",
     "footprint": "bench.performance.footprint",
+    "throughput": "bench.performance.throughput",
     "brr-parity": "bench.utility.brr_parity",
 }
 

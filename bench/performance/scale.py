@@ -26,6 +26,7 @@ Tables (same corpus, same mechanism, OS entropy, one run):
 
 from __future__ import annotations
 
+import heapq
 import json
 import math
 import os
@@ -34,6 +35,8 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 import edgedp
 from bench.datasets import bbc_documents
@@ -44,6 +47,11 @@ from edgedp.words.parallel import privatize_parallel
 
 EPSILON = 0.6
 WORKERS = (1, 2)
+#: Partitions of the timed job per worker. With 2 (before issue 25), 400 BBC News articles of
+#: uneven length cut into 32 partitions cap 16 workers at 76 % efficiency (see balance_rows).
+PARTITIONS_PER_WORKER = 8
+#: Worker counts of the load-balance table (computed, not run: this machine has 2 cores).
+BALANCE_WORKERS = (2, 4, 8, 16)
 BILLION = 1e9
 NODES = 100
 
@@ -158,7 +166,7 @@ def spark_setting(
     out: dict[str, Any] = {}
 
     def job() -> None:
-        stage = _spark_stage(spark, measured, texts, 2 * workers)
+        stage = _spark_stage(spark, measured, texts, PARTITIONS_PER_WORKER * workers)
         out["frame"] = stage.select("pid", "rss_mb").toPandas()
 
     rate = _throughput(report, label, workers, _timed(job), texts, words, single)
@@ -225,11 +233,26 @@ def dask_setting(
         out: dict[str, Any] = {}
 
         def job() -> None:
-            out["frame"] = stage(texts, 2 * workers).compute()
+            out["frame"] = stage(texts, PARTITIONS_PER_WORKER * workers).compute()
 
         rate = _throughput(report, label, workers, _timed(job), texts, words, single)
         _peaks(report, label, workers, out["frame"])
     return rate
+
+
+def balance_rows(report: Report, texts: list[str]) -> None:
+    """The efficiency the partitioning alone allows: contiguous partitions of equal rows (as
+    ``dd.from_pandas`` cuts them), handed in order to the first free worker, each costing its word
+    count; total / workers over the busiest worker. Computed from the corpus, not measured."""
+    words = np.array([len(segment(text).words) for text in texts], dtype=float)
+    for workers in BALANCE_WORKERS:
+        for per_worker in (2, 4, PARTITIONS_PER_WORKER):
+            finish = [0.0] * workers
+            for part in np.array_split(words, workers * per_worker):
+                heapq.heapreplace(finish, finish[0] + float(part.sum()))
+            report.add(table="load balance (computed, not measured)", workers=workers,
+                       partitions_per_worker=per_worker,
+                       best_efficiency=words.sum() / workers / max(finish))  # fmt: skip
 
 
 def _timed(run: Callable[[], object]) -> float:
@@ -246,6 +269,7 @@ def run(report: Report, *, quick: bool) -> None:
         f"Corpus: {len(documents)} whole BBC News articles (every {step}th), "
         f"{words:,} word slots; BRR, epsilon {EPSILON} per bit, bundled words-small pack, OS entropy."
     )
+    balance_rows(report, documents)
     worker = run_python(["-c", _STARTUP_CODE])
     startup = json.loads(worker.stdout)
     report.add(table="start-up", engine="fresh Python worker: import edgedp + load/verify pack",

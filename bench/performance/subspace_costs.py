@@ -3,13 +3,14 @@
 ``python -m bench subspace-costs`` (needs the cached domain embeddings of ``bench domains``, or
 builds them):
 
-* **Mechanism cost per document** (OS entropy, exact lattice noise; 1 thread): ``release_embeddings``
-  on precomputed sentence embeddings of k = 4, 12 and 24 sentences, one document per call (median
-  of repeated calls) and batches of 100 documents, pure epsilon 10 at d' = 4, 8 and 16 (the most
-  the exact K-norm sampler serves) and the Gaussian (10, 1e-6) at d' = 64. Baseline in the same run: DeepCandidate's mechanism step on the
-  bundled pack (depth of 1,509 candidates over its projections + Gumbel-max), on the same number
-  of sentences, recoded beforehand (the recoder is a further ONNX call per sentence). The encoder
-  (one sentence per call, the DP path) is timed beside them for scale.
+* **Mechanism cost per document** (OS entropy, exact lattice noise; 1 thread):
+  ``release_embeddings`` on precomputed sentence embeddings of k = 4, 12 and 24 sentences, one
+  document per call (median of repeated calls) and batches of 100 documents, pure epsilon 10 at d' =
+  4, 8 and 16 (the most the exact K-norm sampler serves) and the Gaussian (10, 1e-6) at d' = 64.
+  Baseline in the same run: DeepCandidate's mechanism step on the bundled pack (depth of 1,509
+  candidates over its projections + Gumbel-max), on the same number of sentences, recoded beforehand
+  (the recoder is a further ONNX call per sentence). The encoder (one sentence per call, the DP
+  path) is timed beside them for scale.
 * **Pack build beyond encoding**: ``edgedp_export.subspace.subspace_contents`` (mean, directions,
   cross-fitted choice of d' and C, radii) on 10,000 public documents (the cached public domains,
   drawn with replacement to 10,000: timing only), and the encoder's batched throughput on their

@@ -7,25 +7,35 @@ clamped at 1e-9 as sentence-transformers does) and divided by their L2 norm (cla
 those embeddings.
 
 onnxruntime is imported, and the sessions are created, on first use only: ``import edgedp`` and the
-word-level mechanisms never load it. The thread count is the ``threads`` argument, else the value of
-:func:`edgedp.set_num_threads`, else onnxruntime's default. Sentences are tokenized in batches, sorted
-by length so that a batch pads little, and returned in input order.
+word-level mechanisms never load it. Sentences are tokenized in batches, sorted by length so that a
+batch pads little, and returned in input order.
+
+**Threads.** By default every onnxruntime call runs on one thread, and after
+``edgedp.set_num_threads(n)`` the calls of one ``encode`` or ``recode`` are spread over n worker
+threads (:func:`edgedp.packs.native.map_in_threads`) that share the one session: onnxruntime's
+``run`` is thread-safe and releases the GIL. One session with n intra-op threads scales poorly on
+one short sentence per call (3.4x at 16 threads on 16 cores, issue 25), n single-threaded callers
+like n processes (10.8x), and only calls of one sentence keep the DP path's embeddings independent
+of each other. A ``threads`` argument instead gives the session that many intra-op threads and
+makes its calls one at a time (the exporter's large batches).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 
 from edgedp.errors import AssetError, InputError
-from edgedp.packs.native import GraphIO, lazy_session
+from edgedp.packs.native import GraphIO, lazy_session, map_in_threads, worker_threads
 from edgedp.privacy.validation import check_positive_int
 from edgedp.text.segmentation import check_text
 
 ENCODER_IO: GraphIO = (("input_ids", "attention_mask", "token_type_ids"), ("token_embeddings",))
 RECODER_IO: GraphIO = (("embeddings",), ("recoded",))
+T = TypeVar("T")
 #: Most sentences, and most tokens (sentences x the longest), per batched onnxruntime call. Small
 #: batches of similar lengths run at the memory of one sentence per call (batches of 32 peaked at
 #: 1.0 GB on long sentences) and faster than either (bench latency: 1.67x batches of 32 on 2
@@ -96,8 +106,13 @@ class SentenceEncoder:
         self.batch_tokens = check_positive_int(batch_tokens, "batch_tokens")
         # int8 weights stay int8 in memory: embed peaks at ~180 MB instead of ~270 MB (native.py)
         self._session = lazy_session(
-            model, ENCODER_IO, threads, name="encoder.onnx", fold_constants=False
+            model,
+            ENCODER_IO,
+            1 if threads is None else threads,
+            name="encoder.onnx",
+            fold_constants=False,
         )
+        self._spread = threads is None
 
     def encode(self, sentences: Sequence[str], *, independent: bool = False) -> np.ndarray:
         """Unit-length float32 embeddings, shape (len(sentences), dims), in input order.
@@ -115,7 +130,8 @@ class SentenceEncoder:
         if not texts:
             return out
         session = self._session.get()
-        for rows in self._batches(texts, independent):
+
+        def encode_rows(rows: list[int]) -> None:
             encodings = self._tokenizer.encode_batch([texts[row] for row in rows])
             ids = np.array([encoding.ids for encoding in encodings], dtype=np.int64)
             mask = np.array([encoding.attention_mask for encoding in encodings], dtype=np.int64)
@@ -124,6 +140,8 @@ class SentenceEncoder:
                 None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
             )
             out[rows] = mean_pool_normalize(tokens, mask)
+
+        run_calls(encode_rows, list(self._batches(texts, independent)), spread=self._spread)
         return out
 
     def _batches(self, texts: list[str], independent: bool) -> Iterator[list[int]]:
@@ -156,7 +174,10 @@ class Recoder:
 
     def __init__(self, model: Path | bytes, *, dims: int, threads: int | None = None) -> None:
         self.dims = dims
-        self._session = lazy_session(model, RECODER_IO, threads, name="recoder.onnx")
+        self._session = lazy_session(
+            model, RECODER_IO, 1 if threads is None else threads, name="recoder.onnx"
+        )
+        self._spread = threads is None  # as the encoder's (module docstring, Threads)
 
     def recode(self, embeddings: np.ndarray, *, independent: bool = False) -> np.ndarray:
         """H applied to each row of a (n, dims) array; float32 (n, dims).
@@ -169,6 +190,24 @@ class Recoder:
         if array.shape[0] == 0:
             return array.copy()
         session = self._session.get()
-        blocks = [array[i : i + 1] for i in range(len(array))] if independent else [array]
-        recoded = [session.run(None, {"embeddings": np.ascontiguousarray(b)})[0] for b in blocks]
-        return np.concatenate(recoded).astype(np.float32, copy=False)
+        out = np.empty_like(array)
+
+        def recode_rows(rows: slice) -> None:
+            (out[rows],) = session.run(None, {"embeddings": np.ascontiguousarray(array[rows])})
+
+        blocks = [slice(i, i + 1) for i in range(len(array))] if independent else [slice(None)]
+        run_calls(recode_rows, blocks, spread=self._spread)
+        return out
+
+
+def run_calls(call: Callable[[T], None], items: list[T], *, spread: bool) -> None:
+    """``call`` on every item, on the worker threads if ``spread`` (each thread a share of the
+    items taken in turn, so that long and short calls mix), else one after another here."""
+
+    def run_share(share: list[T]) -> None:
+        for item in share:
+            call(item)
+
+    threads = worker_threads() if spread else 1
+    tasks = 1 if threads == 1 else min(len(items), 2 * threads)
+    map_in_threads(run_share, [items[i::tasks] for i in range(tasks)])

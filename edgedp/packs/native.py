@@ -1,7 +1,8 @@
 """The native libraries edgedp drives (FAISS, onnxruntime): thread count, sessions, lazy creation.
 
-* :func:`set_num_threads` sets the thread count of FAISS searches and of onnxruntime sessions created
-  afterwards (FAISS keeps one process-wide OpenMP setting, so this affects the whole process).
+* :func:`set_num_threads` sets how many cores edgedp uses: worker threads for large batches
+  (:func:`map_in_threads`), the OpenMP thread count of FAISS on the calling thread, and ADePT's
+  onnxruntime sessions created afterwards.
 * :func:`open_session` opens an onnxruntime session for a pack model, checked: a model whose input
   and output names are not the ones the runtime feeds (a file swapped for another) is refused with
   :class:`~edgedp.errors.AssetError` before it runs. onnxruntime is imported here only, on first use,
@@ -12,12 +13,16 @@
   one thread; :func:`session_threads` gives onnxruntime sessions one thread unless a count was set.
 * :class:`Lazy` builds a value (a session, an index) on first use, once, thread-safely: the one
   lazy-cache helper of the package.
+* :func:`map_in_threads` spreads independent tasks over the count set with :func:`set_num_threads`:
+  worker threads that each run their native libraries on one thread, so n threads use n cores.
 """
 
 from __future__ import annotations
 
+import os
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Generic, TypeVar
@@ -30,12 +35,15 @@ from edgedp.privacy.validation import check_positive_int
 #: (input names, output names) of a model, in graph order.
 GraphIO = tuple[tuple[str, ...], tuple[str, ...]]
 T = TypeVar("T")
+R = TypeVar("R")
 
 _threads: int | None = None
 
 
 def set_num_threads(count: int) -> None:
-    """Use ``count`` threads in FAISS searches and in onnxruntime sessions created afterwards."""
+    """Use ``count`` cores: ``count`` worker threads for the batches of the word mechanisms and the
+    calls of the sentence encoder (:func:`map_in_threads`), and ``count`` threads in FAISS
+    searches made outside them and in ADePT's sessions created afterwards."""
     import faiss
 
     global _threads
@@ -115,21 +123,15 @@ def open_session(
 def lazy_session(
     model: Path | bytes,
     io: GraphIO,
-    threads: int | None = None,
+    threads: int,
     *,
     name: str | None = None,
     fold_constants: bool = True,
 ) -> Lazy[Any]:
-    """A session for ``model`` opened on first use, with ``threads`` or :func:`get_num_threads`."""
-    chosen = None if threads is None else check_positive_int(threads, "threads")
+    """A session for ``model`` with ``threads`` intra-op threads, opened on first use."""
+    chosen = check_positive_int(threads, "threads")
     return Lazy(
-        lambda: open_session(
-            model,
-            io=io,
-            threads=chosen or get_num_threads(),
-            name=name,
-            fold_constants=fold_constants,
-        )
+        lambda: open_session(model, io=io, threads=chosen, name=name, fold_constants=fold_constants)
     )
 
 
@@ -189,3 +191,58 @@ def session_threads(threads: int | None) -> int:
     default (all cores, spinning) is the pathology of :func:`search_threads` again under load.
     """
     return 1 if threads is None else threads
+
+
+# -- worker threads: n cores as n threads of one native thread each ----------------------------------
+
+_pool_lock = threading.Lock()
+_pool: tuple[int, int, ThreadPoolExecutor] | None = None  # (process id, size, pool)
+_worker = threading.local()
+
+
+def worker_threads() -> int:
+    """The threads :func:`map_in_threads` spreads tasks over: the count set with
+    :func:`set_num_threads`, or 1 (none set, or called from a worker thread: no nesting)."""
+    if _threads is None or getattr(_worker, "active", False):
+        return 1
+    return _threads
+
+
+def task_threads() -> int:
+    """The cores a data engine gives one task of a worker process: ``OMP_NUM_THREADS``, which Spark
+    sets to ``spark.task.cpus`` and Dask's nanny to 1 in their workers; 1 if unset or not a count."""
+    value = os.environ.get("OMP_NUM_THREADS", "").split(",")[0].strip()
+    return int(value) if value.isdigit() and int(value) > 0 else 1
+
+
+def map_in_threads(function: Callable[[T], R], items: Sequence[T]) -> list[R]:
+    """``[function(item) for item in items]``, on :func:`worker_threads` threads, in order.
+
+    Each worker thread runs FAISS (and its BLAS) on one OpenMP thread: OpenMP's count is per
+    thread, so the threads are the parallelism and never multiply with FAISS's own. The tasks must
+    release the GIL for their heavy work (FAISS calls and numpy loops do); the first exception of a
+    task is raised here. With one thread or one item the tasks run on the calling thread.
+    """
+    if worker_threads() < 2 or len(items) < 2:
+        return [function(item) for item in items]
+    return list(_thread_pool().map(function, items))
+
+
+def _thread_pool() -> ThreadPoolExecutor:
+    """The process's worker threads, (re)started for the current count (and after a fork)."""
+    global _pool
+    size = worker_threads()
+    with _pool_lock:
+        if _pool is None or _pool[0] != os.getpid() or _pool[1] != size:
+            if _pool is not None and _pool[0] == os.getpid():
+                _pool[2].shutdown(wait=False)
+            pool = ThreadPoolExecutor(size, "edgedp-worker", initializer=_start_worker)
+            _pool = (os.getpid(), size, pool)
+        return _pool[2]
+
+
+def _start_worker() -> None:
+    import faiss
+
+    faiss.omp_set_num_threads(1)  # this thread's OpenMP count (an OpenMP per-thread setting)
+    _worker.active = True

@@ -90,7 +90,7 @@ _EVENT_FIELDS = (
 )
 _HISTORY_QUERY = (
     "SELECT id, mechanism, accounting_unit, relation, epsilon, delta, count, created FROM events "
-    "WHERE scope = ? ORDER BY created, id"
+    "WHERE scope = ? ORDER BY created, rowid"
 )
 T = TypeVar("T")
 

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from edgedp.packs.loading import load_pack
+from edgedp.packs.native import set_num_threads
 from edgedp.privacy.randomness import RandomSource
 from edgedp.privacy.validation import check_positive_int
 from edgedp.words.mechanism import WordMechanism
@@ -30,6 +31,7 @@ Task = tuple[type[WordMechanism], str, dict[str, Any], np.random.SeedSequence | 
 def _privatize_chunk(task: Task) -> list[str]:
     mechanism_class, pack_path, parameters, seed, texts = task
     if pack_path not in _PACKS:
+        set_num_threads(1)  # the processes are the parallelism: FAISS would start one per core
         _PACKS[pack_path] = load_pack(Path(pack_path), kind="words")
     rng = None if seed is None else RandomSource._derived(seed)
     return mechanism_class(_PACKS[pack_path], **parameters, rng=rng).privatize_batch(texts)

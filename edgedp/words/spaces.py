@@ -155,5 +155,7 @@ class MahalanobisSpace(EuclideanSpace):
         self.root = symmetric_square_root(self.metric_matrix)
 
     def noise(self, count: int, dims: int) -> np.ndarray:
-        shaped: np.ndarray = super().noise(count, dims) @ self.root  # rows y^T S = (S y)^T
+        # rows y^T S = (S y)^T; einsum, not matmul: numpy's BLAS would start its own spinning
+        # threads for this small product (see edgedp.packs.native), and einsum is faster here
+        shaped: np.ndarray = np.einsum("ij,jk->ik", super().noise(count, dims), self.root)
         return shaped

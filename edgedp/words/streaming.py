@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 
+from edgedp.packs.native import worker_threads
 from edgedp.text.identifiers import span_may_continue
 from edgedp.text.segmentation import (
     PASS_THROUGH_PUNCTUATION,
@@ -37,7 +38,8 @@ MAX_TOKEN_CHARS = 4096
 #: Characters gathered before a vectorized batch is privatized. A batch's work (randomized response
 #: alone allocates ~0.8 kB per word at once) sets the BRR command line's peak RSS on BBC text:
 #: 1 << 14 cost ~5 MB more than 1 << 11, 1 << 12 ~0.8 MB more, with no speed gain (the exact
-#: search's cost is per word); 1 << 10 saved 0.3 MB more but was slower.
+#: search's cost is per word); 1 << 10 saved 0.3 MB more but was slower. Per worker thread: after
+#: ``set_num_threads(n)`` a batch gathers n times as much, to give every thread its share.
 BATCH_CHARS = 1 << 11
 #: Stands in for a token longer than MAX_TOKEN_CHARS: one out-of-vocabulary word slot.
 OVERLONG_TOKEN = "\x00"  # noqa: S105  (not a password)
@@ -113,14 +115,17 @@ def privatize_stream(
     mechanism: WordMechanism,
     pieces: Iterable[str],
     *,
-    batch_chars: int = BATCH_CHARS,
+    batch_chars: int | None = None,
     before_release: Callable[[list[str]], None] | None = None,
 ) -> Iterator[str]:
     """Yield the privatized text of the concatenation of ``pieces``, piece by piece.
 
-    ``before_release(batch)`` runs before each batch is privatized (a ledger charge); if it raises,
-    that batch and everything after it is not released.
+    ``batch_chars`` defaults to :data:`BATCH_CHARS` per worker thread. ``before_release(batch)``
+    runs before each batch is privatized (a ledger charge); if it raises, that batch and everything
+    after it is not released.
     """
+    if batch_chars is None:
+        batch_chars = BATCH_CHARS * worker_threads()
     casing = SentenceState()
     guarded = bool(mechanism.protect)  # proper nouns: a piece starts after whitespace (see above)
     bounded = _bounded(pieces, batch_chars)

@@ -7,12 +7,15 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import threading
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
-from edgedp.documents.encoder import SentenceEncoder, mean_pool_normalize
+import edgedp
+import edgedp.packs.native as native
+from edgedp.documents.encoder import Recoder, SentenceEncoder, mean_pool_normalize
 from edgedp.errors import AssetError, InputError
 
 
@@ -42,16 +45,20 @@ def test_batching_and_order_do_not_change_embeddings(sentence_pack):
     assert sentence_pack.encoder.encode([]).shape == (0, sentence_pack.dims)
 
 
-def test_batches_group_similar_lengths_within_the_sentence_and_token_caps(sentence_pack):
+def pack_encoder(sentence_pack, **settings) -> SentenceEncoder:
+    """A new encoder of the pack's model and tokenizer with other ``settings``."""
     manifest = sentence_pack.manifest
-    encoder = SentenceEncoder(
+    return SentenceEncoder(
         manifest.contents("encoder.onnx"),
         manifest.contents("tokenizer.json"),
         dims=sentence_pack.dims,
         max_seq_length=256,
-        batch_size=3,
-        batch_tokens=40,
+        **settings,
     )
+
+
+def test_batches_group_similar_lengths_within_the_sentence_and_token_caps(sentence_pack):
+    encoder = pack_encoder(sentence_pack, batch_size=3, batch_tokens=40)
     calls = []
     session = encoder._session.get()
 
@@ -136,3 +143,74 @@ def test_sentence_path_never_loads_torch_and_loads_onnxruntime_lazily():
     modules = set(report["modules"])
     assert not {name for name in modules if name == "torch" or name.startswith("torch.")}
     assert report["lazy"] and "onnxruntime" in modules and report["dims"] == 384
+
+
+@pytest.fixture
+def three_threads():
+    saved = native._threads
+    native._threads = 3
+    yield
+    native._threads = saved
+
+
+def recording_runs(monkeypatch, encoder):
+    """Record the thread of every onnxruntime call of ``encoder``."""
+    names = []
+    session = encoder._session.get()
+
+    class Recording:
+        def run(self, outputs, feeds):
+            names.append(threading.current_thread().name)
+            return session.run(outputs, feeds)
+
+    monkeypatch.setattr(encoder, "_session", SimpleNamespace(get=Recording))
+    return names
+
+
+def test_worker_threads_share_the_calls_and_change_no_bit(sentence_pack, three_threads):
+    # The DP path: one sentence per call, bit for bit what one thread gives, in input order.
+    sentences = list(sentence_pack.reference_sentences) * 3
+    native._threads = None
+    alone = sentence_pack.encoder.encode(sentences, independent=True)
+    recoded = sentence_pack.recoder.recode(alone, independent=True)
+    native._threads = 3
+    assert np.array_equal(sentence_pack.encoder.encode(sentences, independent=True), alone)
+    assert np.array_equal(sentence_pack.recoder.recode(alone, independent=True), recoded)
+    batched = sentence_pack.encoder.encode(sentences)
+    np.testing.assert_allclose(batched, alone, atol=2e-5)
+    assert sentence_pack.encoder._session.get().get_session_options().intra_op_num_threads == 1
+
+
+def test_the_calls_run_on_the_worker_threads(sentence_pack, three_threads, monkeypatch):
+    names = recording_runs(monkeypatch, sentence_pack.encoder)
+    sentence_pack.encoder.encode(list(sentence_pack.reference_sentences), independent=True)
+    assert len(names) == len(sentence_pack.reference_sentences)
+    assert len({name for name in names if name.startswith("edgedp-worker")}) >= 2
+
+
+def test_an_encoder_with_its_own_thread_count_runs_its_calls_here(
+    sentence_pack, three_threads, monkeypatch
+):
+    encoder = pack_encoder(sentence_pack, threads=2)
+    assert encoder._session.get().get_session_options().intra_op_num_threads == 2
+    names = recording_runs(monkeypatch, encoder)
+    encoder.encode(["One sentence.", "Another one.", "A third."], independent=True)
+    assert names == [threading.current_thread().name] * 3
+
+
+@pytest.mark.parametrize("threads", [0, -1, 1.5, True])
+def test_a_bad_thread_count_is_refused(sentence_pack, threads):
+    with pytest.raises(InputError, match="threads"):
+        pack_encoder(sentence_pack, threads=threads)
+    with pytest.raises(InputError, match="threads"):
+        Recoder(sentence_pack.manifest.contents("recoder.onnx"), dims=384, threads=threads)
+
+
+def test_deepcandidate_releases_the_same_on_worker_threads(sentence_pack, three_threads, seeded):
+    documents = [" ".join(sentence_pack.reference_sentences[i : i + 4]) for i in range(0, 12, 2)]
+    threaded = edgedp.DeepCandidate(sentence_pack, epsilon=5.0, rng=seeded(3)).embed_batch(
+        documents
+    )
+    native._threads = None
+    alone = edgedp.DeepCandidate(sentence_pack, epsilon=5.0, rng=seeded(3)).embed_batch(documents)
+    assert np.array_equal(threaded, alone)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import warnings
@@ -126,10 +127,8 @@ def test_ledger_records_one_charge_per_record_before_release(tmp_path):
     ledger = PrivacyLedger(path)
     assert len(ledger.history("ann")) == 2 and len(ledger.history("bob")) == 0  # null: no charge
     events = ledger.history("ann")  # one event per record: its word slots, BRR's unit
-    assert [event["count"] for event in events] == [
-        6,
-        5,
-    ]  # "12 March" is one protected slot (issue 27)
+    # "12 March" is one protected slot (issue 27), "." is no slot
+    assert [event["count"] for event in events] == [6, 5]
     assert {event["mechanism"] for event in events} == {"brr"}
     assert ledger.spent("ann")[0] == pytest.approx(0.6 * (6 + 5))  # the counts above, summed
     assert ledger.spent("cy") == (0.0, 0.0)
@@ -192,3 +191,28 @@ def test_the_runtime_and_the_block_import_no_engine():
         [sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=120
     )
     assert result.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize(
+    ("omp", "before", "expected"),
+    [(None, None, 1), ("3", None, 3), ("2,1", None, 2), ("x", None, 1), ("3", 2, 2)],
+)
+def test_a_worker_process_uses_the_cores_of_one_task(omp, before, expected):
+    # Spark sets OMP_NUM_THREADS to spark.task.cpus in its workers, Dask's nanny to 1; without it a
+    # worker must not let FAISS start a thread per core beside every other worker's. A count the
+    # program set itself stays.
+    script = (
+        "import faiss, pandas, edgedp; from edgedp.engines import corpus\n"
+        + (f"edgedp.set_num_threads({before})\n" if before else "")
+        + "job = corpus.plan_privatize('text', 'brr', epsilon=1.0)\n"
+        "next(corpus.privatize_batches([pandas.DataFrame({'text': ['a b']})], job))\n"
+        "print(edgedp.packs.native.get_num_threads(), faiss.omp_get_max_threads())"
+    )
+    env = {key: value for key, value in os.environ.items() if key != "OMP_NUM_THREADS"}
+    if omp is not None:
+        env["OMP_NUM_THREADS"] = omp
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, env=env
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == [str(expected), str(expected)]

@@ -226,10 +226,11 @@ def test_a_consistently_rewritten_pack_fails_its_pin(pack_dir):
 def impostor(tmp_path_factory) -> Path:
     """A copy of sentences-bbc rewritten consistently (files and manifest agree): a valid pack,
     but not the one this edgedp pins under that name."""
-    from edgedp.packs.loading import bundled_packs_dir
+    from edgedp.packs.loading import resolve_pack_path
 
     root = tmp_path_factory.mktemp("impostor")
-    shutil.copytree(bundled_packs_dir() / "sentences-bbc", root / "sentences-bbc")
+    # Bundled in a checkout, a pack distribution of its own in a wheel install (as in CI).
+    shutil.copytree(resolve_pack_path("sentences-bbc"), root / "sentences-bbc")
     _edit_manifest(root / "sentences-bbc", lambda m: m.update(description="not the real one"))
     edgedp.load_pack(root / "sentences-bbc")  # self-consistent: loads by its path
     return root

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
 
 import faiss
 import numpy as np
@@ -18,7 +19,7 @@ from helpers import REPO_ROOT
 
 import edgedp
 import edgedp.packs.native as native
-from edgedp.words import hamming
+from edgedp.words import euclidean, hamming
 from edgedp.words.hamming import HammingIndex
 
 ROOT = REPO_ROOT
@@ -61,15 +62,17 @@ def test_a_large_search_uses_the_threads_that_were_set(two_threads, monkeypatch)
 def test_euclidean_search_follows_the_same_policy(two_threads, monkeypatch, euclid_pack):
     seen = []
     index = euclid_pack.euclidean_index("test")
-    real = index._index.search
+    real = euclidean._RunningTop.add
 
-    def recording(*args, **kwargs):
+    def recording(self, *args, **kwargs):  # runs after each matrix product, in the same block
         seen.append(faiss.omp_get_max_threads())
-        return real(*args, **kwargs)
+        return real(self, *args, **kwargs)
 
-    monkeypatch.setattr(index._index, "search", recording)
+    monkeypatch.setattr(euclidean._RunningTop, "add", recording)
     index.search(np.zeros((1, index.dims), dtype=np.float32))
-    assert seen == [1]
+    assert seen and set(seen) == {1}
+    index.search(np.zeros((THRESHOLD, index.dims), dtype=np.float32))
+    assert seen[-1] == 2
 
 
 def test_onnx_sessions_default_to_one_thread_without_spinning(sentence_pack):
@@ -94,3 +97,45 @@ def test_openmp_waits_passively_unless_the_program_chose(given, expected):
         [sys.executable, "-c", code], capture_output=True, env=env, timeout=120, check=True
     )
     assert result.stdout.decode().strip() == expected
+
+
+def test_worker_threads_run_tasks_in_order_and_never_nest(two_threads):
+    def inner(item):
+        return item, threading.current_thread().name
+
+    def outer(item):
+        # a task that maps again runs its tasks on its own thread: no pool waiting on itself
+        return threading.current_thread().name, native.map_in_threads(inner, [item, item + 1])
+
+    results = native.map_in_threads(outer, list(range(0, 40, 2)))
+    assert [pair[0] for _, inner_results in results for pair in inner_results] == list(range(40))
+    assert all(name.startswith("edgedp-worker") for name, _ in results)
+    for name, inner_results in results:
+        assert {inner_name for _, inner_name in inner_results} == {name}
+
+
+def test_a_task_error_reaches_the_caller(two_threads):
+    def failing(item):
+        if item == 3:
+            raise edgedp.InputError("bad item")
+        return item
+
+    with pytest.raises(edgedp.InputError, match="bad item"):
+        native.map_in_threads(failing, list(range(6)))
+
+
+def test_without_a_thread_count_tasks_run_on_the_calling_thread():
+    saved = native._threads
+    native._threads = None
+    try:
+        names = native.map_in_threads(lambda _: threading.current_thread().name, [1, 2, 3])
+    finally:
+        native._threads = saved
+    assert set(names) == {threading.current_thread().name}
+
+
+def test_a_forked_child_starts_its_own_worker_threads(two_threads, monkeypatch):
+    first = native._thread_pool()
+    assert native._thread_pool() is first
+    monkeypatch.setattr(native.os, "getpid", lambda: -1)  # as seen from a forked child
+    assert native._thread_pool() is not first

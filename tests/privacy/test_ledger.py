@@ -86,6 +86,15 @@ def test_a_batch_of_charges_is_recorded_whole_or_not_at_all(tmp_path):
     assert ledger.charge_batch([]) == []
 
 
+def test_history_lists_the_events_of_one_batch_in_the_order_charged(tmp_path):
+    # one batch shares one timestamp; its event ids are random, so they cannot order it
+    ledger = PrivacyLedger(tmp_path / "l.db")
+    ids = ledger.charge_batch([("ann", event(0.1, count=count)) for count in range(1, 21)])
+    history = ledger.history("ann")
+    assert [item["count"] for item in history] == list(range(1, 21))
+    assert [item["id"] for item in history] == ids
+
+
 def test_a_scope_keeps_the_unit_of_its_first_charge(tmp_path, default_pack):
     ledger = PrivacyLedger(tmp_path / "l.db")
     ledger.guard(edgedp.BRR(default_pack, epsilon=0.5), "alice").privatize("one two")
