@@ -56,6 +56,7 @@ BUNDLED_MANIFEST_SHA256 = {
     "words-small": "0a2d6ac608d494798995134c7c35213e6196b0e2f89b487e711031e4700c329f",
     "sentences-bbc": "549f1812fa8d52c1313c5dde8df98fe4d2d114575be5e9516c2d487ebb4dbcba",
     "adept-bbc": "121e99f35570fda5e8d4feeec6d05ad69e29191041ce61065031e4af87549819",
+    "subspace-general": "b34a827258531e2b402a2f18c0a46235756ebe02fb337bb327613ade46ec2548",
 }
 
 
