@@ -85,7 +85,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.epilog = __doc__.split("\n", 2)[2].replace("``", "")
     parser.add_argument(
-        "--mechanism", choices=MECHANISMS, default="deepcandidate", help="(default: deepcandidate)"
+        "--mechanism", choices=MECHANISMS, default="subspace-mean", help="(default: subspace-mean)"
     )
     parser.add_argument(
         "--epsilon", help="privacy parameter (> 0; required, except for --mechanism mean)"
