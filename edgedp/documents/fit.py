@@ -49,7 +49,12 @@ import numpy as np
 from edgedp.documents.deepcandidate import selection_probabilities
 from edgedp.documents.mechanism import Document, document_sentences, sentence_embeddings
 from edgedp.documents.pack import SentencePack
-from edgedp.documents.subspace_fit import SubspaceFit, format_subspace_fit, subspace_pack_fit
+from edgedp.documents.subspace_fit import (
+    SubspaceFit,
+    format_subspace_fit,
+    subspace_pack_fit,
+    too_few_documents,
+)
 from edgedp.documents.subspace_pack import SubspacePack
 from edgedp.documents.tukey import CandidateDepth
 from edgedp.errors import InputError
@@ -267,13 +272,11 @@ def _verdict(
     projections: dict[float, int],
     best: dict[float, tuple[float, int]],
 ) -> tuple[str, list[str]]:
-    advice = []
-    if documents < MIN_SAMPLE_DOCUMENTS:
-        advice.append(
-            f"the sample has {documents} documents with sentences: too few for a verdict (the "
-            f"nearest {NEIGHBOUR_SHARE:.0%} and the neighbours need at least "
-            f"{MIN_SAMPLE_DOCUMENTS}); give more public documents of the domain"
-        )
+    advice = too_few_documents(
+        documents,
+        MIN_SAMPLE_DOCUMENTS,
+        f"the nearest {NEIGHBOUR_SHARE:.0%} and the neighbours need at least {MIN_SAMPLE_DOCUMENTS}",
+    )
     reference = min(hits, key=lambda e: abs(np.log(e / 10.0)))
     poor_pack = hits[reference] < POOR_HITS
     poor_recoder = kept is not None and kept < POOR_NEIGHBOURS

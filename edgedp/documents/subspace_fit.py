@@ -378,6 +378,17 @@ def subspace_fit(
     )
 
 
+def too_few_documents(documents: int, minimum: int, needed: str) -> list[str]:
+    """The advice of a fit check (either pack kind) whose sample of ``documents`` is below
+    ``minimum`` (``needed`` says why), or none."""
+    if documents >= minimum:
+        return []
+    return [
+        f"the sample has {documents} documents with sentences: too few for a verdict ({needed}); "
+        "give more public documents of the domain"
+    ]
+
+
 def _subspace_verdict(
     name: str,
     documents: int,
@@ -386,14 +397,12 @@ def _subspace_verdict(
     signal: dict[float, float],
     domain: dict[float, float] | None,
 ) -> tuple[str, list[str]]:
-    advice = []
-    if documents < MIN_SAMPLE_DOCUMENTS:
-        advice.append(
-            f"the sample has {documents} documents with sentences: too few for a verdict (at "
-            f"least {MIN_SAMPLE_DOCUMENTS}; {DOMAIN_SAMPLE_DOCUMENTS} to compare with a domain "
-            "pack); give more public documents of the domain"
-        )
-    elif domain is None:
+    advice = too_few_documents(
+        documents,
+        MIN_SAMPLE_DOCUMENTS,
+        f"at least {MIN_SAMPLE_DOCUMENTS}; {DOMAIN_SAMPLE_DOCUMENTS} to compare with a domain pack",
+    )
+    if not advice and domain is None:
         advice.append(
             f"with {DOMAIN_SAMPLE_DOCUMENTS} or more sample documents the check also estimates what "
             "a domain pack built from documents like these would keep"

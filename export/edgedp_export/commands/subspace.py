@@ -26,13 +26,7 @@ GENERAL_SUBSPACE_PER_DOMAIN = 1000
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    add_corpus_arguments(parser)
-    parser.add_argument(
-        "--general",
-        action="store_true",
-        help="the general-purpose pack (subspace-general): public corpora of six domains from "
-        "Debian packages, mixed (needs apt-get and pip install rdata)",
-    )
+    add_corpus_arguments(parser, general="subspace-general")
     parser.add_argument(
         "--per-domain",
         type=int,
