@@ -33,6 +33,7 @@ EXTRA_SUITES = {
     "proper-nouns": "bench.utility.proper_nouns",
     "sampling-costs": "bench.performance.sampling_costs",
     "domains": "bench.utility.domains",
+    "subspace-costs": "bench.performance.subspace_costs",
     "scale": "bench.performance.scale",
     "footprint": "bench.performance.footprint",
     "throughput": "bench.performance.throughput",

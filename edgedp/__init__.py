@@ -60,6 +60,9 @@ _EXPORTS = {
     "SanTextPlus": "edgedp.words.santext",
     "SentenceMechanism": "edgedp.documents.mechanism",
     "SentencePack": "edgedp.documents.pack",
+    "SubspaceMean": "edgedp.documents.subspace",
+    "SubspacePack": "edgedp.documents.subspace_pack",
+    "SubspaceRelease": "edgedp.documents.subspace",
     "TEM": "edgedp.words.tem",
     "Truncation": "edgedp.documents.truncation",
     "Vickrey": "edgedp.words.vickrey",
@@ -102,6 +105,9 @@ __all__ = [
     "SentenceMechanism",
     "SentencePack",
     "ShortDocumentWarning",
+    "SubspaceMean",
+    "SubspacePack",
+    "SubspaceRelease",
     "Truncation",
     "Vickrey",
     "WordLevelEmbedding",
@@ -122,6 +128,8 @@ if TYPE_CHECKING:
     from edgedp.documents.deepcandidate import CandidateRelease, DeepCandidate
     from edgedp.documents.mechanism import SentenceMechanism
     from edgedp.documents.pack import SentencePack
+    from edgedp.documents.subspace import SubspaceMean, SubspaceRelease
+    from edgedp.documents.subspace_pack import SubspacePack
     from edgedp.documents.truncation import Truncation
     from edgedp.errors import (
         AssetError,

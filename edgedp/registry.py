@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 if TYPE_CHECKING:
     from edgedp.adept.mechanism import ADePT
+    from edgedp.documents.mechanism import DocumentMechanism
     from edgedp.words.mechanism import WordMechanism
 
 T = TypeVar("T")
@@ -51,3 +52,17 @@ WORD_MECHANISMS: LazyRegistry[WordMechanism] = LazyRegistry(
 )
 #: Mechanisms that rewrite whole sentences (``edgedp privatize`` runs them line by line).
 SENTENCE_REWRITERS: LazyRegistry[ADePT] = LazyRegistry({"adept": "edgedp.adept.mechanism:ADePT"})
+#: The DP document-embedding mechanisms (``edgedp embed``, corpus jobs' ``embed``), and the pack
+#: each uses by default.
+DOCUMENT_MECHANISMS: LazyRegistry[DocumentMechanism[Any]] = LazyRegistry(
+    {
+        "subspace-mean": "edgedp.documents.subspace:SubspaceMean",
+        "deepcandidate": "edgedp.documents.deepcandidate:DeepCandidate",
+        "truncation": "edgedp.documents.truncation:Truncation",
+    }
+)
+DEFAULT_DOCUMENT_PACKS = {
+    "subspace-mean": "subspace-general",
+    "deepcandidate": "sentences-bbc",
+    "truncation": "sentences-bbc",
+}

@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import itertools
+import json
 import math
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 import pytest
 from edgedp_export.pack_writer import lines_writer, npy_writer, write_pack
+from hypothesis import strategies as st
 
 import edgedp
+from edgedp.errors import AssetError
 
 #: For test modules that seed their mechanisms on purpose (reproducible statistics): the NOT
 #: private warning of each seed is expected there (``pytestmark = SEEDED_ON_PURPOSE``); tests of
@@ -150,3 +156,47 @@ def hamming_distances(queries: np.ndarray, codes: np.ndarray) -> np.ndarray:
     """Popcount oracle: (n_queries, n_codes) Hamming distances between packed uint8 codes."""
     xor = np.bitwise_xor(queries[:, None, :], codes[None, :, :])
     return np.unpackbits(xor, axis=2).sum(axis=2, dtype=np.int64)
+
+
+#: Any JSON value, small: what a hostile manifest field may hold (hypothesis).
+JSON_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**70), max_value=2**70)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=8),
+    lambda children: (
+        st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=6), children, max_size=3)
+    ),
+    max_leaves=8,
+)
+
+
+def json_paths(value, prefix=()):
+    """Every path to a value inside a JSON document (keys and list positions)."""
+    yield prefix
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from json_paths(item, (*prefix, key))
+    elif isinstance(value, list):
+        for position, item in enumerate(value):
+            yield from json_paths(item, (*prefix, position))
+
+
+def expect_only_asset_errors(directory: Path, use: Callable[[object], object]) -> None:
+    """A (hostile) pack directory either fails to load with AssetError, or loads and is usable:
+    described, shown by ``edgedp packs info`` (one line on stderr if it fails) and ``use``-d."""
+    from edgedp.cli import main
+
+    try:
+        pack = edgedp.load_pack(directory)
+    except AssetError:
+        pass
+    else:
+        json.dumps(pack.describe())
+        use(pack)
+    stderr = io.StringIO()
+    with contextlib.redirect_stderr(stderr), contextlib.redirect_stdout(io.StringIO()):
+        status = main(["packs", "info", str(directory)])
+    assert status in (0, 1), stderr.getvalue()
+    assert stderr.getvalue().count("\n") == (status == 1)

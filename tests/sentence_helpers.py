@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 from functools import cache
 
 import numpy as np
@@ -42,3 +43,72 @@ def with_candidates(
 def unit_rows(rng: np.random.Generator, count: int, dims: int) -> np.ndarray:
     rows = rng.standard_normal((count, dims))
     return rows / np.linalg.norm(rows, axis=1, keepdims=True)
+
+
+def write_subspace_pack(
+    directory,
+    basis: np.ndarray,
+    mean: np.ndarray | None = None,
+    *,
+    clips: dict[int, float] | None = None,
+    recommended: list[dict] | None = None,
+    real_encoder: bool = False,
+):
+    """A subspace pack with a chosen basis (and mean, clip radii, recommendations), the bundled
+    encoder's tokenizer and references, and its ONNX model only when ``real_encoder`` (otherwise a
+    placeholder that loads but is never run: the tests release precomputed embeddings)."""
+    from pathlib import Path
+
+    from edgedp_export.pack_writer import lines_writer, npy_writer, write_pack
+
+    source = bundled_sentence_pack()
+    basis = np.asarray(basis, dtype=np.float32)
+    count, dims = basis.shape
+    mean = np.zeros(dims, dtype=np.float32) if mean is None else np.asarray(mean, np.float32)
+    clips = clips or {d: 0.5 for d in range(1, count + 1)}
+    if recommended is None:
+        recommended = [
+            {"epsilon": 10.0, "delta": 0.0, "sentences": 1, "dims": 1, "clip": clips[1]},
+            {"epsilon": 10.0, "delta": 0.0, "sentences": 4, "dims": min(2, count), "clip": 0.5},
+            {"epsilon": 10.0, "delta": 1e-6, "sentences": 1, "dims": count, "clip": 0.5},
+        ]
+    section = {k: v for k, v in source.manifest.data["encoder"].items()}
+    section = json.loads(json.dumps(section, default=dict))
+    encoder = Path(source.path) / "encoder.onnx"
+    files = {
+        "encoder.onnx": (lambda path: path.write_bytes(encoder.read_bytes()))
+        if real_encoder
+        else (lambda path: path.write_bytes(b"placeholder: never run")),
+        "tokenizer.json": lambda path: path.write_bytes(
+            (Path(source.path) / "tokenizer.json").read_bytes()
+        ),
+        "basis.npy": npy_writer(basis),
+        "mean.npy": npy_writer(mean),
+        "reference_sentences.txt": lines_writer(list(source.reference_sentences)),
+        "reference_embeddings.npy": npy_writer(np.asarray(source.reference_embeddings)),
+    }
+    manifest = {
+        "kind": "subspace",
+        "name": Path(directory).name,
+        "encoder": section,
+        "subspace": {
+            "basis": "basis.npy",
+            "mean": "mean.npy",
+            "count": count,
+            "clip": [{"dims": d, "radius": r} for d, r in sorted(clips.items())],
+            "recommended": recommended,
+        },
+        "reference": {
+            "sentences": "reference_sentences.txt",
+            "embeddings": "reference_embeddings.npy",
+            "count": len(source.reference_sentences),
+            "min_cosine": source.reference_min_cosine,
+        },
+    }
+    return write_pack(Path(directory), manifest, files, force=True)
+
+
+def orthonormal_rows(rng: np.random.Generator, count: int, dims: int) -> np.ndarray:
+    """``count`` orthonormal rows in ``dims`` dimensions."""
+    q, _ = np.linalg.qr(rng.standard_normal((dims, count)))
+    return q.T.copy()

@@ -33,6 +33,7 @@ FLOORS = [
 ALLOWED_UPWARD = {
     ("edgedp.packs.loading", "edgedp.words.pack"),
     ("edgedp.packs.loading", "edgedp.documents.pack"),
+    ("edgedp.packs.loading", "edgedp.documents.subspace_pack"),
     ("edgedp.packs.loading", "edgedp.adept.pack"),
 }
 

@@ -75,11 +75,17 @@ def test_the_brr_command_line_loads_only_the_word_path():
 def test_the_lazy_registries_name_their_classes_and_the_cli_mirrors_adept():
     from edgedp.adept import mechanism as adept
     from edgedp.cli import privatize
-    from edgedp.registry import SENTENCE_REWRITERS, WORD_MECHANISMS
+    from edgedp.registry import (
+        DEFAULT_DOCUMENT_PACKS,
+        DOCUMENT_MECHANISMS,
+        SENTENCE_REWRITERS,
+        WORD_MECHANISMS,
+    )
 
-    for registry in (WORD_MECHANISMS, SENTENCE_REWRITERS):
+    for registry in (WORD_MECHANISMS, SENTENCE_REWRITERS, DOCUMENT_MECHANISMS):
         for name, cls in registry.items():
             assert cls.name == name
+    assert set(DEFAULT_DOCUMENT_PACKS) == set(DOCUMENT_MECHANISMS)
     assert privatize.ADEPT_NOISES == adept.NOISES
     assert privatize.DEFAULT_ADEPT_PACK == adept.DEFAULT_PACK
 

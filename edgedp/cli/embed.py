@@ -1,4 +1,5 @@
-"""``edgedp embed``: one document embedding per input document (DeepCandidate, Truncation, mean).
+"""``edgedp embed``: one document embedding per input document (SubspaceMean, DeepCandidate,
+Truncation, the non-private mean).
 
 Input (``--input``): ``text`` (default) - each FILE, or stdin, is one document; ``lines`` - every
 line is one document (an empty line is an empty document); ``jsonl`` - one JSON object per line with
@@ -7,8 +8,10 @@ line is one document (an empty line is an empty document); ``jsonl`` - one JSON 
 Output (``--output``, default stdout): JSON Lines, one object per document in input order:
 ``{"document": i, "mechanism": ..., "private": true, "epsilon": ..., "sentences": k,
 "too_short": false, "candidate": index, "embedding": [...]}`` (``candidate`` for DeepCandidate
-only: the index of the released public candidate); or, for a path ending in ``.npy``, a float32
-array (documents, dims).
+only: the index of the released public candidate; ``dims``, ``delta`` and ``space`` for
+subspace-mean: the directions used, the delta of the Gaussian variant, and ``"subspace"`` for
+coordinates in the pack's basis or ``"encoder"`` with ``--lift``); or, for a path ending in
+``.npy``, a float32 array (documents, dims).
 
 A document of fewer than 2 sentences gets a release that says nothing about it (DeepCandidate: a
 uniformly random candidate): its record has ``"too_short": true`` and a warning on stderr counts
@@ -48,21 +51,25 @@ from edgedp.documents.deepcandidate import DeepCandidate
 from edgedp.documents.mechanism import (
     INFORMATIVE_SENTENCES,
     Document,
-    SentenceMechanism,
+    DocumentMechanism,
     document_sentences,
 )
 from edgedp.documents.pack import SentencePack
+from edgedp.documents.subspace import SubspaceMean
+from edgedp.documents.subspace_pack import SubspacePack
 from edgedp.documents.truncation import Truncation
 from edgedp.errors import InputError, NotPrivateWarning, ShortDocumentWarning
 from edgedp.packs.loading import load_pack
 from edgedp.packs.native import set_num_threads
+from edgedp.privacy.validation import check_delta
 from edgedp.progress import Progress, message
+from edgedp.registry import DEFAULT_DOCUMENT_PACKS, DOCUMENT_MECHANISMS
 from edgedp.text.segmentation import MAX_TEXT_CHARS, batches
 
 NAME = "embed"
-HELP = "embed documents with sentence-level DP (DeepCandidate) or a baseline"
+HELP = "embed documents with sentence-level DP (SubspaceMean, DeepCandidate) or a baseline"
 DEFAULT_SENTENCE_PACK = "sentences-bbc"
-MECHANISMS = ("deepcandidate", "truncation", "mean")
+MECHANISMS = (*DOCUMENT_MECHANISMS, "mean")
 INPUTS = ("text", "lines", "jsonl")
 #: Documents embedded per encoder pass.
 BATCH_DOCUMENTS = 32
@@ -72,22 +79,36 @@ NAMED_DOCUMENTS = 5
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.description = (
-        "Embed whole documents. deepcandidate and truncation are epsilon-SentDP: replacing any one "
-        "sentence changes the output distribution by at most e^epsilon. mean is NOT private "
-        "(comparison only)."
+        "Embed whole documents. subspace-mean, deepcandidate and truncation are epsilon-SentDP: "
+        "replacing any one sentence changes the output distribution by at most e^epsilon "
+        "(subspace-mean with --delta: (epsilon, delta)). mean is NOT private (comparison only)."
     )
     parser.epilog = __doc__.split("\n", 2)[2].replace("``", "")
     parser.add_argument(
-        "--mechanism", choices=MECHANISMS, default="deepcandidate", help="(default: deepcandidate)"
+        "--mechanism", choices=MECHANISMS, default="subspace-mean", help="(default: subspace-mean)"
     )
     parser.add_argument(
         "--epsilon", help="privacy parameter (> 0; required, except for --mechanism mean)"
     )
     parser.add_argument(
-        "--pack", help=f"sentences pack directory or name (default: {DEFAULT_SENTENCE_PACK})"
+        "--pack",
+        help="pack directory or name (default: subspace-general for subspace-mean, "
+        f"{DEFAULT_SENTENCE_PACK} for the others)",
     )
     parser.add_argument(
         "--projections", type=int, help="deepcandidate: projections (default: the pack's choice)"
+    )
+    parser.add_argument(
+        "--delta",
+        help="subspace-mean: (epsilon, delta) with discrete Gaussian noise (default: pure)",
+    )
+    parser.add_argument(
+        "--dims", type=int, help="subspace-mean: directions d' (default: the pack's per length)"
+    )
+    parser.add_argument(
+        "--lift",
+        action="store_true",
+        help="subspace-mean: output mu + P^T z in the encoder's 384-d space instead of coordinates",
     )
     parser.add_argument(
         "--input", choices=INPUTS, default="text", help="input format (default: text)"
@@ -146,29 +167,66 @@ def documents(
                 yield _jsonl_document(line, f"{path or 'stdin'}:{number}")
 
 
-def _mechanism(args: argparse.Namespace, pack: SentencePack) -> SentenceMechanism:
+def _mechanism(
+    args: argparse.Namespace, pack: SentencePack | SubspacePack
+) -> DocumentMechanism[Any]:
     if args.mechanism == "mean":
         if args.epsilon is not None or args.seed is not None:
             raise InputError("--mechanism mean is not private: it takes no --epsilon or --seed")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", NotPrivateWarning)  # announced on stderr instead
-            return NonPrivateMean(pack)
+            return NonPrivateMean(_sentences_pack(pack))
     if args.epsilon is None:
         raise InputError(f"--mechanism {args.mechanism} needs --epsilon")
     epsilon = parse_epsilon(args.epsilon)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", NotPrivateWarning)  # announced once, below
+        if args.mechanism == SubspaceMean.name:
+            if not isinstance(pack, SubspacePack):
+                raise InputError(
+                    f"--mechanism subspace-mean needs a subspace pack, not {pack.name}"
+                )
+            delta = None if args.delta is None else check_delta(_number(args.delta, "--delta"))
+            return SubspaceMean(pack, epsilon=epsilon, delta=delta, dims=args.dims, rng=args.seed)
         if args.mechanism == "deepcandidate":
-            return DeepCandidate(pack, epsilon=epsilon, projections=args.projections, rng=args.seed)
-        if args.projections is not None:
-            raise InputError("--projections applies to --mechanism deepcandidate only")
-        return Truncation(pack, epsilon=epsilon, rng=args.seed)
+            return DeepCandidate(
+                _sentences_pack(pack), epsilon=epsilon, projections=args.projections, rng=args.seed
+            )
+        return Truncation(_sentences_pack(pack), epsilon=epsilon, rng=args.seed)
+
+
+def _check_options(args: argparse.Namespace) -> None:
+    """Options of one mechanism given to another: refused before any pack is loaded."""
+    subspace_only = {"--delta": args.delta, "--dims": args.dims, "--lift": args.lift or None}
+    if args.mechanism != SubspaceMean.name:
+        given = [name for name, value in subspace_only.items() if value is not None]
+        if given:
+            raise InputError(f"{', '.join(given)} applies to --mechanism subspace-mean only")
+    if args.projections is not None and args.mechanism != "deepcandidate":
+        raise InputError("--projections applies to --mechanism deepcandidate only")
+
+
+def _sentences_pack(pack: SentencePack | SubspacePack) -> SentencePack:
+    if not isinstance(pack, SentencePack):
+        raise InputError(
+            f"this mechanism needs a sentences pack, not the {pack.kind} pack {pack.name}"
+        )
+    return pack
+
+
+def _number(text: str, option: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise InputError(f"{option} must be a number, got {text!r}") from None
 
 
 def _records(
-    mechanism: SentenceMechanism,
+    mechanism: DocumentMechanism[Any],
     batch: list[Document],
     charge: Callable[[list[Any]], None] | None = None,
+    *,
+    lift: bool = False,
 ) -> list[dict[str, Any]]:
     if charge is not None:
         charge(batch)
@@ -185,6 +243,19 @@ def _records(
                 | {"candidate": release.index, "embedding": release.embedding}
                 for release in mechanism.release_batch(batch)
             ]
+        if isinstance(mechanism, SubspaceMean):
+            base["delta"] = mechanism.delta
+            base["space"] = "encoder" if lift else "subspace"
+            releases = mechanism.release_batch(batch)
+            rows = np.stack([release.coordinates for release in releases]) if releases else None
+            if rows is not None and lift:
+                rows = mechanism.lift(rows)
+            return [
+                base
+                | _length(mechanism, release.sentences)
+                | {"dims": release.dims, "embedding": row}
+                for release, row in zip(releases, [] if rows is None else rows, strict=True)
+            ]
         split = [document_sentences(document) for document in batch]
         embeddings = mechanism.embed_batch(split)
     return [
@@ -193,7 +264,7 @@ def _records(
     ]
 
 
-def _length(mechanism: SentenceMechanism, sentences: int) -> dict[str, Any]:
+def _length(mechanism: DocumentMechanism[Any], sentences: int) -> dict[str, Any]:
     return {"sentences": sentences, "too_short": mechanism.too_short(sentences)}
 
 
@@ -219,8 +290,15 @@ def run(args: argparse.Namespace) -> None:
     check_output(args.output, (".jsonl", ".npy"))
     if args.threads is not None:
         set_num_threads(args.threads)
-    pack = load_pack(args.pack or DEFAULT_SENTENCE_PACK, kind="sentences")
+    _check_options(args)
+    name = args.pack or DEFAULT_DOCUMENT_PACKS.get(args.mechanism, DEFAULT_SENTENCE_PACK)
+    pack: SentencePack | SubspacePack = (
+        load_pack(name, kind="subspace")
+        if args.mechanism == SubspaceMean.name
+        else load_pack(name, kind="sentences")
+    )
     mechanism = _mechanism(args, pack)
+    width = pack.dims if args.lift or not isinstance(mechanism, SubspaceMean) else None
     warn_if_seeded(args.seed)
     if not mechanism.differentially_private:
         message("edgedp: warning: --mechanism mean releases the exact mean: NOT PRIVATE")
@@ -233,7 +311,7 @@ def run(args: argparse.Namespace) -> None:
         records = (
             record
             for batch in batches(stream, limit=BATCH_DOCUMENTS)
-            for record in _records(mechanism, batch, charge)
+            for record in _records(mechanism, batch, charge, lift=args.lift)
         )
         to_npy = args.output is not None and args.output.suffix == ".npy"
         with text_output(None if to_npy else args.output) as out:
@@ -245,7 +323,9 @@ def run(args: argparse.Namespace) -> None:
                 else:
                     out.write(_json_line(count - 1, record))
         if to_npy:
-            array = np.array(rows, dtype=np.float32).reshape(len(rows), pack.dims)
+            array = np.array(rows, dtype=np.float32).reshape(
+                len(rows), width or mechanism.output_dims
+            )
             with output_file(args.output) as temporary, open(temporary, "wb") as file:
                 np.save(file, array, allow_pickle=False)
     _warn_short(short, count)

@@ -49,9 +49,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
             )
         sub.add_argument("--json", action="store_true", help="print JSON")
     fit = commands.add_parser(
-        "fit", help="estimate how DeepCandidate will do with a sentences pack on a PUBLIC sample"
+        "fit",
+        help="estimate how DeepCandidate (sentences pack) or SubspaceMean (subspace pack) will do "
+        "on a PUBLIC sample",
     )
-    fit.add_argument("path", help="sentences pack directory or name")
+    fit.add_argument("path", help="sentences or subspace pack directory or name")
     fit.add_argument("sample", type=Path, help='PUBLIC documents, JSONL {"text": ...} ("label")')
     fit.add_argument("--json", action="store_true", help="print the estimate as JSON")
 

@@ -49,6 +49,13 @@ import numpy as np
 from edgedp.documents.deepcandidate import selection_probabilities
 from edgedp.documents.mechanism import Document, document_sentences, sentence_embeddings
 from edgedp.documents.pack import SentencePack
+from edgedp.documents.subspace_fit import (
+    SubspaceFit,
+    format_subspace_fit,
+    subspace_pack_fit,
+    too_few_documents,
+)
+from edgedp.documents.subspace_pack import SubspacePack
 from edgedp.documents.tukey import CandidateDepth
 from edgedp.errors import InputError
 
@@ -62,6 +69,12 @@ POOR_HITS = 0.6
 POOR_NEIGHBOURS = 0.3
 #: More than this share of short documents makes every pack a poor fit.
 POOR_SHORT_SHARE = 0.5
+#: Fewer sample documents give no verdict: the nearest 5 % and the neighbours need a population.
+MIN_SAMPLE_DOCUMENTS = 30
+#: A projection count this much better (expected cosine) than the pack's is advised.
+BETTER_PROJECTIONS = 0.01
+#: The output directory the rebuild advice names (never the pack that was given).
+DOMAIN_PACK = "my-domain-pack"
 
 
 @dataclass(frozen=True)
@@ -84,10 +97,14 @@ class PackFit:
     projections: dict[float, int]
     verdict: str
     advice: list[str] = field(default_factory=list)
+    best_projections: dict[float, int] = field(default_factory=dict)
+    best_cosine: dict[float, float] = field(default_factory=dict)
+    neighbour_cosine: float | None = None
 
     def as_dict(self) -> dict[str, Any]:
         data = asdict(self)
-        for key in ("expected_cosine", "relative", "hits", "projections"):
+        keys = ("expected_cosine", "relative", "hits", "projections", "best_projections")
+        for key in (*keys, "best_cosine"):
             data[key] = {f"{epsilon:g}": value for epsilon, value in data[key].items()}
         return data
 
@@ -156,8 +173,13 @@ def fit_from_embeddings(
     labels: Sequence[str] | None = None,
     *,
     depth: CandidateDepth | None = None,
+    alternatives: Sequence[int] = (),
 ) -> PackFit:
-    """:func:`pack_fit` on precomputed sentence embeddings (plain G and recoded H o G)."""
+    """:func:`pack_fit` on precomputed sentence embeddings (plain G and recoded H o G).
+
+    ``alternatives``: other projection counts (the pack's table) tried at every epsilon; the best
+    is reported beside the pack's choice, and advised when it is clearly better.
+    """
     if not sentences or len(sentences) != len(recoded):
         raise InputError("the sample needs documents (one embedding array per document)")
     depth = depth if depth is not None else CandidateDepth(candidates, projections)
@@ -185,13 +207,21 @@ def fit_from_embeddings(
     coverage = float(hit.any(axis=1).mean())
     expected: dict[float, float] = {}
     hits: dict[float, float] = {}
-    for epsilon, count in projections_for.items():
+    best: dict[float, tuple[float, int]] = {}
+
+    def law(count: int, epsilon: float) -> np.ndarray:
         chosen = depth.first(count)
-        probabilities = np.stack(
-            [selection_probabilities(chosen.depths(recoded[i]), epsilon) for i in used]
-        )
+        return np.stack([selection_probabilities(chosen.depths(recoded[i]), epsilon) for i in used])
+
+    for epsilon, count in projections_for.items():
+        probabilities = law(count, epsilon)
         expected[epsilon] = float(np.mean(np.sum(probabilities * cosines, axis=1)))
         hits[epsilon] = float(np.mean(np.sum(probabilities * hit, axis=1)))
+        best[epsilon] = (expected[epsilon], count)
+        for other in sorted(set(alternatives) - {count}):
+            value = float(np.mean(np.sum(law(other, epsilon) * cosines, axis=1)))
+            if value > best[epsilon][0]:
+                best[epsilon] = (value, other)
     spread = nearest_cosine - random_cosine
     relative = {
         epsilon: float((value - random_cosine) / spread) if spread > 1e-9 else 0.0
@@ -204,7 +234,10 @@ def fit_from_embeddings(
         else label_signal_kept(plain_means, recoded_means, [labels[i] for i in used])
     )
     short = float(np.mean(sizes < SHORT_SENTENCES))
-    verdict, advice = _verdict(name, short, kept, hits)
+    neighbour = float(np.mean(thresholds)) if len(used) > 1 else None
+    verdict, advice = _verdict(
+        name, len(used), short, kept, hits, expected, neighbour, projections_for, best
+    )
     return PackFit(
         pack=name,
         documents=len(sentences),
@@ -222,38 +255,70 @@ def fit_from_embeddings(
         projections=dict(projections_for),
         verdict=verdict,
         advice=advice,
+        best_projections={e: count for e, (_, count) in best.items()},
+        best_cosine={e: round(value, 4) for e, (value, _) in best.items()},
+        neighbour_cosine=None if neighbour is None else round(neighbour, 4),
     )
 
 
 def _verdict(
-    name: str, short: float, kept: float | None, hits: dict[float, float]
+    name: str,
+    documents: int,
+    short: float,
+    kept: float | None,
+    hits: dict[float, float],
+    expected: dict[float, float],
+    neighbour: float | None,
+    projections: dict[float, int],
+    best: dict[float, tuple[float, int]],
 ) -> tuple[str, list[str]]:
-    advice = []
-    reference = hits[min(hits, key=lambda e: abs(np.log(e / 10.0)))]
-    poor_pack = reference < POOR_HITS
+    advice = too_few_documents(
+        documents,
+        MIN_SAMPLE_DOCUMENTS,
+        f"the nearest {NEIGHBOUR_SHARE:.0%} and the neighbours need at least {MIN_SAMPLE_DOCUMENTS}",
+    )
+    reference = min(hits, key=lambda e: abs(np.log(e / 10.0)))
+    poor_pack = hits[reference] < POOR_HITS
     poor_recoder = kept is not None and kept < POOR_NEIGHBOURS
     if poor_pack:
         advice.append(
-            f"at epsilon 10 the released candidate is among the document's nearest "
-            f"{NEIGHBOUR_SHARE:.0%} in only {reference:.0%} of the cases (needs {POOR_HITS:.0%}): "
-            "the candidates do not cover this domain well enough"
+            f"at epsilon {reference:g} the released candidate is among the document's nearest "
+            f"{NEIGHBOUR_SHARE:.0%} in only {hits[reference]:.0%} of the cases (needs "
+            f"{POOR_HITS:.0%}): the candidates do not cover this domain well enough"
         )
+        if neighbour is not None and expected[reference] >= neighbour - 0.05:
+            advice.append(
+                f"the releases are close to the documents (expected cosine "
+                f"{expected[reference]:.3f}), but the sample's documents are as close to each "
+                f"other (nearest {NEIGHBOUR_SHARE:.0%} at cosine {neighbour:.3f} on average): a "
+                "release says which domain a document is from, not which document it is"
+            )
     if poor_recoder:
         advice.append(
             f"the recoder H keeps only {kept:.0%} of each document's nearest neighbours (needs "
             f"{POOR_NEIGHBOURS:.0%}): it loses much of the structure of this domain"
         )
     if poor_pack or poor_recoder:
+        out = DOMAIN_PACK if name != DOMAIN_PACK else f"{DOMAIN_PACK}-2"
         advice.append(
             "build a domain pack from public documents of this domain: edgedp-export sentences "
             f"--corpus-jsonl public.jsonl --license ... --encoder-from {name} --min-sentences 4 "
-            "--out my-pack (README)"
+            f"--out {out} (README; or a subspace pack for SubspaceMean: edgedp-export subspace)"
         )
+    for epsilon, (value, count) in best.items():
+        if value > expected[epsilon] + BETTER_PROJECTIONS:
+            advice.append(
+                f"at epsilon {epsilon:g}, {count} projections give expected cosine {value:.3f} on "
+                f"this sample against {expected[epsilon]:.3f} with the pack's "
+                f"{projections[epsilon]}: edgedp embed --projections {count}"
+            )
     if short > POOR_SHORT_SHARE:
         advice.append(
             f"{short:.0%} of the documents have fewer than {SHORT_SENTENCES} sentences: depth is at "
             "most k/2, so their releases are close to random with any pack"
         )
+    if documents < MIN_SAMPLE_DOCUMENTS:
+        return "sample too small", advice
     if poor_pack or poor_recoder:
         return "poor", advice
     if short > POOR_SHORT_SHARE:
@@ -286,6 +351,7 @@ def pack_fit(
         recoded,
         labels,
         depth=pack.candidate_depth,
+        alternatives=sorted(set(pack.recommended_projections.values())),
     )
 
 
@@ -339,6 +405,12 @@ def format_fit(fit: PackFit) -> str:
     lines.append(
         f"cosine of a random candidate {fit.random_cosine:.3f}, of the nearest candidate "
         f"{fit.nearest_cosine:.3f} (mean over documents)"
+        + (
+            ""
+            if fit.neighbour_cosine is None
+            else f"; a document's nearest {NEIGHBOUR_SHARE:.0%} of the sample: "
+            f"{fit.neighbour_cosine:.3f}"
+        )
     )
     for epsilon, value in fit.expected_cosine.items():
         lines.append(
@@ -352,13 +424,20 @@ def format_fit(fit: PackFit) -> str:
     return "\n".join(lines)
 
 
-def run_fit(pack: object, sample: Path, *, as_json: bool = False) -> PackFit:
-    """``edgedp packs fit``: read the sample, estimate the fit, print it."""
+def run_fit(pack: object, sample: Path, *, as_json: bool = False) -> PackFit | SubspaceFit:
+    """``edgedp packs fit``: read the sample, estimate the fit of a sentences pack (DeepCandidate)
+    or a subspace pack (SubspaceMean), print it."""
+    texts, labels = read_sample(sample)
+    if isinstance(pack, SubspacePack):
+        subspace = subspace_pack_fit(pack, texts)
+        print(
+            json.dumps(subspace.as_dict(), indent=2) if as_json else format_subspace_fit(subspace)
+        )
+        return subspace
     if not isinstance(pack, SentencePack):
         raise InputError(
-            f"packs fit needs a sentences pack, not a {getattr(pack, 'kind', '?')} pack"
+            f"packs fit needs a sentences or subspace pack, not a {getattr(pack, 'kind', '?')} pack"
         )
-    texts, labels = read_sample(sample)
     fit = pack_fit(pack, texts, labels)
     print(json.dumps(fit.as_dict(), indent=2) if as_json else format_fit(fit))
     return fit

@@ -11,14 +11,17 @@ text yourself and pass the list when you need to control the unit.
 document of fewer than :data:`INFORMATIVE_SENTENCES` sentences gets a release that is (nearly)
 independent of it: DeepCandidate's depths are all 0 and it releases a uniformly random candidate;
 Truncation releases the box centre (no sentence) or one sentence under noise scaled to the whole
-box. That is private and useless, so releasing such a document emits
+box; SubspaceMean the public mean (no sentence) or one sentence's projection under noise calibrated
+to replace it. That is private and useless, so releasing such a document emits
 :class:`~edgedp.errors.ShortDocumentWarning` (once per batch, with the count) and
-:meth:`SentenceMechanism.too_short` says which (``edgedp embed`` flags each record).
+:meth:`DocumentMechanism.too_short` says which (``edgedp embed`` flags each record).
 
-Subclasses implement :meth:`SentenceMechanism._release`, which maps the sentence embeddings of each
+Subclasses implement :meth:`DocumentMechanism._release`, which maps the sentence embeddings of each
 document (in :attr:`space`: ``"sentence"`` for the encoder G, ``"recoded"`` for H o G) to one
 embedding per document. For the DP mechanisms every sentence is encoded on its own (see
-:func:`sentence_embeddings`); the non-private comparisons batch.
+:func:`sentence_embeddings`); the non-private comparisons batch. :class:`DocumentMechanism` works
+on any pack with an encoder (sentences packs, subspace packs); :class:`SentenceMechanism` is its
+form for sentences packs (DeepCandidate, Truncation, the baselines).
 """
 
 from __future__ import annotations
@@ -27,11 +30,11 @@ import itertools
 import warnings
 from abc import abstractmethod
 from collections.abc import Iterable, Sequence
-from typing import ClassVar
+from typing import ClassVar, TypeVar
 
 import numpy as np
 
-from edgedp.documents.pack import SentencePack
+from edgedp.documents.pack import EncoderPack, SentencePack
 from edgedp.errors import InputError, ShortDocumentWarning
 from edgedp.privacy.guarantee import Guarantee
 from edgedp.privacy.mechanism import Mechanism
@@ -43,6 +46,8 @@ SPACES = ("sentence", "recoded")
 Document = str | Sequence[str]
 #: Fewer sentences than this and a sentence-level release says nothing about the document.
 INFORMATIVE_SENTENCES = 2
+
+PackT = TypeVar("PackT", bound=EncoderPack)
 
 
 def document_sentences(document: Document) -> list[str]:
@@ -57,7 +62,7 @@ def document_sentences(document: Document) -> list[str]:
 
 
 def sentence_embeddings(
-    pack: SentencePack,
+    pack: EncoderPack,
     documents: Sequence[Sequence[str]],
     space: str,
     *,
@@ -70,29 +75,37 @@ def sentence_embeddings(
     :meth:`edgedp.documents.encoder.SentenceEncoder.encode`); ``False`` batches for speed.
     """
     check_choice(space, "space", SPACES)
+    if space == "recoded" and not isinstance(pack, SentencePack):
+        raise InputError(f"the recoded space needs a sentences pack, not pack {pack.name}")
     flat = [sentence for sentences in documents for sentence in sentences]
     embedded = pack.encoder.encode(flat, independent=independent)
-    if space == "recoded":
+    if isinstance(pack, SentencePack) and space == "recoded":
         embedded = pack.recoder.recode(embedded, independent=independent)
     bounds = np.cumsum([0, *(len(sentences) for sentences in documents)])
     return [embedded[start:end] for start, end in itertools.pairwise(bounds)]
 
 
-class SentenceMechanism(Mechanism[SentencePack]):
+class DocumentMechanism(Mechanism[PackT]):
     """Base class of the mechanisms that embed a whole document (see the module docstring)."""
 
-    pack_type = SentencePack
-    pack_hint = "a sentences pack: edgedp.load_pack('sentences-bbc', kind='sentences')"
     #: The embedding space the mechanism reads: ``"sentence"`` (G) or ``"recoded"`` (H o G).
     space: str
     #: The privacy parameter (set by every private subclass).
     epsilon: float
+    #: The delta of an (epsilon, delta) mechanism; None for pure epsilon.
+    delta: float | None = None
     #: Whether the release is sentence-level DP, whose output says nothing about a document of
     #: fewer than INFORMATIVE_SENTENCES sentences (False for the baselines).
     sentence_level: ClassVar[bool] = True
 
+    @property
+    def output_dims(self) -> int:
+        """Width of the released rows (the encoder's dims unless the mechanism says otherwise)."""
+        return self.pack.dims
+
     def guarantee(self) -> Guarantee:
-        """epsilon-SentDP per document: any one sentence replaced by any other."""
+        """(epsilon, delta)-SentDP per document (delta 0 unless the mechanism has one): any one
+        sentence replaced by any other."""
         if not self.differentially_private:
             raise InputError(f"{type(self).__name__} is NOT private: it has no guarantee")
         return Guarantee(
@@ -101,6 +114,7 @@ class SentenceMechanism(Mechanism[SentencePack]):
             "sentence, replaced by any other sentence",
             unit="document",
             epsilon=self.epsilon,
+            delta=self.delta or 0.0,
         )
 
     def units(self, inputs: Sequence[Document]) -> int:
@@ -137,7 +151,7 @@ class SentenceMechanism(Mechanism[SentencePack]):
             warnings.warn(
                 f"{short} of {len(split)} documents have fewer than {INFORMATIVE_SENTENCES} "
                 f"sentences: their {self.name} release is (nearly) independent of them, private "
-                "but useless (see SentenceMechanism.too_short)",
+                "but useless (see DocumentMechanism.too_short)",
                 ShortDocumentWarning,
                 stacklevel=3,
             )
@@ -147,7 +161,7 @@ class SentenceMechanism(Mechanism[SentencePack]):
         """Outputs (float32, (n, d)) for documents given as sentence embeddings in :attr:`space`."""
         arrays = self._checked(embeddings)
         if not arrays:
-            return np.empty((0, self.pack.dims), dtype=np.float32)
+            return np.empty((0, self.output_dims), dtype=np.float32)
         return self._release(arrays)
 
     def embed(self, document: Document) -> np.ndarray:
@@ -162,3 +176,11 @@ class SentenceMechanism(Mechanism[SentencePack]):
             self.pack, split, self.space, independent=self.differentially_private
         )
         return self.release_embeddings(embeddings)
+
+
+class SentenceMechanism(DocumentMechanism[SentencePack]):
+    """Base class of the document mechanisms that read a sentences pack (encoder, recoder H,
+    candidates, truncation box): DeepCandidate, Truncation and the baselines."""
+
+    pack_type = SentencePack
+    pack_hint = "a sentences pack: edgedp.load_pack('sentences-bbc', kind='sentences')"

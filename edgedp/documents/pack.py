@@ -34,7 +34,38 @@ from edgedp.packs.manifest import REBUILD_HINT, Manifest
 
 
 @dataclass(frozen=True, slots=True, eq=False)
-class SentencePack:
+class EncoderPack:
+    """What every pack with a sentence encoder holds: the encoder G and the reference sentences
+    with the embeddings torch computed at export, to check the encoder on this device."""
+
+    name: str
+    path: Path
+    manifest: Manifest
+    encoder: SentenceEncoder
+    reference_sentences: tuple[str, ...]
+    reference_embeddings: np.ndarray
+    reference_min_cosine: float
+
+    @property
+    def dims(self) -> int:
+        """Dimension of the sentence embeddings (the encoder's; candidates, boxes and bases
+        are checked against it at load)."""
+        return self.encoder.dims
+
+    def check_encoder(self) -> float:
+        """Encode the reference sentences on this device; the lowest cosine to torch's embeddings
+        (:func:`check_reference_encoder`)."""
+        return check_reference_encoder(
+            self.encoder,
+            self.reference_sentences,
+            self.reference_embeddings,
+            self.reference_min_cosine,
+            self.path,
+        )
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class SentencePack(EncoderPack):
     """A loaded ``sentences`` pack; arrays are read-only views of the verified bytes (private
     memory) and the models are held as verified bytes. Build one with ``load_pack``.
 
@@ -43,52 +74,24 @@ class SentencePack:
     at load.
     """
 
-    name: str
-    path: Path
-    manifest: Manifest
-    encoder: SentenceEncoder
     recoder: Recoder
     candidates: np.ndarray
     candidate_sources: tuple[str, ...]
     projections: np.ndarray
     recommended_projections: Mapping[float, int]
     truncation_box: np.ndarray
-    reference_sentences: tuple[str, ...]
-    reference_embeddings: np.ndarray
     reference_recoded: np.ndarray
-    reference_min_cosine: float
     candidate_depth: CandidateDepth
 
     @property
     def kind(self) -> str:
         return "sentences"
 
-    @property
-    def dims(self) -> int:
-        """Dimension of sentence embeddings, candidates and outputs."""
-        return int(self.candidates.shape[1])
-
     def projections_for(self, epsilon: float) -> int:
         """The recommended number of projections for ``epsilon`` (nearest tabulated, in log scale)."""
         table = sorted(self.recommended_projections.items())
         nearest = min(table, key=lambda item: (abs(np.log(item[0] / epsilon)), item[0]))
         return nearest[1]
-
-    def check_encoder(self) -> float:
-        """Encode the reference sentences on this device; the lowest cosine to torch's embeddings.
-
-        Raises :class:`AssetError` if it is below the fidelity recorded at export (with a margin of
-        1e-4), which would mean that this onnxruntime computes something else than the exporter.
-        """
-        encoded = self.encoder.encode(self.reference_sentences)
-        cosine = float(np.min(np.sum(encoded * self.reference_embeddings, axis=1)))
-        if cosine < self.reference_min_cosine - 1e-4:
-            raise AssetError(
-                f"pack {self.path}: the ONNX encoder reproduces the torch reference embeddings only "
-                f"to cosine {cosine:.6f} (export measured {self.reference_min_cosine:.6f}); check "
-                "the onnxruntime version or rebuild the pack"
-            )
-        return cosine
 
     def describe(self) -> dict[str, Any]:
         """A short summary for ``edgedp packs info``."""
@@ -101,6 +104,63 @@ class SentencePack:
             "recommended_projections": {str(k): v for k, v in self.recommended_projections.items()},
             "encoder": data["encoder"].get("weights"),
         }
+
+
+def check_reference_encoder(
+    encoder: SentenceEncoder,
+    sentences: tuple[str, ...],
+    embeddings: np.ndarray,
+    min_cosine: float,
+    path: Path,
+) -> float:
+    """Encode a pack's reference sentences on this device; the lowest cosine to the embeddings
+    torch computed at export.
+
+    Raises :class:`AssetError` if it is below the fidelity recorded at export (with a margin of
+    1e-4), which would mean that this onnxruntime computes something else than the exporter.
+    """
+    encoded = encoder.encode(sentences)
+    cosine = float(np.min(np.sum(encoded * embeddings, axis=1)))
+    if cosine < min_cosine - 1e-4:
+        raise AssetError(
+            f"pack {path}: the ONNX encoder reproduces the torch reference embeddings only "
+            f"to cosine {cosine:.6f} (export measured {min_cosine:.6f}); check "
+            "the onnxruntime version or rebuild the pack"
+        )
+    return cosine
+
+
+def load_encoder(manifest: Manifest) -> SentenceEncoder:
+    """The sentence encoder G of a pack's ``encoder`` section (sentences and subspace packs)."""
+    dims = manifest.field("encoder", "dims", int)
+    max_seq_length = manifest.field("encoder", "max_seq_length", int)
+    if manifest.field("encoder", "pooling", str) != "mean" or (
+        manifest.field("encoder", "normalize", str) != "l2"
+    ):
+        raise AssetError(
+            f"pack {manifest.directory}: this edgedp supports mean pooling with L2 normalization "
+            "only"
+        )
+    if dims < 1 or max_seq_length < 1:
+        raise AssetError(f"pack {manifest.directory}: dims and max_seq_length must be >= 1")
+    return SentenceEncoder(
+        manifest.contents(manifest.field("encoder", "file", str)),
+        manifest.contents(manifest.field("encoder", "tokenizer", str)),
+        dims=dims,
+        max_seq_length=max_seq_length,
+    )
+
+
+def load_references(manifest: Manifest, dims: int) -> tuple[tuple[str, ...], np.ndarray, float]:
+    """A pack's reference sentences, their torch embeddings and the fidelity measured at export."""
+    count = manifest.field("reference", "count", int)
+    if count < 1:
+        raise AssetError(f"pack {manifest.directory}: the reference count must be >= 1")
+    return (
+        manifest.lines(manifest.field("reference", "sentences", str), count),
+        manifest.array(manifest.field("reference", "embeddings", str), np.float32, (count, dims)),
+        float(manifest.field("reference", "min_cosine", float)),
+    )
 
 
 def _recommended(manifest: Manifest, available: int) -> Mapping[float, int]:
@@ -128,17 +188,12 @@ def _recommended(manifest: Manifest, available: int) -> Mapping[float, int]:
 def load_sentence_pack(manifest: Manifest) -> SentencePack:
     """Build a :class:`SentencePack` from a validated manifest (files already verified)."""
     where = f"pack {manifest.directory}"
-    dims = manifest.field("encoder", "dims", int)
-    max_seq_length = manifest.field("encoder", "max_seq_length", int)
-    if manifest.field("encoder", "pooling", str) != "mean" or (
-        manifest.field("encoder", "normalize", str) != "l2"
-    ):
-        raise AssetError(f"{where}: this edgedp supports mean pooling with L2 normalization only")
+    encoder = load_encoder(manifest)
+    dims = encoder.dims
     count = manifest.field("candidates", "count", int)
     available = manifest.field("projections", "count", int)
-    references = manifest.field("reference", "count", int)
-    if dims < 1 or count < 1 or available < 1 or references < 1 or max_seq_length < 1:
-        raise AssetError(f"{where}: dims, candidates, projections and references must be >= 1")
+    if count < 1 or available < 1:
+        raise AssetError(f"{where}: candidates and projections must be >= 1")
     candidates = manifest.array(
         manifest.field("candidates", "file", str), np.float32, (count, dims)
     )
@@ -151,31 +206,24 @@ def load_sentence_pack(manifest: Manifest) -> SentencePack:
     box = manifest.array(manifest.field("truncation", "file", str), np.float32, (2, dims))
     if not np.all(box[1] > box[0]):
         raise AssetError(f"{where}: the truncation box needs upper > lower on every dimension")
+    sentences, embeddings, min_cosine = load_references(manifest, dims)
+    references = len(sentences)
     return SentencePack(
         name=manifest.name,
         path=manifest.directory,
         manifest=manifest,
-        encoder=SentenceEncoder(
-            manifest.contents(manifest.field("encoder", "file", str)),
-            manifest.contents(manifest.field("encoder", "tokenizer", str)),
-            dims=dims,
-            max_seq_length=max_seq_length,
-        ),
+        encoder=encoder,
         recoder=Recoder(manifest.contents(manifest.field("recoder", "file", str)), dims=dims),
         candidates=candidates,
         candidate_sources=manifest.lines(manifest.field("candidates", "sources", str), count),
         projections=projections,
         recommended_projections=_recommended(manifest, available),
         truncation_box=box,
-        reference_sentences=manifest.lines(
-            manifest.field("reference", "sentences", str), references
-        ),
-        reference_embeddings=manifest.array(
-            manifest.field("reference", "embeddings", str), np.float32, (references, dims)
-        ),
+        reference_sentences=sentences,
+        reference_embeddings=embeddings,
         reference_recoded=manifest.array(
             manifest.field("reference", "recoded", str), np.float32, (references, dims)
         ),
-        reference_min_cosine=float(manifest.field("reference", "min_cosine", float)),
+        reference_min_cosine=min_cosine,
         candidate_depth=CandidateDepth(candidates, projections),
     )

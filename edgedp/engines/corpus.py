@@ -59,8 +59,6 @@ from typing import Any, Literal
 
 import numpy as np
 
-from edgedp.documents.deepcandidate import DeepCandidate
-from edgedp.documents.truncation import Truncation
 from edgedp.errors import InputError, NotPrivateWarning
 from edgedp.packs.loading import DEFAULT_WORD_PACK, load_pack, resolve_pack_path
 from edgedp.packs.manifest import read_manifest
@@ -68,14 +66,7 @@ from edgedp.packs.native import get_num_threads, set_num_threads, task_threads
 from edgedp.privacy.ledger import PrivacyLedger
 from edgedp.privacy.randomness import RandomSource
 from edgedp.privacy.validation import check_epsilon
-from edgedp.registry import WORD_MECHANISMS
-
-#: Document-embedding mechanisms by name (the DP ones of ``edgedp embed``).
-DOCUMENT_MECHANISMS: dict[str, type[DeepCandidate] | type[Truncation]] = {
-    DeepCandidate.name: DeepCandidate,
-    Truncation.name: Truncation,
-}
-DEFAULT_DOCUMENT_PACK = "sentences-bbc"
+from edgedp.registry import DEFAULT_DOCUMENT_PACKS, DOCUMENT_MECHANISMS, WORD_MECHANISMS
 
 Task = Literal["privatize", "embed"]
 
@@ -127,9 +118,10 @@ def plan_embed(
 ) -> CorpusJob:
     """Plan (on the driver) a job that embeds each document of ``column`` (float32 list column).
 
-    ``mechanism`` is ``deepcandidate`` (default) or ``truncation``; the pack defaults to the
-    bundled ``sentences-bbc`` and ``out_column`` to ``"embedding"``. Each output is one embedding
-    per document with the mechanism's epsilon-SentDP guarantee (see :class:`edgedp.DeepCandidate`);
+    ``mechanism`` is ``deepcandidate`` (default), ``truncation`` or ``subspace-mean``; the pack
+    defaults to the mechanism's (``sentences-bbc``, or ``subspace-general`` for ``subspace-mean``)
+    and ``out_column`` to ``"embedding"``. Each output is one embedding per document with the
+    mechanism's SentDP guarantee (see :class:`edgedp.DeepCandidate`, :class:`edgedp.SubspaceMean`);
     ``column`` is dropped from the output unless ``keep_plaintext=True`` (NOT private, warns).
     """
     if mechanism not in DOCUMENT_MECHANISMS:
@@ -195,7 +187,7 @@ def plan(
     if seed is not None:
         RandomSource.seeded(seed)  # validates and warns: the run is NOT private
         root = np.random.SeedSequence(int(seed))
-    pack = pack or (DEFAULT_WORD_PACK if task == "privatize" else DEFAULT_DOCUMENT_PACK)
+    pack = pack or (DEFAULT_WORD_PACK if task == "privatize" else DEFAULT_DOCUMENT_PACKS[mechanism])
     # Workers resolve names in their own installation; paths are made absolute for them.
     is_name = isinstance(pack, str) and os.sep not in pack and (os.altsep or os.sep) not in pack
     shipped = str(pack) if is_name else str(Path(pack).resolve())

@@ -43,6 +43,7 @@ from edgedp.packs.manifest import MANIFEST_NAME, Manifest, read_manifest
 if TYPE_CHECKING:  # the loaders are imported per kind: a words program never loads onnxruntime
     from edgedp.adept.pack import AutoencoderPack
     from edgedp.documents.pack import SentencePack
+    from edgedp.documents.subspace_pack import SubspacePack
     from edgedp.words.pack import WordPack
 
 DEFAULT_WORD_PACK = "words-small"
@@ -55,6 +56,7 @@ BUNDLED_MANIFEST_SHA256 = {
     "words-small": "c6e9cc6753a1b9ceb94a603d76b72965f34ab7991a6bd4d4ecce00a30160e57b",
     "sentences-bbc": "549f1812fa8d52c1313c5dde8df98fe4d2d114575be5e9516c2d487ebb4dbcba",
     "adept-bbc": "121e99f35570fda5e8d4feeec6d05ad69e29191041ce61065031e4af87549819",
+    "subspace-general": "b34a827258531e2b402a2f18c0a46235756ebe02fb337bb327613ade46ec2548",
 }
 
 
@@ -63,13 +65,14 @@ ENTRY_POINT_GROUP = "edgedp.packs"
 #: Distribution name of the pack ``name`` built by ``edgedp-export wheel``.
 DISTRIBUTION_PREFIX = "edgedp-pack-"
 
-PackKind: TypeAlias = Literal["words", "sentences", "autoencoder"]
+PackKind: TypeAlias = Literal["words", "sentences", "subspace", "autoencoder"]
 PackRef: TypeAlias = str | os.PathLike[str]
-AnyPack: TypeAlias = "WordPack | SentencePack | AutoencoderPack"
+AnyPack: TypeAlias = "WordPack | SentencePack | SubspacePack | AutoencoderPack"
 #: kind -> (module, loader function), imported on first use of that kind.
 _LOADERS: dict[str, tuple[str, str]] = {
     "words": ("edgedp.words.pack", "load_word_pack"),
     "sentences": ("edgedp.documents.pack", "load_sentence_pack"),
+    "subspace": ("edgedp.documents.subspace_pack", "load_subspace_pack"),
     "autoencoder": ("edgedp.adept.pack", "load_autoencoder_pack"),
 }
 
@@ -318,6 +321,14 @@ def load_pack(
 def load_pack(
     path: PackRef,
     *,
+    kind: Literal["subspace"],
+    verify: bool = True,
+    expected_digest: str | None = None,
+) -> SubspacePack: ...
+@overload
+def load_pack(
+    path: PackRef,
+    *,
     kind: Literal["autoencoder"],
     verify: bool = True,
     expected_digest: str | None = None,
@@ -336,12 +347,12 @@ def load_pack(
     """Load an asset pack, verifying it first.
 
     ``path`` is a pack directory, the name of a bundled pack, or ``None`` for the default word pack.
-    ``kind`` (``"words"``, ``"sentences"``, ``"autoencoder"``) requires a pack of that kind (an
-    :class:`AssetError` otherwise) and tells type checkers what is returned. With ``verify=True``
-    (the default) every file's SHA-256 is checked; ``verify=False`` checks sizes only and is meant
-    for packs on storage you control. ``expected_digest`` pins the SHA-256 of the pack's manifest
-    (and so of every file); bundled packs are always pinned. Raises :class:`AssetError` on any
-    problem.
+    ``kind`` (``"words"``, ``"sentences"``, ``"subspace"``, ``"autoencoder"``) requires a pack of
+    that kind (an :class:`AssetError` otherwise) and tells type checkers what is returned. With
+    ``verify=True`` (the default) every file's SHA-256 is checked; ``verify=False`` checks sizes
+    only and is meant for packs on storage you control. ``expected_digest`` pins the SHA-256 of the
+    pack's manifest (and so of every file); bundled packs are always pinned. Raises
+    :class:`AssetError` on any problem.
     """
     directory, location_pin = _locate(path)
     manifest = read_manifest(directory)

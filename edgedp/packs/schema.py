@@ -170,6 +170,28 @@ _COMMON_OPTIONAL: dict[str, Node] = {
 }
 
 
+#: The sentence encoder of the sentences and subspace kinds, and its reference embeddings.
+_ENCODER = Obj(
+    required={
+        "file": FILE_NAME,
+        "tokenizer": FILE_NAME,
+        "dims": DIMS,
+        "max_seq_length": Int(1, 1 << 20),
+        "pooling": Str(),
+        "normalize": Str(),
+    },
+    optional={"weights": Str(non_empty=False, max_length=65536)},
+)
+_REFERENCE = Obj(
+    required={
+        "count": Int(1, 1 << 20),
+        "sentences": FILE_NAME,
+        "embeddings": FILE_NAME,
+        "min_cosine": Num(-1.0, 1.0),
+    }
+)
+
+
 def _kind(required: dict[str, Node], optional: dict[str, Node] | None = None) -> Obj:
     return Obj(
         required={**_COMMON_REQUIRED, **required}, optional={**_COMMON_OPTIONAL, **(optional or {})}
@@ -177,7 +199,8 @@ def _kind(required: dict[str, Node], optional: dict[str, Node] | None = None) ->
 
 
 #: The schema of each pack kind's manifest (the loaders in edgedp.words.pack,
-#: edgedp.documents.pack and edgedp.adept.pack read exactly these fields).
+#: edgedp.documents.pack, edgedp.documents.subspace_pack and edgedp.adept.pack read exactly these
+#: fields).
 SCHEMAS: Mapping[str, Obj] = {
     "words": _kind(
         {
@@ -218,17 +241,7 @@ SCHEMAS: Mapping[str, Obj] = {
     ),
     "sentences": _kind(
         {
-            "encoder": Obj(
-                required={
-                    "file": FILE_NAME,
-                    "tokenizer": FILE_NAME,
-                    "dims": DIMS,
-                    "max_seq_length": Int(1, 1 << 20),
-                    "pooling": Str(),
-                    "normalize": Str(),
-                },
-                optional={"weights": Str(non_empty=False, max_length=65536)},
-            ),
+            "encoder": _ENCODER,
             "recoder": Obj(required={"file": FILE_NAME}),
             "candidates": Obj(
                 required={"file": FILE_NAME, "count": Int(1, 1 << 31), "sources": FILE_NAME}
@@ -246,14 +259,40 @@ SCHEMAS: Mapping[str, Obj] = {
             ),
             "truncation": Obj(required={"file": FILE_NAME}),
             "reference": Obj(
+                required={**_REFERENCE.required, "recoded": FILE_NAME},
+            ),
+        }
+    ),
+    "subspace": _kind(
+        {
+            "encoder": _ENCODER,
+            "subspace": Obj(
                 required={
-                    "count": Int(1, 1 << 20),
-                    "sentences": FILE_NAME,
-                    "embeddings": FILE_NAME,
-                    "recoded": FILE_NAME,
-                    "min_cosine": Num(-1.0, 1.0),
+                    "basis": FILE_NAME,
+                    "mean": FILE_NAME,
+                    "count": Int(1, 1 << 16),
+                    "clip": List(
+                        Obj(required={"dims": COUNT, "radius": Num(positive=True)}),
+                        min_length=1,
+                        max_length=1 << 16,
+                    ),
+                    "recommended": List(
+                        Obj(
+                            required={
+                                "epsilon": Num(positive=True),
+                                "delta": Num(0.0, 1.0),
+                                "sentences": COUNT,
+                                "dims": COUNT,
+                                "clip": Num(positive=True),
+                            },
+                            optional={"signal": Num(0.0, 1.0)},
+                        ),
+                        min_length=1,
+                        max_length=100_000,
+                    ),
                 }
             ),
+            "reference": _REFERENCE,
         }
     ),
     "autoencoder": _kind(

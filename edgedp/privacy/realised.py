@@ -37,6 +37,7 @@ the 2^53 uniform values, for the trust report's before/after table (bench/trust/
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from fractions import Fraction
 
 import numpy as np
@@ -507,3 +508,64 @@ def check_realised_delta(realised: float, stated: float) -> float:
             f"the samplers realise delta {realised:.3g} here, above the stated {stated:.3g}"
         )
     return realised
+
+
+# -- lazy uniforms (edgedp.privacy.lattice) ---------------------------------------------------------
+
+#: Words appended to a prefix to read its extreme continuations (a sampler needs far fewer).
+_CONTINUATION_WORDS = 16
+
+
+def lazy_event_probability(
+    decide: Callable[[RandomSource], bool], depth: int = 3
+) -> tuple[Fraction, Fraction]:
+    """Bounds (exact rationals, 2^-(64 depth) apart) on the realised probability of an event
+    {U < p} that a lazy-uniform sampler decides from the 64-bit words of U.
+
+    ``decide`` runs the sampler on a :class:`ScriptedSource` and returns the event. The event must
+    be monotone in U (true below a threshold, false above it: checked at every boundary). A prefix
+    of words decides the event true when its largest continuation (all one bits) is true, false
+    when its smallest (all zero bits) is false; the mass of the deciding prefixes is
+    found by binary search over the first word, then over the next word of the one undecided
+    prefix, and so on. Exact over the bit patterns: the lower bound counts the patterns decided
+    true, the upper bound adds the one prefix still undecided after ``depth`` words.
+    """
+
+    def run(words: list[int], fill: bytes) -> bool | None:
+        script = b"".join(word.to_bytes(8, "little") for word in words) + fill
+        try:
+            return bool(decide(ScriptedSource(script)))
+        except PrivacyParameterError as error:
+            if "exhausted" in str(error):  # U = 0 exactly can ask for words without end
+                return None
+            raise
+
+    def outcome(words: list[int]) -> bool | None:
+        # Monotone: true at the largest U of the prefix means true for all of it, false at the
+        # smallest means false for all of it.
+        if run(words, b"\xff" * (8 * _CONTINUATION_WORDS)) is True:
+            return True
+        if run(words, bytes(8 * _CONTINUATION_WORDS)) is False:
+            return False
+        return None
+
+    prefix: list[int] = []
+    low = Fraction(0)
+    for level in range(1, depth + 1):
+        first, last = 0, 2**64  # the first word whose outcome is not True lies in [first, last]
+        while first < last:
+            middle = (first + last) // 2
+            if outcome([*prefix, middle]) is True:
+                first = middle + 1
+            else:
+                last = middle
+        low += Fraction(first, 2 ** (64 * level))
+        if first == 2**64:
+            return low, low
+        boundary = outcome([*prefix, first])
+        if first + 1 < 2**64 and outcome([*prefix, first + 1]) is not False:
+            raise AssertionError("the event is not monotone in the uniform")
+        if boundary is False:
+            return low, low
+        prefix.append(first)
+    return low, low + Fraction(1, 2 ** (64 * depth))

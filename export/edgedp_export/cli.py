@@ -17,6 +17,7 @@ from edgedp.cli import command_line
 COMMAND_MODULES = (
     "edgedp_export.commands.words",
     "edgedp_export.commands.sentences",
+    "edgedp_export.commands.subspace",
     "edgedp_export.commands.adept",
     "edgedp_export.commands.wheel",
 )

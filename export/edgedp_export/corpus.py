@@ -170,11 +170,19 @@ def jsonl_corpus(path: Path, *, license_name: str, attribution: str) -> PublicCo
     return PublicCorpus(tuple(documents), provenance, validation_percent=10, test_percent=0)
 
 
-def add_corpus_arguments(parser: argparse.ArgumentParser) -> None:
-    """``--default``, ``--corpus-dir``/``--corpus-jsonl``, ``--license`` and ``--attribution``."""
+def add_corpus_arguments(parser: argparse.ArgumentParser, general: str | None = None) -> None:
+    """``--default``, ``--corpus-dir``/``--corpus-jsonl``, ``--license`` and ``--attribution``;
+    ``--general`` too when ``general`` names the general-purpose pack the command builds."""
     parser.add_argument(
         "--default", action="store_true", help="the bundled pack's corpus and settings (BBC News)"
     )
+    if general is not None:
+        parser.add_argument(
+            "--general",
+            action="store_true",
+            help=f"the general-purpose pack ({general}): public corpora of six domains from "
+            "Debian packages, mixed (needs apt-get and pip install rdata)",
+        )
     corpus = parser.add_mutually_exclusive_group()
     corpus.add_argument("--corpus-dir", type=Path, help="folder of public .txt documents")
     corpus.add_argument(

@@ -14,6 +14,7 @@ Training is seeded and runs on one thread with deterministic algorithms, so a re
 from __future__ import annotations
 
 import copy
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,6 +40,10 @@ class RecoderTraining:
     summary: dict[str, Any]
 
 
+#: faiss's k-means asks for this many training points per centroid (its default).
+FAISS_POINTS_PER_CENTROID = 39
+
+
 def cluster_documents(
     document_means: np.ndarray, clusters: int, seed: int
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -48,7 +53,19 @@ def cluster_documents(
             f"{document_means.shape[0]} training documents cannot make {clusters} clusters"
         )
     data = np.ascontiguousarray(document_means, dtype=np.float32)
-    kmeans = faiss.Kmeans(data.shape[1], clusters, niter=50, seed=seed, verbose=False)
+    if data.shape[0] < FAISS_POINTS_PER_CENTROID * clusters:
+        # faiss would print its own "please provide at least N training points" warning on the C
+        # stream; say it once in edgedp's words instead, with the fix.
+        print(
+            f"edgedp-export: warning: {data.shape[0]} training documents for {clusters} clusters "
+            f"(k-means wants {FAISS_POINTS_PER_CENTROID} per cluster): the recoder learns from thin "
+            f"clusters; give more public documents or fewer --clusters "
+            f"({max(2, data.shape[0] // FAISS_POINTS_PER_CENTROID)})",
+            file=sys.stderr,
+        )
+    kmeans = faiss.Kmeans(
+        data.shape[1], clusters, niter=50, seed=seed, verbose=False, min_points_per_centroid=1
+    )
     kmeans.train(data)
     return kmeans.centroids.copy(), nearest_centroid(kmeans.centroids, data)
 

@@ -31,6 +31,7 @@ from tqdm import tqdm
 import edgedp_export
 from edgedp.documents.encoder import Recoder, SentenceEncoder
 from edgedp.documents.pack import SentencePack
+from edgedp.documents.subspace_pack import SubspacePack
 from edgedp.errors import InputError
 from edgedp.packs.manifest import thaw
 from edgedp.text.sentences import split_sentences
@@ -123,7 +124,8 @@ class SentencesConfig:
     components: int = 64
 
 
-def _copy_writer(source: Path) -> FileWriter:
+def copy_writer(source: Path) -> FileWriter:
+    """Write a copy of ``source`` (an encoder exported or copied into the scratch folder)."""
     return lambda path: shutil.copyfile(source, path)
 
 
@@ -156,7 +158,8 @@ def built_with(extra: tuple[str, ...] = ()) -> dict[str, str]:
     return versions
 
 
-def _encode(encoder: SentenceEncoder, sentences: list[str], what: str) -> np.ndarray:
+def encode_sentences(encoder: SentenceEncoder, sentences: list[str], what: str) -> np.ndarray:
+    """Batched embeddings of ``sentences`` (public: batching is fine), with a progress bar."""
     chunks = []
     with tqdm(total=len(sentences), desc=f"encoding {what}", unit="sentence") as progress:
         for start in range(0, len(sentences), _ENCODE_CHUNK):
@@ -165,12 +168,14 @@ def _encode(encoder: SentenceEncoder, sentences: list[str], what: str) -> np.nda
     return np.concatenate(chunks) if chunks else np.empty((0, encoder.dims), np.float32)
 
 
-def _per_document(flat: np.ndarray, sizes: list[int]) -> list[np.ndarray]:
+def per_document(flat: np.ndarray, sizes: list[int]) -> list[np.ndarray]:
+    """Rows of ``flat`` cut into consecutive blocks of ``sizes`` rows."""
     bounds = np.cumsum([0, *sizes])
     return [flat[bounds[i] : bounds[i + 1]] for i in range(len(sizes))]
 
 
-def _split_documents(corpus: PublicCorpus, split: str) -> tuple[list[str], list[list[str]]]:
+def split_documents(corpus: PublicCorpus, split: str) -> tuple[list[str], list[list[str]]]:
+    """Ids and sentences of the documents of one split that have a sentence (progress bar)."""
     ids, sentences = [], []
     for document in tqdm(corpus.split(split), desc=f"splitting {split} sentences", unit="doc"):
         found = split_sentences(document.text)
@@ -231,8 +236,8 @@ def export_encoder(model_dir: Path, weights: str, scratch: Path) -> EncoderParts
     )
 
 
-def reuse_encoder(pack: SentencePack, scratch: Path) -> EncoderParts:
-    """Copy the encoder of an installed ``sentences`` pack, byte for byte (no torch, no model)."""
+def reuse_encoder(pack: SentencePack | SubspacePack, scratch: Path) -> EncoderParts:
+    """Copy the encoder of an installed sentences or subspace pack, byte for byte (no torch)."""
     manifest = pack.manifest
     model = manifest.contents(manifest.field("encoder", "file", str))
     (scratch / "encoder.onnx").write_bytes(model)
@@ -288,19 +293,23 @@ def build_sentences_pack(
             threads=config.threads,
         )
 
-        train_ids, train_sentences = _split_documents(corpus, "train")
-        _, validation_sentences = _split_documents(corpus, "validation")
+        train_ids, train_sentences = split_documents(corpus, "train")
+        _, validation_sentences = split_documents(corpus, "validation")
         if len(train_sentences) < config.clusters or not validation_sentences:
             raise InputError(
                 f"the corpus needs >= {config.clusters} training documents and some validation "
                 f"documents (has {len(train_sentences)} and {len(validation_sentences)})"
             )
-        train = _per_document(
-            _encode(encoder, [s for doc in train_sentences for s in doc], "training sentences"),
+        train = per_document(
+            encode_sentences(
+                encoder, [s for doc in train_sentences for s in doc], "training sentences"
+            ),
             [len(doc) for doc in train_sentences],
         )
-        validation = _per_document(
-            _encode(encoder, [s for doc in validation_sentences for s in doc], "validation"),
+        validation = per_document(
+            encode_sentences(
+                encoder, [s for doc in validation_sentences for s in doc], "validation"
+            ),
             [len(doc) for doc in validation_sentences],
         )
 
@@ -371,9 +380,9 @@ def build_sentences_pack(
             built_with(parts.libraries),
         )
         files: dict[str, FileWriter] = {
-            "encoder.onnx": _copy_writer(scratch / "encoder.onnx"),
-            "tokenizer.json": _copy_writer(scratch / "tokenizer.json"),
-            "recoder.onnx": _copy_writer(scratch / "recoder.onnx"),
+            "encoder.onnx": copy_writer(scratch / "encoder.onnx"),
+            "tokenizer.json": copy_writer(scratch / "tokenizer.json"),
+            "recoder.onnx": copy_writer(scratch / "recoder.onnx"),
             "candidates.npy": npy_writer(candidates),
             "candidate_sources.txt": lines_writer(sources),
             "projections.npy": npy_writer(projections),

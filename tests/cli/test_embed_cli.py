@@ -9,6 +9,7 @@ import sys
 import numpy as np
 import pytest
 
+import edgedp
 from edgedp.cli import main
 
 DOCUMENT = (
@@ -27,7 +28,8 @@ def test_text_files_are_documents(tmp_path, capsys, sentence_pack):
     first, second = tmp_path / "a.txt", tmp_path / "b.txt"
     first.write_text(DOCUMENT, encoding="utf-8")
     second.write_text("One short document.", encoding="utf-8")
-    code, records, err = run(capsys, "--epsilon", "6", "--seed", "3", str(first), str(second))
+    dc = ("--mechanism", "deepcandidate")
+    code, records, err = run(capsys, *dc, "--epsilon", "6", "--seed", "3", str(first), str(second))
     assert code == 0 and "NOT private" in err
     assert [record["document"] for record in records] == [0, 1]
     assert [record["sentences"] for record in records] == [3, 1]
@@ -39,7 +41,7 @@ def test_text_files_are_documents(tmp_path, capsys, sentence_pack):
         first_record["embedding"], sentence_pack.candidates[index], rtol=1e-6
     )
     assert first_record["projections"] == sentence_pack.projections_for(6.0)
-    again = run(capsys, "--epsilon", "6", "--seed", "3", str(first), str(second))[1]
+    again = run(capsys, *dc, "--epsilon", "6", "--seed", "3", str(first), str(second))[1]
     assert again == records
 
 
@@ -63,7 +65,9 @@ def test_lines_and_jsonl_inputs_and_npy_output(tmp_path, capsys, sentence_pack):
     )
     out = tmp_path / "out.npy"
     code, records, _ = run(
-        capsys, "--input", "jsonl", "--epsilon", "2", "--output", str(out), str(jsonl)
+        capsys,
+        *("--mechanism", "deepcandidate", "--input", "jsonl", "--epsilon", "2"),
+        *("--output", str(out), str(jsonl)),
     )
     assert code == 0 and records == []
     array = np.load(out)
@@ -86,12 +90,16 @@ def test_mean_is_labelled_not_private(tmp_path, capsys):
         ([], "needs --epsilon"),
         (["--epsilon", "0"], "epsilon must be > 0"),
         (["--epsilon", "abc"], "epsilon must be a real number"),
-        (["--epsilon", "1", "--projections", "0"], "projections must be >= 1"),
+        (["--epsilon", "1", "--mechanism", "deepcandidate", "--projections", "0"], "must be >= 1"),
         (
             ["--epsilon", "1", "--mechanism", "truncation", "--projections", "5"],
             "deepcandidate only",
         ),
-        (["--epsilon", "1", "--pack", "words-small"], "needs a sentences pack"),
+        (["--epsilon", "1", "--pack", "words-small"], "needs a subspace pack"),
+        (
+            ["--epsilon", "1", "--mechanism", "truncation", "--pack", "words-small"],
+            "needs a sentences",
+        ),
         (["--epsilon", "1", "--output", "x.csv"], ".jsonl or .npy"),
     ],
 )
@@ -124,9 +132,12 @@ def test_installed_console_script_reads_stdin():
         check=True,
     )
     (record,) = [json.loads(line) for line in result.stdout.splitlines()]
-    assert (
-        record["private"] is True and record["sentences"] == 3 and len(record["embedding"]) == 384
-    )
+    # the default (issue 24): subspace-mean with the subspace-general pack, in its basis
+    assert record["mechanism"] == "subspace-mean" and record["space"] == "subspace"
+    assert record["private"] is True and record["sentences"] == 3
+    general = edgedp.load_pack("subspace-general", kind="subspace")
+    assert record["dims"] == general.recommendation(3.0, 0.0, 3).dims
+    assert len(record["embedding"]) == edgedp.SubspaceMean(general, epsilon=3.0).output_dims
 
 
 def test_too_short_documents_are_flagged_and_warned_about(tmp_path, capsys, sentence_pack):

@@ -142,8 +142,127 @@ def test_cli_packs_fit(tmp_path, capsys):
     assert cli.main(["packs", "fit", "sentences-bbc", str(sample), "--json"]) in (0, None)
     report = json.loads(capsys.readouterr().out)
     assert report["documents"] == 15 and set(report["expected_cosine"]) == {"3", "10", "23"}
-    assert report["verdict"] in ("good", "poor", "short documents")
+    assert report["verdict"] == "sample too small"  # 15 documents
     assert cli.main(["packs", "fit", "sentences-bbc", str(sample)]) in (0, None)
     assert "expected cosine" in capsys.readouterr().out
     assert cli.main(["packs", "fit", "words-small", str(sample)]) == 1
-    assert "sentences pack" in capsys.readouterr().err
+    assert "sentences or subspace pack" in capsys.readouterr().err
+
+
+# -- issue 26 item 7 and issue 24: what packs fit says ---------------------------------------------
+
+
+def test_a_verdict_from_too_few_documents_says_the_sample_is_too_small():
+    rng = np.random.default_rng(4)
+    centres = 3 * unit_rows(rng, 2, DIMS)
+    documents, _ = _clustered(rng, centres, 1, 10, 0.5)  # 2 documents
+    own = np.stack([d.mean(axis=0) for d in documents])
+    fit = fit_from_embeddings(
+        "own", own, unit_rows(rng, 10, DIMS), {10.0: 10}, documents, documents
+    )
+    assert fit.verdict == "sample too small"
+    assert "too few for a verdict" in fit.advice[0]
+
+
+def test_the_rebuild_advice_never_names_the_given_pack():
+    rng = np.random.default_rng(5)
+    centres = 3 * unit_rows(rng, 4, DIMS)
+    documents, _ = _clustered(rng, centres, 12, 12, 0.6)
+    foreign = 3 * unit_rows(rng, 24, DIMS) + 6 * np.eye(DIMS)[0]
+    for name, out in (("foreign", "my-domain-pack"), ("my-domain-pack", "my-domain-pack-2")):
+        fit = fit_from_embeddings(
+            name, foreign, unit_rows(rng, 10, DIMS), {10.0: 10}, documents, documents
+        )
+        (command,) = [a for a in fit.advice if "edgedp-export sentences" in a]
+        assert f"--out {out} " in command and f"--encoder-from {name} " in command
+
+
+def test_a_better_projection_count_is_reported_and_advised():
+    rng = np.random.default_rng(6)
+    centres = 3 * unit_rows(rng, 4, DIMS)
+    documents, _ = _clustered(rng, centres, 12, 12, 0.6)
+    candidates = np.stack([d.mean(axis=0) for d in documents[::2]])
+    projections = unit_rows(rng, 60, DIMS)
+    table = {10.0: 1, 23.0: 1}  # one projection: a poor depth
+    fit = fit_from_embeddings(
+        "p", candidates, projections, table, documents, documents, alternatives=[1, 30]
+    )
+    assert fit.best_projections[23.0] == 30 and fit.best_cosine[23.0] > fit.expected_cosine[23.0]
+    assert any("--projections 30" in advice for advice in fit.advice)
+    # Whatever the pack's table says, the best reported cosine does not fall with epsilon.
+    assert fit.best_cosine[23.0] >= fit.best_cosine[10.0] - 1e-9
+
+
+def test_a_poor_verdict_at_a_high_cosine_says_why():
+    rng = np.random.default_rng(7)
+    centre = 3 * unit_rows(rng, 1, DIMS)
+    documents, _ = _clustered(rng, centre, 40, 10, 0.05)  # one tight domain: all documents alike
+    candidates = np.stack([d.mean(axis=0) for d in documents[::4]]) + 0.2
+    fit = fit_from_embeddings(
+        "tight", candidates, unit_rows(rng, 10, DIMS), {10.0: 10}, documents, documents
+    )
+    assert fit.expected_cosine[10.0] > 0.9 and fit.verdict == "poor"
+    assert any("which domain a document is from" in advice for advice in fit.advice)
+
+
+def test_few_documents_per_cluster_are_said_once_in_our_words(capfd):
+    pytest.importorskip("faiss")
+    from edgedp_export.recoder import cluster_documents
+
+    centroids, labels = cluster_documents(np.random.default_rng(8).standard_normal((120, 8)), 50, 0)
+    assert centroids.shape == (50, 8) and labels.shape == (120,)
+    err = capfd.readouterr().err
+    assert "please provide at least" not in err  # faiss's own line
+    assert err.count("edgedp-export: warning: 120 training documents for 50 clusters") == 1
+
+
+# -- subspace packs --------------------------------------------------------------------------------
+
+
+def _topics(rng, topics: int, per_topic: int, sentences: int, dims: int = 384, spread=0.3):
+    centres = unit_rows(rng, topics, dims)
+    documents = []
+    for centre in centres:
+        for _ in range(per_topic):
+            document = centre + spread * rng.standard_normal((sentences, dims)) / np.sqrt(dims)
+            documents.append(document / np.linalg.norm(document, axis=1, keepdims=True))
+    return documents
+
+
+def _recommend(dims: int, clip: float):
+    return lambda epsilon, sentences: (dims, clip)
+
+
+def test_subspace_fit_prefers_a_pack_that_spans_the_domain():
+    from edgedp.documents.subspace_fit import fit_subspace, subspace_fit
+
+    rng = np.random.default_rng(9)
+    documents = _topics(rng, 6, 15, 12)
+    mean, basis, _ = fit_subspace(documents, 16)
+    own = subspace_fit("own", mean, basis, _recommend(8, 0.5), documents)
+    assert own.verdict == "good" and own.signal[10.0] > 0.5
+    assert own.signal[3.0] <= own.signal[10.0] <= own.signal[23.0]
+    foreign_basis = unit_rows(rng, 16, 384)  # directions unrelated to the domain
+    foreign = subspace_fit("general", mean, foreign_basis, _recommend(8, 0.5), documents)
+    assert foreign.verdict == "poor" and foreign.signal[10.0] < own.signal[10.0] - 0.1
+    assert foreign.domain_signal is not None
+    assert foreign.domain_signal[10.0] >= foreign.signal[10.0] + 0.1
+    (command,) = [a for a in foreign.advice if "edgedp-export subspace" in a]
+    assert "--encoder-from general " in command and "--out my-subspace-pack " in command
+    small = subspace_fit("general", mean, foreign_basis, _recommend(8, 0.5), documents[:10])
+    assert small.verdict == "sample too small" and small.domain_signal is None
+
+
+def test_cli_packs_fit_on_a_subspace_pack(tmp_path, capsys):
+    from sentence_helpers import orthonormal_rows, write_subspace_pack
+
+    basis = orthonormal_rows(np.random.default_rng(10), 8, 384)
+    pack = write_subspace_pack(tmp_path / "sub", basis, real_encoder=True)
+    sample = tmp_path / "sample.jsonl"
+    sample.write_text("".join(json.dumps({"text": t}) + "\n" for t in SAMPLE * 12))
+    assert cli.main(["packs", "fit", str(pack), str(sample), "--json"]) in (0, None)
+    report = json.loads(capsys.readouterr().out)
+    assert report["documents"] == 36 and set(report["signal"]) == {"3", "10", "23"}
+    assert report["verdict"] in ("good", "poor")
+    assert cli.main(["packs", "fit", str(pack), str(sample)]) in (0, None)
+    assert "signal kept" in capsys.readouterr().out

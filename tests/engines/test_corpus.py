@@ -130,7 +130,7 @@ def test_ledger_records_one_charge_per_record_before_release(tmp_path):
     # "12 March" is one protected slot (issue 27), "." is no slot
     assert [event["count"] for event in events] == [6, 5]
     assert {event["mechanism"] for event in events} == {"brr"}
-    assert ledger.spent("ann")[0] == pytest.approx(0.6 * (6 + 5))
+    assert ledger.spent("ann")[0] == pytest.approx(0.6 * (6 + 5))  # the counts above, summed
     assert ledger.spent("cy") == (0.0, 0.0)
     assert out["epsilon_spent"].tolist()[:1] == [pytest.approx(3.6)]
     assert np.isnan(out["epsilon_spent"][1])

@@ -261,7 +261,7 @@ def _refused_everywhere(capsys, tmp_path) -> None:
     document = tmp_path / "doc.txt"
     document.write_text("One sentence. Another one.\n")
     capsys.readouterr()
-    assert main(["embed", "--epsilon", "5", str(document)]) == 1
+    assert main(["embed", "--mechanism", "deepcandidate", "--epsilon", "5", str(document)]) == 1
     assert main(["packs", "verify", "sentences-bbc"]) == 1
     errors = capsys.readouterr().err.strip().splitlines()
     assert len(errors) == 2 and all("not the expected" in line for line in errors)

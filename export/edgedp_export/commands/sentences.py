@@ -34,13 +34,7 @@ HELP = "build a sentences pack (SBERT ONNX encoder, recoder H, candidates) for D
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    add_corpus_arguments(parser)
-    parser.add_argument(
-        "--general",
-        action="store_true",
-        help="the general-purpose pack (sentences-general): public corpora of six domains from "
-        "Debian packages, mixed (needs apt-get and pip install rdata)",
-    )
+    add_corpus_arguments(parser, general="sentences-general")
     source = parser.add_mutually_exclusive_group()
     source.add_argument(
         "--model-dir",

@@ -1,0 +1,72 @@
+"""``edgedp-export subspace``: a ``subspace`` pack for SubspaceMean (:mod:`edgedp_export.subspace`).
+
+edgedp-export subspace --general --encoder-from sentences-bbc --out subspace-general
+edgedp-export subspace --corpus-jsonl docs.jsonl --license L --encoder-from subspace-general --out my-pack
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from edgedp.documents.pack import SentencePack
+from edgedp.documents.subspace_pack import SubspacePack
+from edgedp.errors import InputError
+from edgedp.packs.loading import load_pack
+from edgedp_export.corpus import add_corpus_arguments, corpus_from_arguments
+from edgedp_export.public_corpora import GENERAL_DOMAINS, general_corpus
+from edgedp_export.subspace import DIRECTIONS, SubspaceConfig, build_subspace_pack
+
+NAME = "subspace"
+HELP = "build a subspace pack (public mean, directions, clip radii) for SubspaceMean, no torch"
+#: Documents per public domain of --general (more than the sentences pack's 300: a subspace pack
+#: costs only their encoding).
+GENERAL_SUBSPACE_PER_DOMAIN = 1000
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_corpus_arguments(parser, general="subspace-general")
+    parser.add_argument(
+        "--per-domain",
+        type=int,
+        default=GENERAL_SUBSPACE_PER_DOMAIN,
+        help=f"--general: most documents per domain ({GENERAL_SUBSPACE_PER_DOMAIN})",
+    )
+    parser.add_argument(
+        "--encoder-from",
+        metavar="PACK",
+        required=True,
+        help="copy the encoder of this sentences or subspace pack (name or folder) byte for byte",
+    )
+    parser.add_argument(
+        "--directions", type=int, default=DIRECTIONS, help=f"most directions stored ({DIRECTIONS})"
+    )
+    parser.add_argument("--seed", type=int, default=0, help="seed of the cross-fitting halves (0)")
+    parser.add_argument("--threads", type=int, default=2, help="onnxruntime threads (2)")
+    parser.add_argument("--name", help="pack name (default: the output directory's name)")
+    parser.add_argument("--out", type=Path, required=True, help="pack directory to write")
+    parser.add_argument("--force", action="store_true", help="replace an existing pack")
+
+
+def run(args: argparse.Namespace) -> None:
+    if args.directions < 1 or args.per_domain < 1:
+        raise InputError("--directions and --per-domain must be >= 1")
+    if args.general:
+        if args.default or args.corpus_dir is not None or args.corpus_jsonl is not None:
+            raise InputError("--general builds from its own corpora: drop --default/--corpus-*")
+        corpus = general_corpus(GENERAL_DOMAINS, args.per_domain)
+        corpus_arg = f"--general --per-domain {args.per_domain}"
+    else:
+        corpus, corpus_arg = corpus_from_arguments(args)
+    source = load_pack(args.encoder_from)
+    if not isinstance(source, SentencePack | SubspacePack):
+        raise InputError(f"--encoder-from needs a sentences or subspace pack, not {source.kind}")
+    name = args.name or args.out.name
+    command = (
+        f"edgedp-export subspace {corpus_arg} --encoder-from {source.name} "
+        f"--directions {args.directions} --seed {args.seed} --name {name} --out {name}"
+    )
+    config = SubspaceConfig(name, command, args.directions, args.seed, args.threads)
+    out = build_subspace_pack(corpus, source, config, args.out, force=args.force)
+    print(f"wrote {out}", file=sys.stderr)
