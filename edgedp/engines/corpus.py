@@ -114,12 +114,12 @@ def plan_privatize(column: str = "text", mechanism: str = "brr", **settings: Any
 
 
 def plan_embed(
-    column: str = "text", mechanism: str = "deepcandidate", **settings: Any
+    column: str = "text", mechanism: str = "subspace-mean", **settings: Any
 ) -> CorpusJob:
     """Plan (on the driver) a job that embeds each document of ``column`` (float32 list column).
 
-    ``mechanism`` is ``deepcandidate`` (default), ``truncation`` or ``subspace-mean``; the pack
-    defaults to the mechanism's (``sentences-bbc``, or ``subspace-general`` for ``subspace-mean``)
+    ``mechanism`` is ``subspace-mean`` (default, as for ``edgedp embed``), ``deepcandidate`` or
+    ``truncation``; the pack defaults to the mechanism's (``subspace-general``, else ``sentences-bbc``)
     and ``out_column`` to ``"embedding"``. Each output is one embedding per document with the
     mechanism's SentDP guarantee (see :class:`edgedp.DeepCandidate`, :class:`edgedp.SubspaceMean`);
     ``column`` is dropped from the output unless ``keep_plaintext=True`` (NOT private, warns).

@@ -34,7 +34,7 @@ def privatize(
 
 
 def embed(
-    ddf: dd.DataFrame, column: str = "text", mechanism: str = "deepcandidate", **settings: Any
+    ddf: dd.DataFrame, column: str = "text", mechanism: str = "subspace-mean", **settings: Any
 ) -> dd.DataFrame:
     """``ddf`` with one DP embedding (a float32 array) per document of ``column``; see
     :func:`edgedp.engines.spark.embed` and :func:`edgedp.engines.corpus.plan_embed`."""

@@ -78,12 +78,14 @@ def privatize(
 
 
 def embed(
-    df: DataFrame, column: str = "text", mechanism: str = "deepcandidate", **settings: Any
+    df: DataFrame, column: str = "text", mechanism: str = "subspace-mean", **settings: Any
 ) -> DataFrame:
     """``df`` with one DP embedding per document of ``column`` in ``out_column`` (array<float>).
 
-    ``mechanism`` is ``deepcandidate`` (default; epsilon-SentDP, a public candidate embedding) or
-    ``truncation``; see :func:`edgedp.engines.corpus.plan_embed`.
+    ``mechanism`` is ``subspace-mean`` (default: epsilon-SentDP, a noisy clipped mean of the
+    sentences in the ``subspace-general`` pack's public subspace, as for ``edgedp embed``),
+    ``deepcandidate`` (a public candidate embedding) or ``truncation``; see
+    :func:`edgedp.engines.corpus.plan_embed`.
     """
     job = corpus.plan_embed(column, mechanism, **settings)
     return _run(df, job, ArrayType(FloatType(), containsNull=False))

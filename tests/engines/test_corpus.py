@@ -148,8 +148,18 @@ def test_ledger_needs_one_scope_kind():
         plan(scope="user")
 
 
-def test_embed_batches_give_float32_lists_per_document(sentence_pack):
+def test_embed_defaults_to_subspace_mean_with_the_general_pack_as_the_cli_does():
     job = corpus.plan_embed("text", epsilon=10.0)
+    general = edgedp.load_pack("subspace-general", kind="subspace")
+    assert (job.mechanism, job.digest) == ("subspace-mean", general.manifest.digest)
+    docs = ["The market rose. Shares gained. Investors cheered."]
+    (out,) = corpus.privatize_batches([pd.DataFrame({"text": docs})], job)
+    width = edgedp.SubspaceMean(general, epsilon=10.0).output_dims
+    assert out["embedding"][0].dtype == np.float32 and out["embedding"][0].shape == (width,)
+
+
+def test_embed_batches_give_float32_lists_per_document(sentence_pack):
+    job = corpus.plan_embed("text", mechanism="deepcandidate", epsilon=10.0)
     docs = ["The market rose. Shares gained. Investors cheered.", None]
     with warnings.catch_warnings():
         warnings.simplefilter("error")

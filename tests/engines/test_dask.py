@@ -86,7 +86,9 @@ def test_seeded_runs_repeat_and_partitions_differ(client):
 
 def test_embed_releases_public_candidates(client, sentence_pack):
     articles = bbc_articles()[1::500]  # 5 whole articles
-    out = edgedp.engines.dask.embed(frame(articles, 2), epsilon=10.0).compute()
+    out = edgedp.engines.dask.embed(
+        frame(articles, 2), mechanism="deepcandidate", epsilon=10.0
+    ).compute()
     assert list(out.columns) == ["id", "embedding"]  # the raw text is dropped
     candidates = np.asarray(sentence_pack.candidates, dtype=np.float32)
     for embedding in out["embedding"]:

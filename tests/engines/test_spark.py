@@ -156,7 +156,7 @@ def test_ledger_gets_one_charge_per_record(spark, heads, tmp_path):
 def test_embed_releases_public_candidates(spark, sentence_pack):
     articles = bbc_articles()[::300]  # 8 whole articles, ~20 sentences each
     frame = spark.createDataFrame(list(enumerate(articles)), "id long, text string")
-    out = edgedp.engines.spark.embed(frame, epsilon=10.0)
+    out = edgedp.engines.spark.embed(frame, mechanism="deepcandidate", epsilon=10.0)
     assert "text" not in out.columns  # the raw text is dropped
     assert dict(out.dtypes)["embedding"] == "array<float>"
     rows = out.orderBy("id").collect()
