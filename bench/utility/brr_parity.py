@@ -5,10 +5,12 @@ for Madlib 10 (equal *average* privacy-loss bound, BRR paper Sec. 5) changes 1.7
 as Madlib and loses 0.03-0.18 macro-F1. This suite separates the causes on the public tasks we have:
 
 * **Code variants**: the bundled codes (Tissier et al. autoencoder, 256 bits of GloVe 6B 50d, 100k
-  words; Madlib 5, 10 and 20) against random-hyperplane codes of the same vectors at 128 and 1,024
-  bits, and random-hyperplane codes of GloVe 840B 300d (MLDP's 33,825 words) at 256 bits (Madlib 10
-  only: each row costs minutes), each with
-  Madlib on the same vectors beside it (float16 for 50d as the ``medium`` pack, float32 for 300d).
+  words; Madlib 5, 10 and 20) against random-hyperplane codes of the same vectors at 128 (5, 10,
+  20) and 1,024 bits, and random-hyperplane codes of GloVe 840B 300d (MLDP's 33,825 words) at 256
+  bits (Madlib 10 only: each row costs minutes); and two tries at the heavy-noise regime (Madlib 5,
+  where BRR loses): hyperplanes in the 10 leading principal directions (:func:`subspace_codes`) and
+  codes trained for BRR (``flip-trained``, :mod:`edgedp_export.flip_trained`) at 128 and 256 bits.
+  Each with Madlib on the same vectors beside it (float16 for 50d as the ``medium`` pack, float32 for 300d).
   Per variant: 10-NN overlap of Hamming with float cosine neighbours (the pack report's measure), the
   privacy ratio over all pairs (``avg``) and over each word's 10 nearest neighbours in its own metric,
   Zipf-weighted (``near``; 2,000 words drawn with probability 1 / rank).
@@ -19,15 +21,17 @@ as Madlib and loses 0.03-0.18 macro-F1. This suite separates the causes on the p
   BRR at the average-bound epsilon; BRR at the epsilon that changes the same share of words as
   Madlib (bisection on 15,000 test tokens, then the whole test set), which is where the two hide the
   same share of the text.
-* **Empirical privacy** at those points (``edgedp.evaluation.explain.measure``: 200 public words x
-  20 releases, Zipf prior): share kept and the Bayesian adversary's inference error E_M, with the
-  epsilon that ``edgedp calibrate --match kept`` finds.
+* **Empirical privacy** at every point (``edgedp.evaluation.explain.measure``: 200 public words x
+  20 releases): the share of a text's words kept (Zipf-weighted N_w), mean N_w and S_w, and the
+  Bayesian adversary's inference error E_M (Zipf and uniform prior), for Madlib, BRR at both
+  matched points and BRR at the epsilon that ``edgedp calibrate --match kept`` finds.
 * **Opinion lexicon** (Hu & Liu, the ``opinion-lexicon`` pack: its vocabulary is the lexicon, 50d
   vectors, the bundled recipe's 256-bit autoencoder codes; and random-hyperplane codes at 128 bits):
   macro-F1 of the output word's sentiment as a prediction of the input's, 20 releases per word, at
   the same three kinds of points (the matched one equalizes the share of lexicon words changed).
 
-Mechanisms run with seeded random sources: reproducible, NOT private (a benchmark). The Euclidean
+Mechanisms run with seeded random sources: reproducible, NOT private (a benchmark). Finished rows
+are cached in :data:`CACHE` (a rerun measures only what is missing). The Euclidean
 statistics of the 50d variants are the bundled pack's (exact, same vocabulary and vectors); those of
 the 300d variants are sampled (2,000,000 pairs).
 """
@@ -77,14 +81,25 @@ LEXICON = "opinion lexicon: sentiment macro-F1 of the released word"
 class Variant:
     label: str
     source: str  # "glove50" or "glove300"
-    method: str  # "bundled" or "random-hyperplane"
+    method: str  # "bundled", "principal-subspace" or a method of edgedp_export.binarize
     bits: int
     epsilons: tuple[float, ...] = (10.0,)  # Madlib epsilons (each row costs minutes)
+    subspace: int = 0  # "principal-subspace": how many leading principal directions
 
 
 FULL = (
     Variant("50d 100k autoencoder 256 (bundled)", "glove50", "bundled", 256, MADLIB_EPSILONS),
-    Variant("50d 100k random-hyperplane 128", "glove50", "random-hyperplane", 128),
+    Variant("50d 100k random-hyperplane 128", "glove50", "random-hyperplane", 128, MADLIB_EPSILONS),
+    Variant(
+        "50d 100k principal-subspace-10 128",
+        "glove50",
+        "principal-subspace",
+        128,
+        (5.0,),  # shadows 4 % of a text's words (equal codes, ties to the lower id): not for 20
+        subspace=10,
+    ),
+    Variant("50d 100k flip-trained 128", "glove50", "flip-trained", 128, MADLIB_EPSILONS),
+    Variant("50d 100k flip-trained 256", "glove50", "flip-trained", 256, MADLIB_EPSILONS),
     Variant("50d 100k random-hyperplane 1024", "glove50", "random-hyperplane", 1024),
     Variant("300d 33.8k random-hyperplane 256", "glove300", "random-hyperplane", 256),
 )
@@ -110,9 +125,22 @@ def source_vectors(source: str) -> tuple[list[str], np.ndarray, dict]:
     return words, vectors, euclidean
 
 
+def subspace_codes(vectors: np.ndarray, bits: int, dims: int, seed: int) -> np.ndarray:
+    """Random-hyperplane codes (packed, big-endian) whose hyperplane normals lie in the span of
+    the ``dims`` leading principal directions of ``vectors`` (each scaled by its singular value over
+    the first): a try for the heavy-noise regime, where a randomized-response code far from its
+    input should still land among words that share the coarse, topical directions. Principal
+    directions from the 20,000 most frequent words."""
+    centred = vectors.astype(np.float64) - vectors.astype(np.float64).mean(axis=0)
+    _, singular, directions = np.linalg.svd(centred[:20_000], full_matrices=False)
+    basis = directions[:dims].T * (singular[:dims] / singular[0])
+    planes = basis @ np.random.default_rng(seed).standard_normal((dims, bits))
+    return np.packbits(centred @ planes > 0.0, axis=1, bitorder="big")
+
+
 def variant_pack(variant: Variant, words: list[str], vectors: np.ndarray, euclidean: dict):
     """The variant's codes and vectors as a words pack in bench/packs (written once)."""
-    from edgedp_export.binarize import random_hyperplane_codes
+    from edgedp_export.binarize import binarize
     from edgedp_export.calibration import hamming_statistics
     from edgedp_export.pack_writer import lines_writer, npy_writer, write_pack
 
@@ -122,8 +150,10 @@ def variant_pack(variant: Variant, words: list[str], vectors: np.ndarray, euclid
         return edgedp.load_pack(directory)
     if variant.method == "bundled":
         codes = np.asarray(edgedp.load_pack().codes)
+    elif variant.method == "principal-subspace":
+        codes = subspace_codes(vectors, variant.bits, variant.subspace, 0)
     else:
-        codes = random_hyperplane_codes(vectors, variant.bits, 0)
+        codes = binarize(vectors, method=variant.method, bits=variant.bits, seed=0)
     stored = vectors.astype(np.float32 if variant.source == "glove300" else np.float16)
     covariance = np.atleast_2d(np.cov(stored.astype(np.float64), rowvar=False))
     manifest = {
