@@ -28,7 +28,7 @@ _LEXICON_FILE = "opinion-lexicon.txt"
 #: ``edgedp-export words`` arguments of each bench pack (``--out`` is added).
 BUILDS: dict[str, list[str]] = {
     "10k": [*_GLOVE, "--words", "10000", "--method", "autoencoder", "--vectors", "float16"],
-    "medium": ["--from-pack", "words-small", "--vectors", "float16"],  # seconds, no torch
+    "medium": ["--from-pack", "words-small", "--vectors", "float16"],  # minutes, no torch
     "full": ["--preset", "full"],
     "mldp300": ["--preset", "mldp300"],
     "opinion-lexicon": [

@@ -38,6 +38,10 @@ ENVIRONMENT = "EDGEDP_PROGRESS"
 #: The program name at the head of every line (the package's name).
 PROGRAM = __name__.partition(".")[0]
 
+#: Told ``(done, total)`` as work goes: how library code that does not print (an evaluation, a
+#: mechanism's one-time set-up) reports progress; :meth:`Progress.reporter` makes one.
+ProgressCallback = Callable[[float, float], None]
+
 _ACTIVE: list[Progress] = []
 
 
@@ -59,12 +63,15 @@ def _is_terminal(stream: TextIO) -> bool:
 
 
 def format_amount(amount: float, unit: str) -> str:
-    """``12.3 MB`` for bytes (unit ``B``), ``1,234 documents`` otherwise."""
+    """``12.3 MB`` for bytes (unit ``B``), ``1,234 documents`` otherwise (``0.25 epsilons``
+    below one: a slow rate)."""
     if unit == "B":
         for scale, name in ((1e9, "GB"), (1e6, "MB"), (1e3, "kB")):
             if amount >= scale:
                 return f"{amount / scale:.1f} {name}"
         return f"{amount:.0f} B"
+    if 0 < amount < 1:
+        return f"{amount:.2g} {unit}".rstrip()
     return f"{amount:,.0f} {unit}".rstrip()
 
 
@@ -137,6 +144,15 @@ class Progress:
         if self._last_shown is not None and now - self._last_shown < self._interval:
             return
         self._show(now)
+
+    def reporter(self) -> ProgressCallback:
+        """A ``(done, total)`` callback that moves this progress to ``done`` of ``total``."""
+
+        def report(done: float, total: float) -> None:
+            self.total = total if total > 0 else None
+            self.update(done - self.done)
+
+        return report
 
     def line(self, now: float | None = None) -> str:
         """The current state in words (no line break)."""

@@ -24,13 +24,24 @@ def word_names(count: int) -> list[str]:
     return [f"w{chr(97 + i // 26 % 26)}{chr(97 + i % 26)}{'z' * (i // 676)}" for i in range(count)]
 
 
-def vector_pack(directory: Path, vectors: np.ndarray, *, bits: int = 8) -> edgedp.WordPack:
-    """A pack of exactly these float32 vectors, in this order (ids = rows), built by the exporter."""
+def vector_pack(
+    directory: Path,
+    vectors: np.ndarray,
+    *,
+    bits: int = 8,
+    neighbours: int | None = None,
+    custext: int | None = None,
+) -> edgedp.WordPack:
+    """A pack of exactly these float32 vectors, in this order (ids = rows), built by the exporter
+    (with its neighbour table unless ``neighbours=0``, its CusText sets unless ``custext=0``)."""
     vectors = np.asarray(vectors, dtype=np.float32).reshape(len(vectors), -1)
     words = word_names(len(vectors))
     source = write_vector_file(directory / "vectors.txt", words, vectors)
     command = ["words", "--source-file", str(source), "--words", str(len(words))]
     command += ["--bits", str(bits), "--vectors", "float32", "--out", str(directory / "pack")]
+    for flag, value in (("--neighbours", neighbours), ("--custext", custext)):
+        if value is not None:
+            command += [flag, str(value)]
     assert export_main(command) == 0
     pack = edgedp.load_pack(directory / "pack")
     assert list(pack.vocabulary.words) == words

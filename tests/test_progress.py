@@ -121,3 +121,20 @@ def test_amounts():
     assert format_amount(2_500_000_000, "B") == "2.5 GB"
     assert format_amount(12_345, "documents") == "12,345 documents"
     assert format_amount(7, "") == "7"
+    assert format_amount(0.25, "epsilons") == "0.25 epsilons"  # a slow rate is not "0"
+
+
+def test_a_reporter_moves_the_progress_to_done_of_total(monkeypatch):
+    # explain, tune and the mechanisms' set-ups report (done, total) through a callback
+    monkeypatch.setenv("EDGEDP_PROGRESS", "1")
+    clock, log = Clock(), io.StringIO()
+    with Progress("tune", unit="epsilons", stream=log, clock=clock) as progress:
+        report = progress.reporter()
+        clock.now += 1
+        report(1, 8)
+        clock.now += LOG_SECONDS
+        report(3, 6)  # the total can change as the work learns more
+    assert log.getvalue().splitlines() == [
+        "edgedp: tune: 1 epsilons of 8 epsilons (12%), 1 epsilons/s, 7 s left",
+        "edgedp: tune: 3 epsilons of 6 epsilons (50%), 0.5 epsilons/s, 6 s left",
+    ]

@@ -13,6 +13,7 @@ from edgedp.cli.word_options import (
 from edgedp.errors import InputError
 from edgedp.evaluation.explain import DEFAULT_SAMPLES, DEFAULT_WORDS, explain
 from edgedp.privacy.validation import check_positive_int
+from edgedp.progress import Progress
 
 NAME = "explain"
 HELP = "explain a word mechanism's guarantee, privacy-loss bounds, share kept and inference error"
@@ -50,11 +51,13 @@ def run(args: argparse.Namespace) -> None:
     warn_if_seeded(args.seed)
     if args.text is not None and not args.text.strip():
         raise InputError("--text is empty")
-    result = explain(
-        mechanism,
-        text=args.text,
-        samples=check_positive_int(args.samples, "--samples", minimum=2),
-        words=check_positive_int(args.words, "--words", minimum=2),
-        rng=args.seed,
-    )
+    with Progress("explain: Monte Carlo", unit="steps") as progress:
+        result = explain(
+            mechanism,
+            text=args.text,
+            samples=check_positive_int(args.samples, "--samples", minimum=2),
+            words=check_positive_int(args.words, "--words", minimum=2),
+            rng=args.seed,
+            progress=progress.reporter(),
+        )
     print_report(result, args.json)

@@ -10,7 +10,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+from edgedp.errors import AssetError
 from edgedp.packs.loading import PackEntry, list_packs, load_pack
+from edgedp.progress import Progress
 
 NAME = "packs"
 HELP = "list, describe and verify asset packs"
@@ -39,6 +41,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         sub.add_argument(
             "path", nargs="?", help="pack directory or name (default: the default pack)"
         )
+        if name == "verify":
+            sub.add_argument(
+                "--deep",
+                action="store_true",
+                help="also recompute the neighbour tables' far bounds (O(words^2), minutes)",
+            )
         sub.add_argument("--json", action="store_true", help="print JSON")
     fit = commands.add_parser(
         "fit", help="estimate how DeepCandidate will do with a sentences pack on a PUBLIC sample"
@@ -116,6 +124,7 @@ def run(args: argparse.Namespace) -> None:
     pinned = next(
         (e for e in list_packs() if e.pin and e.path.resolve() == pack.path.resolve()), None
     )
+    deep = _deep_check(pack) if args.deep else None
     if args.json:
         print(
             json.dumps(
@@ -126,13 +135,35 @@ def run(args: argparse.Namespace) -> None:
                     "files": files,
                     "digest": pack.manifest.digest,
                     "pinned_by": pinned.origin if pinned else None,
+                    "deep": deep,
                 },
                 indent=2,
             )
         )
         return
     pin = f"; manifest pinned ({pinned.origin}) to {pinned.pin}" if pinned else ""
+    pin += f"; {deep}" if deep else ""
     print(f"ok: {pack.name} ({pack.path}): {files} files, sizes and SHA-256 verified{pin}")
+
+
+def _deep_check(pack: object) -> str:
+    """Recompute what the runtime takes from a pack on trust (the neighbour tables' bounds); an
+    :class:`AssetError` if they do not hold, else what was recomputed."""
+    from edgedp.words.near_far import invalid_neighbour_rows
+    from edgedp.words.pack import WordPack
+
+    if not isinstance(pack, WordPack) or (
+        pack.neighbours is None and pack.suffix_neighbours is None
+    ):
+        return "nothing to recompute"
+    with Progress("packs verify --deep", unit="words") as progress:
+        invalid = invalid_neighbour_rows(pack, progress=progress.reporter())
+    if invalid.size:
+        raise AssetError(
+            f"pack {pack.name}: the neighbour table's bound is broken for {invalid.size} words "
+            f"(first: {pack.vocabulary[int(invalid[0])]!r}); rebuild it with edgedp-export"
+        )
+    return f"neighbour tables recomputed ({len(pack.vocabulary):,} words, every bound sound)"
 
 
 def _plain(value: Any) -> str:

@@ -14,6 +14,7 @@ from edgedp.errors import InputError
 from edgedp.evaluation.explain import mechanism_metric
 from edgedp.evaluation.tune import AGGREGATES, PRIORS, TUNE_SAMPLES, TUNE_WORDS, tune
 from edgedp.privacy.validation import check_positive_int
+from edgedp.progress import Progress
 
 NAME = "tune"
 HELP = "find the epsilon that keeps a share of words, meets an inference error or a loss bound"
@@ -69,15 +70,17 @@ def run(args: argparse.Namespace) -> None:
         metric, _ = mechanism_metric(build_word_mechanism(args, 1.0))
         start = START.get(metric or "", 1.0)
     mechanism = build_word_mechanism(args, start)
-    result = tune(
-        mechanism,
-        keep=args.keep,
-        inference_error=args.inference_error,
-        loss_bound=args.loss_bound,
-        aggregate=args.aggregate,
-        prior=args.prior,
-        words=check_positive_int(args.words, "--words", minimum=2),
-        samples=check_positive_int(args.samples, "--samples", minimum=2),
-        choose_t=args.choose_t,
-    )
+    with Progress("tune: epsilons evaluated (total estimated)") as progress:
+        result = tune(
+            mechanism,
+            keep=args.keep,
+            inference_error=args.inference_error,
+            loss_bound=args.loss_bound,
+            aggregate=args.aggregate,
+            prior=args.prior,
+            words=check_positive_int(args.words, "--words", minimum=2),
+            samples=check_positive_int(args.samples, "--samples", minimum=2),
+            choose_t=args.choose_t,
+            progress=progress.reporter(),
+        )
     print_report(result, args.json)

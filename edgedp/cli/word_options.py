@@ -10,7 +10,7 @@ from typing import Any
 
 from edgedp.errors import InputError, NotPrivateWarning
 from edgedp.packs.loading import load_pack
-from edgedp.progress import message
+from edgedp.progress import Progress, message
 from edgedp.registry import WORD_MECHANISMS
 from edgedp.text.identifiers import DEFAULT_PROTECT, PROTECT_KINDS
 from edgedp.text.segmentation import CASINGS
@@ -157,11 +157,12 @@ def print_report(report: Any, as_json: bool) -> None:
 def build_word_mechanism(
     args: argparse.Namespace, epsilon: float, *, rng: int | None = None
 ) -> WordMechanism:
-    """The word mechanism the arguments describe (a seed's warning is the caller's to print)."""
+    """The word mechanism the arguments describe, its one-time set-up done (with progress on a
+    terminal); a seed's warning is the caller's to print."""
     pack = load_pack(args.pack, kind="words")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", NotPrivateWarning)
-        mechanism = WORD_MECHANISMS[args.mechanism](
+        mechanism: WordMechanism = WORD_MECHANISMS[args.mechanism](
             pack,
             epsilon=epsilon,
             rng=rng,
@@ -175,4 +176,6 @@ def build_word_mechanism(
             f"edgedp: note: --mechanism {args.mechanism} runs in Hamming space, epsilon per bit "
             f"(pack {pack.name!r} has no float vectors for --space euclidean)"
         )
+    with Progress(f"{args.mechanism}: one-time set-up", unit="words") as progress:
+        mechanism.prepare(progress.reporter())
     return mechanism

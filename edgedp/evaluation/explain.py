@@ -44,7 +44,7 @@ error stays biased low (optimistic for the adversary).
 from __future__ import annotations
 
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from functools import cache
 from typing import Any
@@ -66,6 +66,7 @@ from edgedp.evaluation.empirical_privacy import (
 )
 from edgedp.privacy.randomness import RandomSource, resolve_rng
 from edgedp.privacy.validation import check_positive_int, check_unit_interval
+from edgedp.progress import ProgressCallback
 from edgedp.text.segmentation import check_text, segment
 from edgedp.words.euclidean import regularized_covariance, symmetric_square_root
 from edgedp.words.keep_rate import DEFAULT_WORDS as DEFAULT_WORDS  # re-exported (moved)
@@ -236,6 +237,7 @@ def _error_interval(
     prior: np.ndarray | None,
     estimates: tuple[float, float],
     rng: RandomSource,
+    step: Callable[[], None],
 ) -> list[tuple[float, float]]:
     """Normal bootstrap intervals of (E_M, MAP error): estimate +- 1.96 sd of resampled estimates.
 
@@ -250,6 +252,7 @@ def _error_interval(
         picks = rng.integers(samples, count * samples).reshape(count, samples)
         channel = Channel.from_samples(words.tolist(), np.take_along_axis(outputs, picks, axis=1))
         replicates.append(inference_errors(channel, prior))
+        step()
     spread = np.asarray(replicates).std(axis=0, ddof=1)
     return [
         (max(0.0, value - Z_975 * float(sd)), min(1.0, value + Z_975 * float(sd)))
@@ -264,12 +267,25 @@ def measure(
     *,
     rng: RandomSource | int | None = None,
     inference: bool = True,
+    progress: ProgressCallback | None = None,
 ) -> dict[str, Any]:
-    """Monte Carlo statistics of ``mechanism`` on ``words`` (see the module docstring)."""
+    """Monte Carlo statistics of ``mechanism`` on ``words`` (see the module docstring).
+
+    ``progress(done, total)`` hears of the releases and then of each bootstrap replicate."""
     samples = check_positive_int(samples, "samples", minimum=2)
     source = resolve_rng(rng) if rng is not None else RandomSource()
     words = np.asarray(words, dtype=np.int64)
+    releases = len(words) * samples
+    total = float(releases + (2 * BOOTSTRAP_REPLICATES * releases // 100 if inference else 0))
+    done = [0.0]
+
+    def step(amount: float) -> None:
+        done[0] += amount
+        if progress is not None:
+            progress(done[0], total)
+
     channel, outputs = sample_channel(mechanism, words.tolist(), samples)
+    step(releases)
     kept_per_word = (outputs == words[:, None]).mean(axis=1)
     prior = zipf_prior(mechanism.pack, words)
     count = len(words)
@@ -279,7 +295,9 @@ def measure(
     for name, weights in (("uniform", None), ("zipf", prior)):
         result = evaluate(channel, prior=weights)
         estimates = (result.inference_error, result.map_inference_error)
-        error_ci, map_ci = _error_interval(words, outputs, weights, estimates, source)
+        error_ci, map_ci = _error_interval(
+            words, outputs, weights, estimates, source, lambda: step(releases // 100)
+        )
         method = f"{BOOTSTRAP_REPLICATES} bootstrap resamples of each word's releases, normal"
         out[f"error_{name}"] = Estimate(
             result.inference_error, *error_ci, count, samples, f"E_M (unbiased f^2); {method}"
@@ -372,11 +390,13 @@ def explain(
     samples: int = DEFAULT_SAMPLES,
     words: int = DEFAULT_WORDS,
     rng: RandomSource | int | None = None,
+    progress: ProgressCallback | None = None,
 ) -> Explanation:
     """Explain what ``mechanism``'s releases mean (see the module docstring).
 
     ``rng`` drives the Monte Carlo and the sample rewrites (public words only); ``None`` is OS
-    entropy. ``text`` adds per-word bounds for that text (read, not stored).
+    entropy. ``text`` adds per-word bounds for that text (read, not stored). ``progress(done,
+    total)`` hears how the Monte Carlo goes.
     """
     if not isinstance(mechanism, WordMechanism):
         raise InputError(f"explain needs a word mechanism, got {type(mechanism).__name__}")
@@ -400,7 +420,7 @@ def explain(
         }
     word_ids = public_word_set(mechanism.pack, words)
     evaluator = rebuild(mechanism, source)
-    stats = measure(evaluator, word_ids, samples, rng=source)
+    stats = measure(evaluator, word_ids, samples, rng=source, progress=progress)
     rewrites = [evaluator.privatize(PUBLIC_SENTENCE) for _ in range(REWRITES)]
     slots = totals = None
     if text is not None:

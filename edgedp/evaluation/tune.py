@@ -58,6 +58,7 @@ from edgedp.evaluation.explain import (
     zipf_prior,
 )
 from edgedp.privacy.validation import check_choice, check_epsilon, check_unit_interval
+from edgedp.progress import ProgressCallback
 from edgedp.words.keep_rate import _KEEP_CACHE as _KEEP_CACHE  # re-exported: the privatize warning
 from edgedp.words.keep_rate import HIGH_KEEP as HIGH_KEEP
 from edgedp.words.keep_rate import LOW_KEEP as LOW_KEEP
@@ -135,8 +136,12 @@ def tune(
     samples: int = TUNE_SAMPLES,
     rel_tol: float = 0.02,
     choose_t: bool = False,
+    progress: ProgressCallback | None = None,
 ) -> Tuning:
-    """The epsilon of ``mechanism`` (its other parameters kept) meeting exactly one target."""
+    """The epsilon of ``mechanism`` (its other parameters kept) meeting exactly one target.
+
+    ``progress(done, total)`` hears of each evaluation, against an estimate of how many the
+    search needs (it grows while the target is not yet bracketed)."""
     if not isinstance(mechanism, WordMechanism):
         raise InputError(f"tune needs a word mechanism, got {type(mechanism).__name__}")
     given = {
@@ -191,11 +196,21 @@ def tune(
     changes: dict[str, Any] = {"t": 0.0} if choose_t else {}
     evaluations: list[dict[str, float]] = []
 
+    bracket: list[float] = []  # [low, high] once the target is bracketed
+
+    def remaining() -> int:
+        """Bisections left at most (from the bracket, or from a doubling bracket), and one more."""
+        ratio = bracket[1] / bracket[0] if bracket else 2.0
+        return math.ceil(math.log2(max(math.log(ratio) / math.log1p(rel_tol), 1.0))) + 2
+
     def estimate(epsilon: float) -> Estimate:
         result = _statistic(at(epsilon, **changes), word_ids, samples, target, prior)
         evaluations.append(
             {"epsilon": epsilon, "value": result.value, "low": result.low, "high": result.high}
         )
+        if progress is not None:
+            done = len(evaluations)
+            progress(float(done), float(done + remaining() - (1 if bracket else 0)))
         return result
 
     def meets(result: Estimate) -> bool:
@@ -226,6 +241,7 @@ def tune(
         if high / low <= 1 + rel_tol:
             break
         middle = math.sqrt(low * high)
+        bracket[:] = [low, high]
         measured[middle] = estimate(middle)
         if meets(measured[middle]) == increasing:
             high = middle

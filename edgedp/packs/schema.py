@@ -195,11 +195,24 @@ SCHEMAS: Mapping[str, Obj] = {
                     "dtype": Str(),
                     "vectors_file": FILE_NAME,
                     "covariance_file": FILE_NAME,
-                }
+                },
+                optional={
+                    "neighbours": Int(1, 1 << 16),
+                    "neighbours_file": FILE_NAME,
+                    "neighbour_bounds_file": FILE_NAME,
+                    "suffix_start": Int(1, MAX_COUNT),
+                    "suffix_neighbours": Int(1, 1 << 16),
+                    "suffix_neighbours_file": FILE_NAME,
+                    "suffix_neighbour_bounds_file": FILE_NAME,
+                },
             ),
             "calibration": MapOf(
                 Obj(optional={"average": Num(0.0), "maximum": Num(0.0), "pairs": Int(0)}),
                 max_length=64,
+            ),
+            "custext": Obj(
+                required={"k": Int(2, 1 << 20)},
+                optional={"hamming_file": FILE_NAME, "euclidean_file": FILE_NAME},
             ),
         },
     ),

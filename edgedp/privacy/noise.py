@@ -17,7 +17,7 @@ import numpy as np
 
 from edgedp.errors import PrivacyParameterError
 from edgedp.privacy.randomness import RandomSource
-from edgedp.privacy.realised import gumbel_max_slack
+from edgedp.privacy.realised import LOG_WEIGHT_ROUNDING, gumbel_max_slack, near_far_slack
 from edgedp.privacy.validation import check_delta, check_epsilon, check_positive_int
 
 _DECIMAL = Context(prec=80, Emax=10**6, Emin=-(10**6))
@@ -104,18 +104,14 @@ def exponential_mechanism_coefficient(epsilon: float, sensitivity: float) -> flo
     return coefficient
 
 
-#: Each computed log weight is within this times B of the exact one of the proof (B bounds the
-#: log weights' magnitudes): a product c * u, a log and a sum, each rounded by at most 2^-52 B.
-LOG_WEIGHT_ROUNDING = 2.0**-50
-
-
 @dataclass(frozen=True, slots=True)
 class GumbelMaxCoefficient:
     """The coefficient of an exponential mechanism drawn by Gumbel-max over floats, and its slack.
 
     ``slack`` xi bounds how far one realised draw's log-ratio between two inputs can exceed the
     exact law's: 4 eta of :func:`edgedp.privacy.realised.gumbel_max_slack`, 4 * 2^-50 B for the rounding of
-    the log weights, and the caller's ``extra`` term. ``folded``: xi was taken out of epsilon, so the
+    the log weights (or :func:`edgedp.privacy.realised.near_far_slack` for the near-far draw), and
+    the caller's ``extra`` term. ``folded``: xi was taken out of epsilon, so the
     realised loss is at most epsilon * d for every d >= the resolution; otherwise xi is left to the
     guarantee's delta (:meth:`delta`). ``log10_delta``: the Gumbel tail event, per candidate.
     """
@@ -147,6 +143,7 @@ def gumbel_max_coefficient(
     loss_bound: float | None = None,
     resolution: float | None = 1.0,
     extra: float = 0.0,
+    near_far_units: int | None = None,
 ) -> GumbelMaxCoefficient:
     """The coefficient c of exp(c * utility) for a draw by ``choice_from_log_weights``, slack folded.
 
@@ -165,8 +162,11 @@ def gumbel_max_coefficient(
     ``loss_bound``: the largest log-ratio the guarantee allows between two inputs (default
     epsilon; epsilon times the diameter for metric DP), which sizes the Gumbel tail event.
     ``extra``: the caller's own additive term (e.g. the rounding of float distances), at any
-    coefficient up to epsilon / (2 sensitivity). Refuses (PrivacyParameterError) an epsilon that
-    the folded slack would use up, or whose unfolded slack would be a delta above 1/2.
+    coefficient up to epsilon / (2 sensitivity). ``near_far_units``: the draw is the near-far
+    draw of :mod:`edgedp.words.near_far` (Gumbel-max rounds with rejection, at most this many near
+    units), whose slack is :func:`edgedp.privacy.realised.near_far_slack`. Refuses
+    (PrivacyParameterError) an epsilon that the folded slack would use up, or whose unfolded slack
+    would be a delta above 1/2.
     """
     epsilon = check_epsilon(epsilon)
     full = exponential_mechanism_coefficient(epsilon, sensitivity)
@@ -176,10 +176,13 @@ def gumbel_max_coefficient(
         )
     if not (math.isfinite(extra) and extra >= 0):
         raise PrivacyParameterError(f"extra must be finite and >= 0, got {extra!r}")
-    gumbel, log10_delta = gumbel_max_slack(
-        log_weight_bound, epsilon if loss_bound is None else check_epsilon(loss_bound)
-    )
-    slack = sum_at_least([gumbel, 4.0 * LOG_WEIGHT_ROUNDING * log_weight_bound, extra])
+    loss = epsilon if loss_bound is None else check_epsilon(loss_bound)
+    if near_far_units is None:
+        gumbel, log10_delta = gumbel_max_slack(log_weight_bound, loss)
+        draw = sum_at_least([gumbel, 4.0 * LOG_WEIGHT_ROUNDING * log_weight_bound])
+    else:
+        draw, log10_delta = near_far_slack(log_weight_bound, loss, near_far_units)
+    slack = sum_at_least([draw, extra])
     if resolution is None:
         if math.expm1(slack) >= 0.5:
             raise PrivacyParameterError(

@@ -43,7 +43,7 @@ import numpy as np
 
 from edgedp.errors import PrivacyParameterError
 from edgedp.privacy.randomness import RandomSource
-from edgedp.privacy.validation import check_delta, check_epsilon
+from edgedp.privacy.validation import check_delta, check_epsilon, check_positive_int
 
 #: Proven bound on |X - X*| / X* for the exponential sampler (tested over bit patterns): the
 #: remainder's uniform V has 53 significant bits (cell relative width 2^-52; R = -log1p(-V/2) is
@@ -89,6 +89,74 @@ def gumbel_max_slack(max_abs_score: float, epsilon: float) -> tuple[float, float
     return slack, log_delta / math.log(10.0)
 
 
+#: Each computed log weight is within this times B of the exact one of the proof (B bounds the
+#: log weights' magnitudes): a product c * u, a log and a sum, each rounded by at most 2^-52 B.
+LOG_WEIGHT_ROUNDING = 2.0**-50
+
+
+def log_sum_exp_rounding(log_weight_bound: float, terms: int) -> float:
+    """How far a float ``m + log(sum(exp(w - m)))`` over ``terms`` log weights can be from the exact
+    log of the sum of the exact exponentials of the same float weights (|w - m| <= B, m the largest).
+
+    Each w - m rounds by at most 2^-53 B and each exp by 4 ulp (2^-50 relative: numpy's SIMD exp is
+    within a few ulp; tests/privacy/test_exact_samplers.py checks it over bit patterns), the sum
+    of n positive terms by (n - 1) 2^-53 relative, the log by 4 ulp of its value (<= ln n), the
+    last sum by 2^-53 (B + ln n). Bound (generous): 2^-50 (B + n + 4).
+    """
+    if not (math.isfinite(log_weight_bound) and log_weight_bound >= 0 and terms >= 1):
+        raise PrivacyParameterError("log_sum_exp_rounding needs a finite bound >= 0 and terms >= 1")
+    return 2.0**-50 * (log_weight_bound + terms + 4.0)
+
+
+#: Exp(1) draws are coupled with ideal ones within 2^-48 relative (+ 2^-1019): Pr[X > t] is
+#: e^-t within a factor e^(+-(2^-47 t + 2^-1018)) for t >= 0 (see :func:`near_far_slack`).
+_EXPONENTIAL_TAIL_RELATIVE = 2.0**-47
+_EXPONENTIAL_TAIL_ABSOLUTE = 2.0**-1018
+
+
+def near_far_slack(log_weight_bound: float, epsilon: float, units: int) -> tuple[float, float]:
+    """(epsilon slack xi, log10 of delta per candidate and draw) of the near-far draw.
+
+    The near-far draw (:mod:`edgedp.words.near_far`) samples y with probability proportional to
+    w(y) = exp(-c min(d(x, y), gamma)) over a whole vocabulary in rounds: (1) Gumbel-max between
+    the near words' total log weight l_N (a float log-sum-exp of their units' log weights
+    ln m_u - c min(d_u, gamma), at most ``units`` of them) and the far envelope
+    l_E = ln N_far - c min(L, gamma) (L a valid lower bound on every far distance); (2) near: a
+    Gumbel-max draw among the units, then a uniform member (exact); far: a uniform far word y
+    (exact) accepted when an exponential X exceeds t = c min(d(x, y), gamma) - c min(L, gamma)
+    (probability e^-t), else a new round. With B the ``log_weight_bound`` on every |log weight|
+    and difference of log weights of a row, and the exact law pi(y) = w(y) / sum w of the float
+    coefficient and distances:
+
+    * a round outputs y with probability r(y) within a factor e^(+-s) of w(y) / T (T the exact
+      envelope total e^l_N + e^l_E), s = 2 eta + 2 Delta + max(2 eta + 2 rho, kappa): Gumbel-max
+      realises each probability within e^(+-2 eta) of the exact law of the float log weights
+      given to it (:func:`gumbel_max_slack`), a float log weight is within rho = 2^-50 B of the
+      exact one (:data:`LOG_WEIGHT_ROUNDING`), l_N within Delta = rho + :func:`log_sum_exp_rounding`,
+      and the acceptance within kappa = rho + 2^-47 B + 2^-1018 (the rounding of t, and the
+      coupling |X - X*| <= 2^-48 X* + 2^-1019 of the exponential sampler, so ln Pr[X > t] is
+      within 2^-47 t + 2^-1018 of -t; t >= 0 because L is a valid bound);
+    * rounds are independent and the output is the first success, so Pr[y] = r(y) / sum r is
+      within e^(+-2 s) of pi(y), and between two inputs the realised log-ratio exceeds the exact
+      one by at most xi = 4 s.
+
+    Every Gumbel draw adds its tail event (below 2^-1000 per candidate, as
+    :func:`gumbel_max_slack`). A draw makes (e^l_N + e^l_E) / (e^l_N + sum of the far weights)
+    rounds in expectation: at most |V| + 1 when the near set holds a word at least as heavy as
+    the envelope's per-word weight (the input, or the words nearest to it), so callers count
+    (|V| + 2) (units + 2) candidates for the tail.
+    """
+    units = check_positive_int(units, "units")
+    gumbel, log10_delta = gumbel_max_slack(log_weight_bound, epsilon)
+    eta = gumbel / 4.0
+    rho = LOG_WEIGHT_ROUNDING * log_weight_bound
+    spread = rho + log_sum_exp_rounding(log_weight_bound, units)
+    kappa = rho + _EXPONENTIAL_TAIL_RELATIVE * log_weight_bound + _EXPONENTIAL_TAIL_ABSOLUTE
+    per_round = 2.0 * eta + 2.0 * spread + max(2.0 * eta + 2.0 * rho, kappa)
+    # a dozen float operations on positive terms, each within 2^-53: 2^-40 covers them
+    return 4.0 * per_round * (1.0 + 2.0**-40), log10_delta
+
+
 def laplace_threshold_delta(epsilon: float) -> float:
     """Realised delta of float Laplace noise on threshold events, sensitivity = epsilon * scale.
 
@@ -130,13 +198,19 @@ _GAUSSIAN_EPSILON_LIMIT = 20000.0
 
 
 def exponential_tail(threshold: float) -> float:
-    """Natural log of Pr[exponential() > threshold], exact over the sampler's bit patterns.
+    """Natural log of Pr[exponential() > threshold] (:func:`exponential_tail_probability`) as a
+    float (the probability itself underflows beyond c ~ 745)."""
+    total = exponential_tail_probability(threshold)
+    return math.log(total.numerator) - math.log(total.denominator)
+
+
+def exponential_tail_probability(threshold: float) -> Fraction:
+    """Pr[exponential() > threshold], exact over the sampler's bit patterns.
 
     Drives the real :meth:`RandomSource.exponential` with chosen bytes (its bit layout: the
     geometric count k, then the remainder's exponent j, then a 52-bit mantissa m) and counts, by
     binary search (the value is monotone in j and m for fixed k), the patterns above the threshold.
-    The probability is sum_k 2^-(k+1) q_k with q_k computed exactly; the result is returned as a
-    float logarithm (the probability itself underflows beyond c ~ 745).
+    The probability is sum_k 2^-(k+1) q_k with q_k computed exactly.
     """
     if not (math.isfinite(threshold) and threshold >= 0.0):
         raise PrivacyParameterError(f"threshold must be finite and >= 0, got {threshold!r}")
@@ -151,7 +225,7 @@ def exponential_tail(threshold: float) -> float:
     total += Fraction(1, 2 ** (k0 + 3))
     if low_k > 0 and exponential_from_pattern(low_k - 1, 0, 2**52 - 1) > threshold:
         raise AssertionError("the exponential is not monotone in k")
-    return math.log(total.numerator) - math.log(total.denominator)
+    return total
 
 
 _CAP_J = 1020  # edgedp.privacy.randomness._V_EXPONENT_CAP: all j >= 1020 share the last binade

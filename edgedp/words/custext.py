@@ -27,12 +27,14 @@ calibrate`` does not list it.
 
 **Cost.** The mapping is a walk over the vocabulary: the nearest words of the words that open a
 set come from FAISS k-nearest searches in batches of the next unassigned words (about |V| / K
-searches, each a scan of the vocabulary with a flat index: O(|V|^2 / K), the paper's cost too), and
-an exact scan of the unassigned words when a word's neighbours are all taken (typical at the end of
-the walk). It is built once per mechanism, on first use; measured in bench/README.md. A release is vectorised:
-O(K) distances per word, one Gumbel-max draw per word
-(:meth:`edgedp.privacy.randomness.RandomSource.choice_from_log_weights`; its float slack is folded into
-epsilon, see :class:`CusText`).
+searches, each a scan of the vocabulary with a flat index: O(|V|^2 / K), the paper's cost too);
+when a word's neighbours are all taken (typical late in the walk) its search is widened eightfold
+at a time, and only a nearly exhausted vocabulary is scanned word by word. Packs carry the sets of
+the default ``k`` (``edgedp-export words --custext K``, computed by the same functions), so the
+mechanism loads them; another ``k`` is built on first use (:meth:`CusText.prepare`) and shared by
+every mechanism on the pack. A release is vectorised: O(K) distances per word, one Gumbel-max
+draw per word (:meth:`edgedp.privacy.randomness.RandomSource.choice_from_log_weights`; its float
+slack is folded into epsilon, see :class:`CusText`).
 """
 
 from __future__ import annotations
@@ -40,20 +42,29 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Unpack
 
+import faiss
 import numpy as np
 
-from edgedp.packs.native import Lazy
 from edgedp.privacy.guarantee import Guarantee
 from edgedp.privacy.noise import exponential_mechanism_coefficient, gumbel_max_coefficient
 from edgedp.privacy.validation import check_positive_int
+from edgedp.progress import ProgressCallback
 from edgedp.words.mechanism import WordMechanism, WordOptions
 from edgedp.words.pack import WordPack
-from edgedp.words.sampling import VectorDistances, hamming_pair_distances, rows_per_block
+from edgedp.words.sampling import (
+    VectorDistances,
+    hamming_pair_distances,
+    rows_per_block,
+    vector_distances,
+)
 from edgedp.words.spaces import choose_space
 
 #: The paper's released code's default output-set size (top_k).
 DEFAULT_K = 20
-_SEARCH_BLOCK = 256
+_SEARCH_BLOCK = 1024
+_RELEASE_BLOCK = 2048
+#: A search widened beyond this share of the vocabulary gives way to a scan of the unassigned.
+_WIDEST = 1 / 8
 
 
 def build_output_sets(
@@ -61,19 +72,22 @@ def build_output_sets(
     k: int,
     neighbours: Callable[[np.ndarray, int], np.ndarray],
     distances: Callable[[np.ndarray, np.ndarray], np.ndarray],
-) -> tuple[np.ndarray, np.ndarray]:
-    """CusText's mapping: ``(set_of, members)`` with ``members`` padded with -1.
+    progress: ProgressCallback | None = None,
+) -> np.ndarray:
+    """CusText's mapping: each word's set index (sets numbered in the order they open).
 
-    ``neighbours(ids, m)`` gives each id's m nearest ids (itself included, nearest first);
-    ``distances(first, second)`` paired distances. Words are taken in id order (frequency order).
+    ``neighbours(ids, m)`` gives each id's m nearest ids (itself included, nearest first, ties by
+    id); ``distances(first, second)`` paired distances. Words are taken in id order (frequency
+    order). ``progress(done, total)`` is told the words assigned so far.
     """
     if size <= k:
-        return np.zeros(size, dtype=np.int64), np.arange(size, dtype=np.int64)[None, :]
+        return np.zeros(size, dtype=np.int64)
     width = min(size, max(4 * k, 64))
     table = np.empty((size, width), dtype=np.int64)
     searched = np.zeros(size, dtype=bool)
     set_of = np.full(size, -1, dtype=np.int64)
-    groups: list[np.ndarray] = []
+    last: np.ndarray | None = None  # the members of the last set
+    sets = 0
     for word in range(size):
         if set_of[word] >= 0:
             continue
@@ -82,9 +96,12 @@ def build_output_sets(
             block = block[set_of[block] < 0]
             table[block] = neighbours(block, width)
             searched[block] = True
-        row = table[word]
-        free = row[(set_of[row] < 0) & (row != word)][: k - 1]
-        if len(free) < k - 1:  # the precomputed neighbours are taken: scan the unassigned words
+        free = _free(table[word], word, set_of, k)
+        wider = width
+        while len(free) < k - 1 and wider * 8 <= _WIDEST * size:  # its neighbours are taken
+            wider *= 8
+            free = _free(neighbours(np.array([word]), wider)[0], word, set_of, k)
+        if len(free) < k - 1:  # nearly everything is taken: scan the unassigned words
             unassigned = np.flatnonzero(set_of < 0)
             unassigned = unassigned[unassigned != word]
             if len(unassigned) > k - 1:
@@ -94,15 +111,63 @@ def build_output_sets(
             else:
                 free = unassigned
         members = np.concatenate([[word], free]).astype(np.int64)
-        if len(members) < k and groups:  # a remainder joins the last set
-            members = np.concatenate([groups.pop(), members])
-        set_of[members] = len(groups)
-        groups.append(members)
-    largest = max(len(group) for group in groups)
-    padded = np.full((len(groups), largest), -1, dtype=np.int64)
-    for index, group in enumerate(groups):
-        padded[index, : len(group)] = group
-    return set_of, padded
+        if len(members) < k and last is not None:  # a remainder joins the last set
+            set_of[members] = sets - 1
+        else:
+            set_of[members] = sets
+            sets += 1
+        last = members
+        if progress is not None:
+            progress(float(word + 1), float(size))
+    return set_of
+
+
+def _free(row: np.ndarray, word: int, set_of: np.ndarray, k: int) -> np.ndarray:
+    """The first k - 1 words of ``row`` that are unassigned and not ``word``."""
+    free: np.ndarray = row[(set_of[row] < 0) & (row != word)][: k - 1]
+    return free
+
+
+def set_members(set_of: np.ndarray) -> np.ndarray:
+    """The sets' ids, one row per set, ascending, padded with -1."""
+    set_of = np.asarray(set_of, dtype=np.int64)
+    order = np.argsort(set_of, kind="stable")
+    sizes = np.bincount(set_of)
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    members = np.full((len(sizes), int(sizes.max())), -1, dtype=np.int64)
+    columns = np.arange(len(order)) - np.repeat(starts, sizes)
+    members[set_of[order], columns] = order
+    return members
+
+
+def hamming_output_sets(
+    codes: np.ndarray, k: int, progress: ProgressCallback | None = None
+) -> np.ndarray:
+    """:func:`build_output_sets` over packed binary codes (exact Hamming search, ties by id)."""
+    codes = np.ascontiguousarray(codes)
+
+    def neighbours(ids: np.ndarray, count: int) -> np.ndarray:
+        _, found = faiss.knn_hamming(np.ascontiguousarray(codes[ids]), codes, count)
+        return np.asarray(found, dtype=np.int64)
+
+    def distances(first: np.ndarray, second: np.ndarray) -> np.ndarray:
+        return hamming_pair_distances(codes, first, second).astype(np.float64)
+
+    return build_output_sets(len(codes), k, neighbours, distances, progress)
+
+
+def euclidean_output_sets(
+    table: VectorDistances, k: int, progress: ProgressCallback | None = None
+) -> np.ndarray:
+    """:func:`build_output_sets` over float vectors (FAISS float32 search; the float64 distances
+    of ``table`` where a scan is needed)."""
+    vectors = np.ascontiguousarray(table.vectors, dtype=np.float32)
+
+    def neighbours(ids: np.ndarray, count: int) -> np.ndarray:
+        _, found = faiss.knn(np.ascontiguousarray(vectors[ids]), vectors, count)
+        return np.asarray(found, dtype=np.int64)
+
+    return build_output_sets(len(vectors), k, neighbours, table.pairs, progress)
 
 
 class CusText(WordMechanism):
@@ -148,12 +213,6 @@ class CusText(WordMechanism):
         self.coefficient = self.calibration.coefficient
         self.k = check_positive_int(k, "k", minimum=2)
         self.space_name = choose_space(pack, space, type(self).__name__)
-        if self.space_name == "euclidean":
-            vectors = pack.require_vectors(type(self).__name__)
-            self._vectors: Lazy[VectorDistances] | None = Lazy(lambda: VectorDistances(vectors))
-        else:
-            self._vectors = None
-        self._sets: Lazy[tuple[np.ndarray, np.ndarray]] = Lazy(self._build_sets)
 
     def parameters(self) -> dict[str, object]:
         return {**super().parameters(), "k": self.k, "space": self.space_name}
@@ -173,26 +232,32 @@ class CusText(WordMechanism):
     # -- the mapping -----------------------------------------------------------------------------
 
     def _distances(self, first: np.ndarray, second: np.ndarray) -> np.ndarray:
-        if self._vectors is None:
+        if self.space_name == "hamming":
             return hamming_pair_distances(self.pack.codes, first, second).astype(np.float64)
-        return self._vectors.get().pairs(first, second)
+        return vector_distances(self.pack, type(self).__name__).pairs(first, second)
 
-    def _neighbours(self, ids: np.ndarray, count: int) -> np.ndarray:
-        if self._vectors is None:
-            _, found = self.pack.index.search(np.asarray(self.pack.codes[ids]), count, exact=True)
-        else:
-            index = self.pack.euclidean_index(type(self).__name__)
-            _, found = index.search(np.asarray(self._vectors.get().vectors[ids]), count)
-        return np.asarray(found, dtype=np.int64)
+    def prepare(self, progress: ProgressCallback | None = None) -> None:
+        """Load the output sets from the pack, or build them (a walk over the vocabulary: minutes
+        on 100,000 words) and share them with every mechanism on the pack."""
+        self.output_sets(progress)
 
-    def _build_sets(self) -> tuple[np.ndarray, np.ndarray]:
-        return build_output_sets(
-            len(self.pack.vocabulary), self.k, self._neighbours, self._distances
-        )
-
-    def output_sets(self) -> tuple[np.ndarray, np.ndarray]:
+    def output_sets(
+        self, progress: ProgressCallback | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
         """``(set_of, members)``: each word's set index and the sets' ids padded with -1."""
-        return self._sets.get()
+        key = f"custext-sets:{self.space_name}:{self.k}"
+        return self.pack.derived(key, lambda: self._sets(progress))
+
+    def _sets(self, progress: ProgressCallback | None) -> tuple[np.ndarray, np.ndarray]:
+        stored = self.pack.custext_sets.get(self.space_name)
+        if stored is not None and self.pack.custext_k == self.k:
+            set_of = np.asarray(stored, dtype=np.int64)
+        elif self.space_name == "hamming":
+            set_of = hamming_output_sets(self.pack.codes, self.k, progress)
+        else:
+            table = vector_distances(self.pack, type(self).__name__)
+            set_of = euclidean_output_sets(table, self.k, progress)
+        return set_of, set_members(set_of)
 
     # -- release ---------------------------------------------------------------------------------
 
@@ -215,7 +280,8 @@ class CusText(WordMechanism):
 
     def _release(self, word_ids: np.ndarray) -> np.ndarray:
         released = np.empty_like(word_ids)
-        step = rows_per_block(self.output_sets()[1].shape[1])
+        # at most _RELEASE_BLOCK words at a time: their paired distances gather two vectors each
+        step = min(rows_per_block(self.output_sets()[1].shape[1]), _RELEASE_BLOCK)
         for start in range(0, len(word_ids), step):
             block = word_ids[start : start + step]
             candidates, weights = self.log_weights(block)

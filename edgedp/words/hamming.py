@@ -100,9 +100,12 @@ class HammingIndex:
     def __len__(self) -> int:
         return int(self.codes.shape[0])
 
-    def range_search(self, queries: np.ndarray, radius: int) -> tuple[np.ndarray, np.ndarray]:
-        """Exact CSR ``(lims, ids)``: row i's ids ``ids[lims[i]:lims[i + 1]]`` are every code at
-        Hamming distance <= ``radius`` (a flat scan of all codes, whatever index the pack has)."""
+    def range_search(
+        self, queries: np.ndarray, radius: int
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Exact CSR ``(lims, distances, ids)``: row i's ids ``ids[lims[i]:lims[i + 1]]`` are every
+        code at Hamming distance <= ``radius`` (a flat scan of all codes, whatever index the pack
+        has), with their distances."""
         queries = np.ascontiguousarray(queries, dtype=np.uint8)
         if queries.ndim != 2 or queries.shape[1] * 8 != self.bits:
             raise InputError(f"queries must have shape (n, {self.bits // 8}), got {queries.shape}")
@@ -111,8 +114,9 @@ class HammingIndex:
             flat.add(np.ascontiguousarray(self.codes))
             self._flat = flat
         # FAISS keeps distances strictly below its radius
-        lims, _, ids = self._flat.range_search(queries, int(radius) + 1)
-        return lims.astype(np.int64), ids.astype(np.int64)
+        with search_threads(queries.shape[0]):
+            lims, distances, ids = self._flat.range_search(queries, int(radius) + 1)
+        return lims.astype(np.int64), distances.astype(np.int64), ids.astype(np.int64)
 
     def search(
         self, queries: np.ndarray, k: int = 1, *, exact: bool = False

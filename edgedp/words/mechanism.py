@@ -59,6 +59,7 @@ from edgedp.privacy.guarantee import Guarantee
 from edgedp.privacy.mechanism import Mechanism
 from edgedp.privacy.randomness import RandomSource
 from edgedp.privacy.validation import check_choice, check_epsilon, check_iterable
+from edgedp.progress import ProgressCallback
 from edgedp.text.identifiers import DEFAULT_PROTECT, check_protect
 from edgedp.text.segmentation import (
     CASINGS,
@@ -170,6 +171,10 @@ class WordMechanism(Mechanism[WordPack]):
     def units(self, inputs: Sequence[str]) -> int:
         """The number of word slots of ``inputs`` (every slot is charged, OOV slots included)."""
         return sum(len(segment(check_text(text), self.protect).words) for text in inputs)
+
+    def prepare(self, progress: ProgressCallback | None = None) -> None:
+        """Do the mechanism's one-time set-up now rather than at its first release (tables built
+        from public data; nothing for most mechanisms), telling ``progress`` how it goes."""
 
     # -- the one mechanism-specific step --------------------------------------------------------
 

@@ -16,11 +16,12 @@ metric (BRR paper, Sec. 5), used by :mod:`edgedp.evaluation.calibration` to comp
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import threading
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -32,6 +33,19 @@ from edgedp.words.hamming import INDEX_TYPES, HammingIndex
 from edgedp.words.vocabulary import Vocabulary
 
 BIT_ORDERS = ("big",)
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class SuffixNeighbours:
+    """For each word below ``start``: its nearest words among the ids [start, |V|) (``ids``, one
+    row per word) and a lower bound on the distance of every other word of that range
+    (``bounds``): SanText+'s near sets for frequent inputs, written by the exporter for its
+    default sensitive fraction."""
+
+    start: int
+    ids: np.ndarray
+    bounds: np.ndarray
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -47,11 +61,32 @@ class WordPack:
     index: HammingIndex
     vectors: np.ndarray | None = None
     covariance: np.ndarray | None = None
+    #: Optional: each word's k nearest words and a certified lower bound on the distance of every
+    #: other word (:class:`edgedp.words.near_far.NeighbourTable`; written by the exporter).
+    neighbours: np.ndarray | None = None
+    neighbour_bounds: np.ndarray | None = None
+    suffix_neighbours: SuffixNeighbours | None = None
+    #: Optional: CusText's output sets for ``custext_k`` by space (each word's set index).
+    custext_sets: Mapping[str, np.ndarray] = field(default_factory=lambda: MappingProxyType({}))
+    custext_k: int | None = None
     _euclidean: Lazy[EuclideanIndex] = field(init=False, repr=False)
+    _derived: dict[str, Lazy[Any]] = field(init=False, repr=False)
+    _derived_lock: threading.Lock = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         vectors = self.vectors
         object.__setattr__(self, "_euclidean", Lazy(lambda: EuclideanIndex(np.asarray(vectors))))
+        object.__setattr__(self, "_derived", {})
+        object.__setattr__(self, "_derived_lock", threading.Lock())
+
+    def derived(self, key: str, build: Callable[[], T]) -> T:
+        """Public data computed from this pack's verified contents (a float64 copy of the vectors,
+        a search structure, CusText's output sets, ...): built by ``build`` on the first call
+        for ``key``, then shared by every mechanism on the pack (``key`` names what it is)."""
+        with self._derived_lock:
+            lazy = self._derived.setdefault(key, Lazy(build))
+        value: T = lazy.get()
+        return value
 
     @property
     def bits(self) -> int:
@@ -131,6 +166,9 @@ def load_word_pack(manifest: Manifest) -> WordPack:
     vocabulary = _read_vocabulary(manifest, size)
     codes = manifest.array(manifest.field("codes", "file", str), np.uint8, (size, bits // 8))
     vectors, covariance = _read_euclidean(manifest, size)
+    neighbours, bounds = _read_neighbours(manifest, size)
+    suffix = _read_suffix_neighbours(manifest, size)
+    custext_k, custext_sets = _read_custext_sets(manifest, size)
     return WordPack(
         name=manifest.name,
         path=manifest.directory,
@@ -140,6 +178,11 @@ def load_word_pack(manifest: Manifest) -> WordPack:
         index=_open_hamming_index(manifest, codes),
         vectors=vectors,
         covariance=covariance,
+        neighbours=neighbours,
+        neighbour_bounds=bounds,
+        suffix_neighbours=suffix,
+        custext_sets=custext_sets,
+        custext_k=custext_k,
     )
 
 
@@ -177,6 +220,82 @@ def _read_euclidean(manifest: Manifest, size: int) -> tuple[np.ndarray | None, n
     )
     _check_covariance(manifest, np.asarray(covariance))
     return vectors, covariance
+
+
+def _read_neighbours(manifest: Manifest, size: int) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """The neighbour table of a Euclidean pack, checked (:func:`_neighbour_rows`)."""
+    section = manifest.data.get("euclidean", {})
+    if "neighbours_file" not in section:
+        return None, None
+    width = manifest.field("euclidean", "neighbours", int)
+    return _neighbour_rows(manifest, "neighbours", (size, width), 0, size)
+
+
+def _read_suffix_neighbours(manifest: Manifest, size: int) -> SuffixNeighbours | None:
+    """The neighbour table of the frequent words among the rarer ones, checked likewise."""
+    section = manifest.data.get("euclidean", {})
+    if "suffix_neighbours_file" not in section:
+        return None
+    start = manifest.field("euclidean", "suffix_start", int)
+    width = manifest.field("euclidean", "suffix_neighbours", int)
+    if not (0 < start < size and 0 < width <= size - start):
+        raise AssetError(f"pack {manifest.directory}: bad suffix neighbour table; {REBUILD_HINT}")
+    ids, bounds = _neighbour_rows(manifest, "suffix_neighbours", (start, width), start, size)
+    return SuffixNeighbours(start, ids, bounds)
+
+
+def _neighbour_rows(
+    manifest: Manifest, name: str, shape: tuple[int, int], lo: int, hi: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """A neighbour table's ids (int32, ``shape``) and bounds (float64), checked: ids of [lo, hi),
+    distinct in each row (a repeated word would count twice in a near set), bounds finite and
+    >= 0. That each bound holds for every word outside its row is the exporter's computation,
+    covered by the manifest's checksums, not re-checked here: ``edgedp packs verify --deep``
+    recomputes it (O(|V|^2))."""
+    ids = manifest.array(manifest.field("euclidean", f"{name}_file", str), np.int32, shape)
+    bounds_name = name.replace("neighbours", "neighbour") + "_bounds_file"
+    bounds = manifest.array(manifest.field("euclidean", bounds_name, str), np.float64, shape[:1])
+    problem = None
+    ordered = np.sort(np.asarray(ids), axis=1)
+    if ordered.min(initial=lo) < lo or ordered.max(initial=lo) >= hi:
+        problem = "holds ids outside its range"
+    elif shape[1] > 1 and (np.diff(ordered, axis=1) == 0).any():
+        problem = "repeats a word in a row"
+    elif not (np.isfinite(bounds).all() and (np.asarray(bounds) >= 0).all()):
+        problem = "has a bound that is not finite and >= 0"
+    if problem is not None:
+        raise AssetError(
+            f"pack {manifest.directory}: the neighbour table {problem}; {REBUILD_HINT}"
+        )
+    return ids, bounds
+
+
+def _read_custext_sets(
+    manifest: Manifest, size: int
+) -> tuple[int | None, Mapping[str, np.ndarray]]:
+    """CusText's output sets of the pack (k, {space: set index per word}), checked: the sets are
+    numbered 0, 1, ... and hold k to 2k - 1 words each (all words if there are fewer than k), as
+    the mapping makes them; any partition keeps CusText's guarantee, and these sizes are what the
+    guarantee's statement promises."""
+    section = manifest.data.get("custext")
+    if section is None:
+        return None, MappingProxyType({})
+    k = manifest.field("custext", "k", int)
+    sets = {}
+    for space in ("hamming", "euclidean"):
+        name = section.get(f"{space}_file")
+        if name is None:
+            continue
+        set_of = manifest.array(name, np.int32, (size,))
+        sizes = np.bincount(np.maximum(np.asarray(set_of), 0), minlength=1)
+        low, high = (size, size) if size <= k else (k, 2 * k - 1)
+        if np.asarray(set_of).min() < 0 or sizes.min() < low or sizes.max() > high:
+            raise AssetError(
+                f"pack {manifest.directory}: {name} is not a partition into sets of {low} to "
+                f"{high} words; {REBUILD_HINT}"
+            )
+        sets[space] = set_of
+    return k, MappingProxyType(sets)
 
 
 def _check_covariance(manifest: Manifest, covariance: np.ndarray) -> None:

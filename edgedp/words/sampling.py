@@ -5,8 +5,9 @@ TEM (:mod:`edgedp.words.tem`), SanText (:mod:`edgedp.words.santext`) and CusText
 exp(score) over a candidate set that differs from word to word. This module holds what they share:
 
 * :class:`VectorDistances`: Euclidean distances between vocabulary words in float64, one formula
-  for every caller (d(w, w) = 0 exactly), from the pack's vectors; :func:`hamming_pair_distances`:
-  exact integer Hamming distances between packed codes.
+  for every caller (d(w, w) = 0 exactly), from the pack's vectors (:func:`vector_distances`:
+  once per pack); :func:`hamming_pair_distances`: exact integer Hamming distances between packed
+  codes.
 * :func:`euclidean_rounding`: how far those float64 distances can be from the exact ones, and how
   large they can be; :func:`distance_coefficient`: the exponential-mechanism coefficient of TEM
   and SanText with the float draw's slack folded in (Hamming) or stated as a delta (Euclidean).
@@ -15,8 +16,8 @@ exp(score) over a candidate set that differs from word to word. This module hold
   over floats: each probability within e^(+-2 eta) of the exact law, eta from
   :func:`edgedp.privacy.realised.gumbel_max_slack`; no sampler of our own), in blocks of at most
   :data:`BLOCK_ELEMENTS` padded entries so that memory stays bounded for any vocabulary.
-* :func:`uniform_outside_rows`: for many rows at once, a uniform word of the vocabulary minus the
-  row's set (vectorised rejection, then an exact enumeration for the rare rows still rejected).
+* :class:`Complements`: for many rows at once, a uniform word of the vocabulary minus the row's
+  set (vectorised rejection, then an exact enumeration for the rare rows still rejected).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from edgedp.privacy.noise import (
     gumbel_max_coefficient,
 )
 from edgedp.privacy.randomness import RandomSource
+from edgedp.words.pack import WordPack
 
 #: Padded log weights per selection block: 2^21 float64 values (16 MiB), whatever the batch.
 BLOCK_ELEMENTS = 1 << 21
@@ -88,16 +90,12 @@ class VectorDistances:
         distances: np.ndarray = np.sqrt(np.maximum(squared, 0.0))
         return distances
 
-    def to_all(self, ids: np.ndarray) -> np.ndarray:
-        """(len(ids), vocabulary) distances from each word of ``ids`` to every word."""
-        ids = np.asarray(ids, dtype=np.int64)
-        total = self.squared[ids, None] + self.squared[None, :]
-        squared = total - 2.0 * (self.vectors[ids] @ self.vectors.T)
-        total *= CANCELLATION
-        rows, columns = np.nonzero(squared < total)
-        squared[rows, columns] = self._direct(ids[rows], columns)
-        distances: np.ndarray = np.sqrt(np.maximum(squared, 0.0, out=squared), out=squared)
-        return distances
+
+def vector_distances(pack: WordPack, user: str) -> VectorDistances:
+    """The pack's :class:`VectorDistances`, built once per pack (``user`` names the mechanism in
+    the error of a pack without vectors)."""
+    vectors = pack.require_vectors(user)
+    return pack.derived("float64-distances", lambda: VectorDistances(vectors))
 
 
 def euclidean_rounding(vectors: np.ndarray) -> tuple[float, float]:
@@ -131,20 +129,23 @@ def distance_coefficient(
     bits: int | None = None,
     vectors: np.ndarray | None = None,
     truncation: float = math.inf,
-    offset: float = 0.0,
+    vocabulary: int,
+    units: int,
 ) -> GumbelMaxCoefficient:
-    """The coefficient c of log weights -c d(x, y) for epsilon * d metric DP (TEM, SanText).
+    """The coefficient c of log weights -c min(d(x, y), truncation) for epsilon * d metric DP
+    (TEM, SanText), drawn by the near-far draw (:mod:`edgedp.words.near_far`).
 
-    The exact law has log-ratio <= 2 c d(x, x'); a Gumbel-max draw adds xi
-    (:func:`edgedp.privacy.noise.gumbel_max_coefficient`). Log weights are bounded by
-    B = max(epsilon / 2 * min(truncation, D), offset) (D the diameter; ``offset`` the largest
-    extra log weight, TEM's ln|V|). Hamming space (``bits``): distances are exact integers, so two
-    different words are at d = 0 (identical codes: identical rows, identical laws) or d >= 1, and
-    xi is folded into epsilon with resolution 1: epsilon * d metric DP exactly, with no delta
-    beyond the 2^-1000 tail event. Euclidean space (``vectors``): distinct words can be
-    arbitrarily close (and their computed rows differ by the rounding of :class:`VectorDistances`
-    even at d ~ 0), so no fold covers them: c stays epsilon / 2 and xi, which includes 4 c err for
-    the distance rounding (:func:`euclidean_rounding`), becomes a delta per word (e^xi - 1).
+    The exact law has log-ratio <= 2 c d(x, x'); the draw adds xi
+    (:func:`edgedp.privacy.realised.near_far_slack`, at most ``units`` near units). Log weights and
+    their differences are bounded by B = epsilon / 2 * min(truncation, D) + ln(``vocabulary``)
+    (D the diameter; a unit or the envelope of N words weighs ln N more). Hamming space
+    (``bits``): distances are exact integers, so two different words are at d = 0 (identical codes:
+    identical rows, identical laws) or d >= 1, and xi is folded into epsilon with resolution 1:
+    epsilon * d metric DP exactly, with no delta beyond the 2^-1000 tail event. Euclidean space
+    (``vectors``): distinct words can be arbitrarily close (and their computed rows differ by the
+    rounding of :class:`VectorDistances` even at d ~ 0), so no fold covers them: c stays
+    epsilon / 2 and xi, which includes 4 c err for the distance rounding
+    (:func:`euclidean_rounding`), becomes a delta per word (e^xi - 1).
     """
     full = exponential_mechanism_coefficient(epsilon, sensitivity=1.0)
     if bits is not None:
@@ -157,10 +158,11 @@ def distance_coefficient(
     return gumbel_max_coefficient(
         epsilon,
         1.0,
-        log_weight_bound=max(full * min(truncation, diameter), offset),
+        log_weight_bound=full * min(truncation, diameter) + math.log(vocabulary),
         loss_bound=epsilon * max(1.0, diameter),
         resolution=resolution,
         extra=4.0 * full * error,
+        near_far_units=units,
     )
 
 
@@ -168,14 +170,6 @@ def hamming_pair_distances(codes: np.ndarray, first: np.ndarray, second: np.ndar
     """Exact Hamming distances (int64) between the packed codes of paired ids."""
     xor = np.bitwise_xor(np.asarray(codes[first]), np.asarray(codes[second]))
     counts: np.ndarray = np.bitwise_count(xor).sum(axis=1, dtype=np.int64)
-    return counts
-
-
-def hamming_to_all(codes: np.ndarray, ids: np.ndarray) -> np.ndarray:
-    """(len(ids), vocabulary) exact Hamming distances (float64) from each word of ``ids``."""
-    every = np.asarray(codes)
-    xor = np.bitwise_xor(every[ids][:, None, :], every[None, :, :])
-    counts: np.ndarray = np.bitwise_count(xor).sum(axis=2, dtype=np.int64).astype(np.float64)
     return counts
 
 
@@ -228,38 +222,58 @@ def uniform_outside(members: np.ndarray, size: int, rng: RandomSource) -> int:
     return k + int(np.searchsorted(shifted, k, side="right"))
 
 
-def uniform_outside_rows(
-    lims: np.ndarray,
-    ids: np.ndarray,
-    rows: np.ndarray,
-    size: int,
-    rng: RandomSource,
-    *,
-    rounds: int = 16,
-) -> np.ndarray:
-    """For each row r of ``rows``: a uniform id of range(size) outside ``ids[lims[r]:lims[r+1]]``.
-
-    CSR sets with ids sorted within each row, each a strict subset. Vectorised rejection: a uniform
-    id is kept if it is outside its row's set. A row still rejected after ``rounds`` tries (its set
-    covers most of the vocabulary) gets :func:`uniform_outside`. Both are uniform over the
-    complement, and the switch depends only on rejected draws, so the result is exactly uniform.
-    """
+def ragged_positions(lims: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The CSR rows ``rows`` (repeats allowed) gathered: ``(new_lims, positions)`` with
+    ``positions[new_lims[i]:new_lims[i + 1]]`` the flat positions of row ``rows[i]``."""
     lims = np.asarray(lims, dtype=np.int64)
     rows = np.asarray(rows, dtype=np.int64)
-    owner = np.repeat(np.arange(len(lims) - 1, dtype=np.int64), np.diff(lims))
-    keys = owner * size + ids  # ascending: rows ascending, ids sorted within a row
-    released = np.empty(len(rows), dtype=np.int64)
-    todo = np.arange(len(rows))
-    for _ in range(rounds):
-        if not todo.size:
-            break
-        drawn = rng.integers(size, todo.size)
-        wanted = rows[todo] * size + drawn
-        found = np.searchsorted(keys, wanted)
-        inside = keys[np.minimum(found, len(keys) - 1)] == wanted if len(keys) else found < 0
-        released[todo[~inside]] = drawn[~inside]
-        todo = todo[inside]
-    for position in todo:
-        row = rows[position]
-        released[position] = uniform_outside(ids[lims[row] : lims[row + 1]], size, rng)
-    return released
+    lengths = lims[rows + 1] - lims[rows]
+    new_lims = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+    positions = np.arange(new_lims[-1], dtype=np.int64) + np.repeat(
+        lims[rows] - new_lims[:-1], lengths
+    )
+    return new_lims, positions
+
+
+class Complements:
+    """CSR sets of ids of range(``size``) (sorted within each row, each a strict subset), ready for
+    uniform draws from their complements (:meth:`uniform`)."""
+
+    __slots__ = ("_keys", "ids", "lims", "size")
+
+    def __init__(self, lims: np.ndarray, ids: np.ndarray, size: int, keys: np.ndarray) -> None:
+        self.lims, self.ids, self.size, self._keys = lims, ids, size, keys
+
+    @classmethod
+    def of(cls, lims: np.ndarray, ids: np.ndarray, size: int) -> Complements:
+        lims = np.asarray(lims, dtype=np.int64)
+        ids = np.asarray(ids, dtype=np.int64)
+        owner = np.repeat(np.arange(len(lims) - 1, dtype=np.int64), np.diff(lims))
+        return cls(lims, ids, int(size), owner * size + ids)  # ascending: rows, then ids
+
+    def uniform(self, rows: np.ndarray, rng: RandomSource, *, rounds: int = 16) -> np.ndarray:
+        """For each entry r of ``rows``: a uniform id of range(size) outside row r's set.
+
+        Vectorised rejection: a uniform id is kept if it is outside its row's set. An entry still
+        rejected after ``rounds`` tries (its set covers most of the range) gets
+        :func:`uniform_outside`. Both are uniform over the complement, and the switch depends only
+        on rejected draws, so the result is exactly uniform.
+        """
+        rows = np.asarray(rows, dtype=np.int64)
+        keys = self._keys
+        released = np.empty(len(rows), dtype=np.int64)
+        todo = np.arange(len(rows))
+        for _ in range(rounds):
+            if not todo.size:
+                break
+            drawn = rng.integers(self.size, todo.size)
+            wanted = rows[todo] * self.size + drawn
+            found = np.searchsorted(keys, wanted)
+            inside = keys[np.minimum(found, len(keys) - 1)] == wanted if len(keys) else found < 0
+            released[todo[~inside]] = drawn[~inside]
+            todo = todo[inside]
+        for position in todo:
+            row = rows[position]
+            members = self.ids[self.lims[row] : self.lims[row + 1]]
+            released[position] = uniform_outside(members, self.size, rng)
+        return released

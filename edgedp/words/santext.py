@@ -13,10 +13,11 @@ needed only to turn it into plain LDP: with D = the largest distance between two
 
 *On the machine.* The law above is exact; the release computes d in float64
 (:class:`~edgedp.words.sampling.VectorDistances`: within err = ~1e-12 D of the exact distance,
-D the diameter bound, :func:`~edgedp.words.sampling.euclidean_rounding`) and draws by Gumbel-max
-over floats (:meth:`edgedp.privacy.randomness.RandomSource.choice_from_log_weights`: each probability
-within e^(+-2 eta) of the exact law of its log weights, eta ~1e-13). So the realised log-ratio is
-at most epsilon d(x, x') + xi, xi = 4 eta + 2 epsilon err + the rounding of the log weights
+D the diameter bound, :func:`~edgedp.words.sampling.euclidean_rounding`) and draws by the
+near-far draw (:mod:`edgedp.words.near_far`: Gumbel-max rounds over floats with rejection, each
+probability within e^(+-xi / 2) of the exact law of its float weights,
+:func:`edgedp.privacy.realised.near_far_slack`). So the realised log-ratio is at most
+epsilon d(x, x') + xi, xi = the draw's slack + 2 epsilon err
 (:func:`edgedp.words.sampling.distance_coefficient`). An additive xi is not proportional to d,
 and distinct words can be arbitrarily close (or share a vector), so it cannot be folded into
 epsilon: the guarantee states it as delta = e^xi - 1 per word (``guarantee().delta``, ~1e-11
@@ -43,12 +44,10 @@ are released verbatim with probability 1 - p by design. :meth:`SanTextPlus.guara
 the relation the ledger may rely on. The copy is never of an out-of-vocabulary token: those follow
 the ``oov`` policy of every word mechanism (:mod:`edgedp.words.mechanism`) and are never kept.
 
-**Cost.** Every draw scores the whole vocabulary (V_S for SanText+): distances in float64 from a
-float64 copy of the vectors (:class:`~edgedp.words.sampling.VectorDistances`), computed for blocks of
-inputs by one matrix product, at most :data:`~edgedp.words.sampling.BLOCK_ELEMENTS` values per
-block, and one Gumbel-max draw per row
-(:meth:`edgedp.privacy.randomness.RandomSource.choice_from_log_weights`).
-O(|V| d) per word, no Python loop over the vocabulary.
+**Cost.** A draw scores the words near the input exactly (those a float32 search returns
+among the nearest) and the others by rejection from an envelope certified by that search
+(:mod:`edgedp.words.near_far`): a few variates and distances per word, never one per vocabulary
+word, and the search once per distinct word of a batch.
 """
 
 from __future__ import annotations
@@ -59,17 +58,30 @@ from typing import Unpack
 import numpy as np
 
 from edgedp.errors import PrivacyParameterError
-from edgedp.packs.native import Lazy
 from edgedp.privacy.guarantee import Guarantee
 from edgedp.privacy.validation import check_unit_interval
 from edgedp.words.mechanism import WordMechanism, WordOptions
+from edgedp.words.near_far import (
+    NearSets,
+    draw_blocks,
+    euclidean_near_sets,
+    euclidean_near_units,
+    euclidean_neighbours,
+    tail_candidates,
+)
 from edgedp.words.pack import WordPack
-from edgedp.words.sampling import VectorDistances, distance_coefficient, rows_per_block
+from edgedp.words.sampling import distance_coefficient, vector_distances
 
 #: The paper's SanText+ defaults (its released code's --p and --sensitive_word_percentage).
 DEFAULT_P = 0.3
 DEFAULT_SENSITIVE_FRACTION = 0.9
 _TWO_POW_64 = 2**64
+
+
+def first_sensitive_id(size: int, fraction: float) -> int:
+    """The first sensitive id: the rarest ceil(fraction |V|) words are sensitive (rounded toward
+    more sensitive words)."""
+    return size - math.ceil(fraction * size)
 
 
 class SanText(WordMechanism):
@@ -94,9 +106,15 @@ class SanText(WordMechanism):
         vectors = pack.require_vectors(type(self).__name__)
         #: epsilon / 2 and the slack of the float draw and distances, left to the delta
         #: (:func:`edgedp.words.sampling.distance_coefficient`)
-        self.calibration = distance_coefficient(self.epsilon, vectors=vectors)
+        #: At most this many near units (:func:`edgedp.words.near_far.euclidean_near_units`).
+        self.near_units = euclidean_near_units(pack)
+        self.calibration = distance_coefficient(
+            self.epsilon,
+            vectors=vectors,
+            vocabulary=len(pack.vocabulary),
+            units=self.near_units,
+        )
         self.coefficient = self.calibration.coefficient
-        self._distances: Lazy[VectorDistances] = Lazy(lambda: VectorDistances(vectors))
 
     @property
     def metric(self) -> str:
@@ -109,30 +127,33 @@ class SanText(WordMechanism):
             relation="any two vocabulary words (epsilon * their Euclidean distance)",
             unit="word",
             epsilon=self.epsilon,
-            delta=self.calibration.delta(len(self.pack.vocabulary)),
+            delta=self.calibration.delta(
+                tail_candidates(len(self.pack.vocabulary), self.near_units)
+            ),
             metric="euclidean",
         )
 
-    def output_ids(self) -> np.ndarray | None:
-        """The ids an output is sampled from (``None``: the whole vocabulary)."""
-        return None
+    def first_output(self) -> int:
+        """Outputs are the ids [first_output, |V|) (0: the whole vocabulary)."""
+        return 0
+
+    def near_sets(self, word_ids: np.ndarray) -> NearSets:
+        """The near-far plan of distinct vocabulary ids over the outputs
+        (:mod:`edgedp.words.near_far`)."""
+        neighbours = euclidean_neighbours(self.pack, type(self).__name__, self.first_output())
+        return euclidean_near_sets(
+            neighbours, word_ids, coefficient=self.coefficient, gamma=math.inf
+        )
+
+    def far_scores(self, inputs: np.ndarray, outputs: np.ndarray) -> np.ndarray:
+        """c d(x, y) for paired words, with the distances the near sets use."""
+        distances = vector_distances(self.pack, type(self).__name__).pairs(inputs, outputs)
+        scores: np.ndarray = self.coefficient * distances
+        return scores
 
     def sample(self, word_ids: np.ndarray) -> np.ndarray:
-        """One exponential-mechanism draw per input over :meth:`output_ids`, in blocks."""
-        table = self._distances.get()
-        outputs = self.output_ids()
-        width = len(table) if outputs is None else len(outputs)
-        step = rows_per_block(width)
-        released = np.empty(len(word_ids), dtype=np.int64)
-        for start in range(0, len(word_ids), step):
-            block = word_ids[start : start + step]
-            distances = table.to_all(block)
-            if outputs is not None:
-                distances = distances[:, outputs]
-            distances *= -self.coefficient
-            chosen = self.rng.choice_from_log_weights(distances)
-            released[start : start + len(block)] = chosen if outputs is None else outputs[chosen]
-        return released
+        """One exponential-mechanism draw per input over the outputs (the near-far draw)."""
+        return draw_blocks(word_ids, self.near_sets, self.far_scores, self.rng)
 
     def _release(self, word_ids: np.ndarray) -> np.ndarray:
         return self.sample(word_ids)
@@ -167,15 +188,13 @@ class SanTextPlus(SanText):
         self.p = check_unit_interval(p, "p")
         self.sensitive_fraction = check_unit_interval(sensitive_fraction, "sensitive_fraction")
         size = len(pack.vocabulary)
-        sensitive = math.ceil(self.sensitive_fraction * size)
-        if sensitive < 1:
+        #: Ids below this are non-sensitive (the most frequent words of the public vocabulary).
+        self.first_sensitive = first_sensitive_id(size, self.sensitive_fraction)
+        if self.first_sensitive >= size:
             raise PrivacyParameterError(
                 "sensitive_fraction must leave at least one sensitive word to sample from, "
                 f"got {sensitive_fraction!r} of {size} words"
             )
-        #: Ids below this are non-sensitive (the most frequent words of the public vocabulary).
-        self.first_sensitive = size - sensitive
-        self._sensitive_ids = np.arange(self.first_sensitive, size, dtype=np.int64)
         self._resample_threshold = min(math.ceil(self.p * _TWO_POW_64), _TWO_POW_64)
 
     def parameters(self) -> dict[str, object]:
@@ -199,12 +218,14 @@ class SanTextPlus(SanText):
             ),
             unit="word",
             epsilon=self.epsilon,
-            delta=self.calibration.delta(len(self._sensitive_ids)),
+            delta=self.calibration.delta(
+                tail_candidates(len(self.pack.vocabulary), self.near_units)
+            ),
             metric="euclidean",
         )
 
-    def output_ids(self) -> np.ndarray:
-        return self._sensitive_ids
+    def first_output(self) -> int:
+        return self.first_sensitive
 
     def _release(self, word_ids: np.ndarray) -> np.ndarray:
         resample = word_ids >= self.first_sensitive

@@ -1,4 +1,5 @@
-"""Adding float vectors to an existing words pack: a Euclidean pack in seconds, without torch.
+"""Adding float vectors to an existing words pack: a Euclidean pack without torch (seconds for the
+vectors; about 4 CPU-minutes more for the neighbour tables and CusText's sets, see below).
 
 ``edgedp-export words --from-pack words-small --vectors float16 --out medium`` reads the vocabulary
 and binary codes of an existing words pack, looks every vocabulary word up in the pack's own source
@@ -9,7 +10,11 @@ of vectors (GloVe 6B 50d for the bundled pack) and writes a new pack with
 * ``vectors.npy`` (float16 or float32) and ``covariance.npy`` (float64) for Madlib, Mahalanobis and
   Vickrey, exactly as ``--preset medium`` writes them,
 * calibration: the Hamming statistics of the base pack (same codes, so the same numbers) and the
-  Euclidean statistics of the *stored* vectors (the rounding of float16 changes distances).
+  Euclidean statistics of the *stored* vectors (the rounding of float16 changes distances),
+* the neighbour table of TEM's and SanText's near-far draw (:mod:`edgedp_export.neighbours`; about
+  a minute for 100,000 words, ``--neighbours 0`` leaves it out) and CusText's output sets for the
+  vectors (:mod:`edgedp_export.custext_sets`; those of the codes are copied from the base pack
+  when it has them for the same k; ``--custext 0`` leaves them out).
 
 Refuses a source whose files differ from the ones the base pack records (``source.files_sha256``):
 codes made from one set of vectors must not be paired with another.
@@ -42,6 +47,8 @@ from edgedp.packs.manifest import thaw
 from edgedp.privacy.randomness import RandomSource
 from edgedp.text.segmentation import normalize_word
 from edgedp.words.pack import WordPack
+from edgedp_export.custext_sets import DEFAULT_CUSTEXT_K, add_custext_sets
+from edgedp_export.neighbours import DEFAULT_NEIGHBOURS, add_neighbour_table
 from edgedp_export.pack_writer import FileWriter, npy_writer, write_pack
 from edgedp_export.sources import WordVectors
 
@@ -109,6 +116,8 @@ def extend_words_pack(
     name: str,
     command: str,
     exact_calibration: bool = False,
+    neighbours: int = DEFAULT_NEIGHBOURS,
+    custext: int = DEFAULT_CUSTEXT_K,
     force: bool = False,
 ) -> Path:
     """Write ``out``: the words pack ``base`` (loaded and verified) plus vectors from ``source``."""
@@ -164,6 +173,10 @@ def extend_words_pack(
             },
         }
     )
+    add_neighbour_table(stored, neighbours, files, manifest["euclidean"])
+    same_sets = "custext" in data and data["custext"]["k"] == custext
+    copied = base.custext_sets.get("hamming") if same_sets else None  # same codes, same sets
+    add_custext_sets(custext, np.asarray(base.codes), stored, files, manifest, hamming=copied)
     return write_pack(out, manifest, files, force=force)
 
 

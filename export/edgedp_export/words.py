@@ -20,7 +20,9 @@ from edgedp.privacy.randomness import RandomSource
 from edgedp.text.segmentation import normalize_word, segment
 from edgedp_export.binarize import REPORTED_METHODS, binarize
 from edgedp_export.calibration import hamming_statistics
+from edgedp_export.custext_sets import DEFAULT_CUSTEXT_K, add_custext_sets
 from edgedp_export.hamming_index import DEFAULT_PARAMETERS, build_binary_index, index_writer
+from edgedp_export.neighbours import DEFAULT_NEIGHBOURS, add_neighbour_table
 from edgedp_export.pack_writer import lines_writer, npy_writer, write_pack
 from edgedp_export.sources import WordVectors
 
@@ -98,6 +100,8 @@ class WordsConfig:
     search_parameter: int | None = None
     report: bool = False
     restrict_to: frozenset[str] | None = None  # keep only these (normalized) words
+    neighbours: int = DEFAULT_NEIGHBOURS  # neighbour table width with vectors (0: no table)
+    custext: int = DEFAULT_CUSTEXT_K  # CusText output-set size of the stored sets (0: none)
 
 
 def is_vocabulary_word(key: str) -> bool:
@@ -155,6 +159,8 @@ def build_words_pack(source: WordVectors, config: WordsConfig, out: Path, *, for
             "dims": int(vectors.shape[1]),
             "covariance": "sample covariance of the stored vectors (numpy.cov, float64)",
         }
+        add_neighbour_table(stored, config.neighbours, files, manifest["euclidean"])
+    add_custext_sets(config.custext, codes, stored, files, manifest)
     if config.index != "flat":
         build, search = DEFAULT_PARAMETERS[config.index]
         parameter = config.index_parameter or build

@@ -147,6 +147,11 @@ def test_committed_default_pack_is_reproducible(tmp_path):
     assert rebuilt.manifest.data["calibration"]["hamming"]["maximum"] == pytest.approx(
         committed.manifest.data["calibration"]["hamming"]["maximum"], abs=2
     )
+    assert rebuilt.custext_k == committed.custext_k == 20
+    if differing == 0:  # the same codes walk to the same CusText sets
+        np.testing.assert_array_equal(
+            rebuilt.custext_sets["hamming"], committed.custext_sets["hamming"]
+        )
 
 
 def test_only_words_restricts_the_vocabulary(glove_file, tmp_path):

@@ -81,7 +81,8 @@ def test_from_pack_exact_calibration_matches_a_full_build(small_pack, tmp_path):
     a, b = edgedp.load_pack(tmp_path / "a"), edgedp.load_pack(tmp_path / "b")
     assert a.calibration["euclidean"]["average"] == b.calibration["euclidean"]["average"]
     assert a.calibration["euclidean"]["maximum"] == b.calibration["euclidean"]["maximum"]
-    for name in ("codes.npy", "vocab.txt", "vectors.npy", "covariance.npy"):
+    names = ("codes.npy", "vocab.txt", "vectors.npy", "covariance.npy", "neighbours.npy")
+    for name in (*names, "neighbour_bounds.npy"):
         assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
 
 
@@ -105,7 +106,8 @@ def test_from_pack_refuses_what_it_would_ignore_or_get_wrong(small_pack, tmp_pat
 SCRIPT = """
 import json, sys
 from edgedp_export.cli import main
-status = main(["words", "--from-pack", "words-small", "--vectors", "float16", "--out", sys.argv[1]])
+status = main(["words", "--from-pack", "words-small", "--vectors", "float16", "--neighbours", "0",
+    "--out", sys.argv[1]])
 print(json.dumps({"status": status, "torch": sorted(m for m in sys.modules if m == "torch"
     or m.startswith("torch."))}))
 """
@@ -131,4 +133,5 @@ def test_medium_from_the_bundled_pack_has_its_codes_and_never_imports_torch(tmp_
         assert (out / name).read_bytes() == (bundled.path / name).read_bytes()
     medium = edgedp.load_pack(out)
     assert medium.vectors is not None and medium.vectors.shape == (100_000, 50)
+    assert medium.neighbours is None  # --neighbours 0
     assert medium.manifest.data["derived_from"]["manifest_sha256"] == bundled.manifest.digest

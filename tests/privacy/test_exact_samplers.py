@@ -273,3 +273,37 @@ def test_truncation_and_adept_laplace_release_grid_values(sentence_pack, seeded)
     raw = snap.release(mechanism.clipped_mean(sentences), seeded(2))
     assert np.array_equal(raw / snap.grid, np.rint(raw / snap.grid))
     assert np.array_equal(out, raw.astype(np.float32))
+
+
+# -- the near-far draw's acceptance (TEM, SanText) --------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "threshold", [0.0, 1e-300, 1e-9, 0.3, 1.0, 7.5, 36.74, 100.0, 745.0, 1500.0]
+)
+def test_exponential_acceptance_is_within_the_near_far_bound(threshold):
+    # The near-far draw accepts a far word when an exponential exceeds the gap t: the realised
+    # Pr[X > t] must be e^-t within the factor e^(+-(2^-47 t + 2^-1018)) that
+    # realised.near_far_slack charges for it (kappa); exact over the sampler's bit patterns, the
+    # logarithm in 60 digits.
+    probability = realised.exponential_tail_probability(threshold)
+    below = 1 - probability
+    if below < Fraction(1, 10**20):  # ln(1 - q) = -q - q^2 / 2 - ..., exact to q^3
+        exact_log = -_HIGH.divide(below.numerator, below.denominator)
+        exact_log -= exact_log * exact_log / 2
+    else:
+        exact_log = _HIGH.ln(_HIGH.divide(probability.numerator, probability.denominator))
+    allowed = Decimal(2) ** -47 * Decimal(threshold) + Decimal(2) ** -1018
+    assert abs(exact_log + Decimal(threshold)) <= allowed, (exact_log, threshold)
+
+
+def test_near_far_slack_is_at_least_four_single_draws_and_grows_with_units():
+    for epsilon in EPSILONS:
+        bound = epsilon * 10 + math.log(100_000)
+        single = realised.gumbel_max_slack(bound, epsilon)[0]
+        slack, log10_delta = realised.near_far_slack(bound, epsilon, 33)
+        assert 4 * single <= slack <= 6 * single + 2.0**-40 * bound
+        assert realised.near_far_slack(bound, epsilon, 300)[0] > slack
+        assert log10_delta == realised.gumbel_max_slack(bound, epsilon)[1]
+    with pytest.raises(InputError):
+        realised.near_far_slack(1.0, 1.0, 0)

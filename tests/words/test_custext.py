@@ -7,6 +7,8 @@ proof fails (caught by the auditor on a set whose diameter is 6).
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 
 import numpy as np
@@ -23,8 +25,9 @@ from sampling_helpers import (
 )
 
 import edgedp
+import edgedp.words.custext
 from edgedp.evaluation.audit import audit_pair
-from edgedp.words.custext import CusText, build_output_sets
+from edgedp.words.custext import CusText, build_output_sets, set_members
 
 pytestmark = SEEDED_ON_PURPOSE  # reproducible statistics
 
@@ -92,16 +95,16 @@ def test_walk_takes_the_nearest_free_words_in_frequency_order():
     def distances(first, second):
         return np.abs(positions[first] - positions[second])
 
-    set_of, members = build_output_sets(len(positions), 3, neighbours, distances)
-    groups = [sorted(row[row >= 0].tolist()) for row in members]
+    set_of = build_output_sets(len(positions), 3, neighbours, distances)
+    groups = [sorted(row[row >= 0].tolist()) for row in set_members(set_of)]
     # word 0 opens {0, 2, 4}; word 1 opens {1, 3, 5}; the remainder {6} joins the last set
     assert groups == [[0, 2, 4], [1, 3, 5, 6]]
     assert set_of.tolist() == [0, 1, 0, 1, 0, 1, 1]
 
 
 def test_a_vocabulary_no_larger_than_k_is_one_set():
-    set_of, members = build_output_sets(3, 5, lambda ids, m: None, lambda a, b: None)
-    assert set_of.tolist() == [0, 0, 0] and members.tolist() == [[0, 1, 2]]
+    set_of = build_output_sets(3, 5, lambda ids, m: None, lambda a, b: None)
+    assert set_of.tolist() == [0, 0, 0] and set_members(set_of).tolist() == [[0, 1, 2]]
 
 
 # -- the channel ---------------------------------------------------------------------------------
@@ -214,3 +217,56 @@ def test_bad_parameters_raise_edgedp_errors(small_pack, kwargs, error):
 def test_euclidean_custext_needs_vectors(default_pack):
     with pytest.raises(edgedp.AssetError, match="--space hamming"):
         CusText(default_pack, epsilon=1.0, space="euclidean")
+
+
+# -- output sets stored in the pack -------------------------------------------------------------
+
+
+def test_stored_sets_are_the_ones_the_mechanism_would_build(tmp_path, planted):
+    # The exporter writes the default k's sets with the runtime's own functions: a pack built with
+    # them loads them (no walk), one built without them walks to the same partition.
+    _, vectors, _ = planted
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    with_sets = vector_pack(tmp_path / "a", vectors, neighbours=0)
+    without = vector_pack(tmp_path / "b", vectors, neighbours=0, custext=0)
+    assert with_sets.custext_k == 20 and set(with_sets.custext_sets) == {"hamming", "euclidean"}
+    assert without.custext_k is None and not without.custext_sets
+    for space in ("hamming", "euclidean"):
+        stored = CusText(with_sets, epsilon=1.0, space=space, rng=1).output_sets()[0]
+        built = CusText(without, epsilon=1.0, space=space, rng=1).output_sets()[0]
+        np.testing.assert_array_equal(stored, built)
+        np.testing.assert_array_equal(stored, with_sets.custext_sets[space])
+
+
+def test_sets_are_built_once_per_pack_and_k(small_pack, monkeypatch):
+    calls = []
+    real = edgedp.words.custext.euclidean_output_sets
+
+    def counting(*args, **kwargs):
+        calls.append(args[1])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(edgedp.words.custext, "euclidean_output_sets", counting)
+    for epsilon in (1.0, 2.0, 3.0):  # tune and explain rebuild the mechanism at many epsilons
+        CusText(small_pack, epsilon=epsilon, k=2, rng=1).prepare()
+    CusText(small_pack, epsilon=1.0, k=4, rng=1).prepare()
+    assert calls == [2, 4]
+
+
+def test_stored_sets_with_the_wrong_sizes_are_refused(tmp_path, planted):
+    _, vectors, _ = planted
+    pack = vector_pack(tmp_path, vectors, neighbours=0)
+    set_of = np.load(pack.path / "custext-hamming.npy")
+    set_of[0] = set_of.max() + 1  # a singleton set: word 0 would be released as itself
+    path = pack.path / "custext-hamming.npy"
+    np.save(path, set_of)
+    content = path.read_bytes()
+    manifest = json.loads((pack.path / "manifest.json").read_text())
+    manifest["files"][path.name] = {
+        "bytes": len(content),
+        "sha256": hashlib.sha256(content).hexdigest(),
+    }
+    (pack.path / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(edgedp.AssetError, match="partition"):
+        edgedp.load_pack(pack.path)

@@ -2,13 +2,16 @@
 
 The exact channel is computed here from the paper's algorithm (candidates, bottom element, uniform
 word outside L_w), independently of the implementation, and the samples are chi-square tested
-against it. Two planted broken variants reproduce the peers' bugs (issue 19): MLDP's and
-pyPANTERA's "return the input when bottom wins", and MLDP's bottom score ln(|V| / |L_w|). Both are
-caught by the auditor on a pack built so that the bound is tight (a word at the edge of a cluster).
+against it, also with the near-far draw forced through its rejection path (a small Hamming radius,
+a small Euclidean near set). Two planted broken variants reproduce the peers' bugs (issue 19):
+MLDP's and pyPANTERA's "return the input when bottom wins", and MLDP's bottom score
+ln(|V| / |L_w|). Both are caught by the auditor on a pack built so that the bound is tight (a word
+at the edge of a cluster).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 import subprocess
@@ -28,9 +31,12 @@ from sampling_helpers import (
 )
 
 import edgedp
+import edgedp.words.near_far
 import edgedp.words.sampling
+import edgedp.words.tem
 from edgedp.evaluation.audit import audit_pair
-from edgedp.words.sampling import select_ragged, uniform_outside, uniform_outside_rows
+from edgedp.words.near_far import NearSets
+from edgedp.words.sampling import Complements, select_ragged, uniform_outside
 from edgedp.words.tem import TEM, gamma_for_beta
 
 pytestmark = SEEDED_ON_PURPOSE  # reproducible statistics
@@ -160,48 +166,104 @@ def test_a_broken_channel_fails_the_chi_square(trap_pack, seeded):
     assert chi_square_pvalue(broken.privatize_ids(np.full(100_000, 0)), channel[0]) < 1e-6
 
 
+@pytest.mark.parametrize("radius", [0, 1, 2])
+def test_hamming_rejection_path_matches_the_exact_channel(code_pack, seeded, monkeypatch, radius):
+    # A radius below gamma leaves words within gamma in the far set: they are drawn by rejection
+    # from the envelope e^(-c (radius + 1)), and the law must still be the paper's.
+    monkeypatch.setattr(edgedp.words.tem, "hamming_radius", lambda *_: radius)
+    tem = TEM(code_pack, epsilon=1.5, gamma=3.0, space="hamming", rng=seeded(radius))
+    assert tem.radius == radius
+    channel = tem_channel(code_distances(code_pack), 1.5, 3.0)
+    for word in (0, 6):
+        outputs = tem.privatize_ids(np.full(60_000, word))
+        assert chi_square_pvalue(outputs, channel[word]) > 1e-4
+
+
+@pytest.mark.parametrize("near_words", [1, 3, 8])
+@pytest.mark.parametrize("table", [True, False])
+def test_euclidean_rejection_path_matches_the_exact_channel(
+    tmp_path, seeded, monkeypatch, near_words, table
+):
+    # A near set smaller than L_w: the far words within gamma are drawn by rejection from the
+    # certified bound of the pack's neighbour table, or of a float32 search without one.
+    monkeypatch.setattr(edgedp.words.near_far, "EUCLIDEAN_NEAR_WORDS", near_words)
+    pack = vector_pack(tmp_path, TRAP.reshape(-1, 1), neighbours=near_words if table else 0)
+    tem = TEM(pack, epsilon=1.0, gamma=30.0, rng=seeded(near_words))
+    near = tem.near_sets(np.array([0, 5, 30]))
+    assert np.diff(near.unit_lims).max() <= near_words + 1
+    channel = tem_channel(line_distances(TRAP), 1.0, 30.0)
+    for word in (0, 5, 30):
+        outputs = tem.privatize_ids(np.full(60_000, word))
+        assert chi_square_pvalue(outputs, channel[word]) > 1e-4
+
+
 @pytest.mark.parametrize("space", ["euclidean", "hamming"])
-def test_candidates_are_exactly_the_words_within_gamma(euclid_pack, space):
+@pytest.mark.parametrize("near_words", [4, 32])
+def test_near_sets_are_exact_and_every_far_word_is_beyond_the_bound(
+    euclid_pack, monkeypatch, space, near_words
+):
+    monkeypatch.setattr(edgedp.words.near_far, "EUCLIDEAN_NEAR_WORDS", near_words)
     gamma = 1.0 if space == "euclidean" else 22
-    tem = TEM(euclid_pack, epsilon=1.0, gamma=gamma, space=space, rng=1)
+    tem = TEM(euclid_pack, epsilon=3.0, gamma=gamma, space=space, rng=1)
     words = np.arange(0, 200, 7)
-    lims, ids, distances = tem.candidates(words)
+    near = tem.near_sets(words)
     if space == "euclidean":
         vectors = np.asarray(euclid_pack.vectors, dtype=np.float64)
         truth = np.linalg.norm(vectors[words, None, :] - vectors[None, :, :], axis=2)
+        bounds = near.far_offsets / tem.coefficient
     else:
         codes = np.asarray(euclid_pack.codes)
         truth = hamming_distances(codes[words], codes).astype(np.float64)
-    if space == "euclidean":
-        assert np.abs(truth - gamma).min() > 1e-9  # no word sits on the (float) boundary
-    else:
-        assert (truth == gamma).any()  # integer distances: the boundary is included
+        bounds = np.full(len(words), tem.radius + 1.0)
+        assert tem.radius <= gamma
+    size = len(euclid_pack.vocabulary)
     for row, word in enumerate(words):
-        found = ids[lims[row] : lims[row + 1]]
-        np.testing.assert_array_equal(found, np.flatnonzero(truth[row] <= gamma))
-        np.testing.assert_allclose(
-            distances[lims[row] : lims[row + 1]], truth[row, found], atol=1e-9
+        units = slice(near.unit_lims[row], near.unit_lims[row + 1])
+        members = [
+            near.members[start : start + count]
+            for start, count in zip(near.unit_starts[units], near.unit_sizes[units], strict=True)
+        ]
+        found = np.concatenate(members)
+        assert word in found and len(set(found.tolist())) == len(found)
+        assert (truth[row, found] <= gamma + 1e-9).all()
+        # each unit: its members at one exact distance, log weight ln |unit| - c d
+        for weight, group in zip(near.unit_log_weights[units], members, strict=True):
+            distance = truth[row, group]
+            assert np.ptp(distance) < 1e-9
+            expected = math.log(len(group)) - tem.coefficient * min(distance[0], gamma)
+            assert weight == pytest.approx(expected, abs=1e-9)
+        far = np.setdiff1d(np.arange(size), found)
+        assert (truth[row, far] >= bounds[row] - 1e-9).all()  # the envelope is valid
+        assert near.far_log_weights[row] == pytest.approx(
+            math.log(len(far)) - tem.coefficient * min(bounds[row], gamma)
         )
-        assert word in found
-    assert 1 < np.diff(lims).mean() < 100  # the test exercises real neighbourhoods
 
 
 # -- the auditor: TEM passes, the peers' variants are caught ----------------------------------
 
 
+class _ProposesInput(NearSets):
+    def propose_far(self, rows, rng):
+        return self.inputs[rows]
+
+
 class _InputInBottom(TEM):
     """Broken (pyPANTERA, MLDP on OOV): returns the input when bottom wins."""
 
-    def _bottom_words(self, word_ids, lims, ids, rows):
-        return word_ids[rows]
+    def near_sets(self, word_ids):
+        near = super().near_sets(word_ids)
+        return _ProposesInput(**{f.name: getattr(near, f.name) for f in dataclasses.fields(near)})
 
 
 class _MldpBottom(TEM):
     """Broken (MLDP): bottom scored -gamma + 2 ln(|V| / |L_w|) / epsilon."""
 
-    def _bottom_log_weights(self, inside):
+    def near_sets(self, word_ids):
+        near = super().near_sets(word_ids)
+        inside = np.diff(near.near.lims).astype(np.float64)
         size = len(self.pack.vocabulary)
-        return -0.5 * self.epsilon * self.gamma + np.log(size / inside.astype(np.float64))
+        mldp = -0.5 * self.epsilon * self.gamma + np.log(size / inside)
+        return dataclasses.replace(near, far_log_weights=mldp)
 
 
 def test_tem_passes_the_audit(trap_pack, seeded):
@@ -281,12 +343,12 @@ class _FixedDraw:
         return np.array([self.value])
 
 
-def test_uniform_outside_rows_is_uniform_over_each_complement(seeded):
+def test_complements_draw_uniformly_outside_each_set(seeded):
     # row 0: most of the vocabulary is inside (the exact fallback runs); row 1: a small set
     lims = np.array([0, 8, 10])
     ids = np.array([0, 1, 2, 3, 4, 5, 6, 8, 3, 7])
     rows = np.repeat([0, 1], 20_000)
-    drawn = uniform_outside_rows(lims, ids, rows, 10, seeded(9), rounds=2)
+    drawn = Complements.of(lims, ids, 10).uniform(rows, seeded(9), rounds=2)
     expected_0 = np.zeros(10)
     expected_0[[7, 9]] = 0.5
     expected_1 = np.full(10, 1 / 8)
@@ -404,8 +466,6 @@ def test_gamma_beyond_the_diameter_is_the_exponential_mechanism_over_the_vocabul
     pack, gamma = (trap_pack, 1000.0) if space == "euclidean" else (code_pack, 8)
     distances = line_distances(TRAP) if space == "euclidean" else code_distances(code_pack)
     tem = TEM(pack, epsilon=0.9, gamma=gamma, space=space, rng=seeded(40))
-    assert tem.covers_vocabulary
-    assert not TEM(pack, epsilon=0.9, gamma=1.0, space=space, rng=seeded(41)).covers_vocabulary
     channel = tem_channel(distances, 0.9, gamma)
     for word in (0, 5):
         outputs = tem.privatize_ids(np.full(50_000, word))

@@ -2,8 +2,10 @@
 
 edgedp-export words --source glove-6b-50d --words 100000 --bits 256 --out DIR [--force]
 edgedp-export words --source-file vectors.txt --words 5000 --out DIR
-edgedp-export words --default --out assets/words-small     (the bundled default pack)
-edgedp-export words --from-pack words-small --vectors float16 --out medium   (no torch, seconds)
+edgedp-export words --preset small --out assets/words-small --force   (the bundled default pack)
+edgedp-export words --from-pack words-small --vectors float16 --out medium
+    (no torch; about 4 CPU-minutes for the neighbour tables and CusText's sets, 29 MB;
+    seconds and 14 MB with --neighbours 0 --custext 0)
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ from edgedp.errors import InputError
 from edgedp.packs.loading import load_pack
 from edgedp.text.segmentation import normalize_word
 from edgedp_export.binarize import METHODS
+from edgedp_export.custext_sets import DEFAULT_CUSTEXT_K
+from edgedp_export.neighbours import DEFAULT_NEIGHBOURS
 from edgedp_export.sources import SOURCES, load_source
 from edgedp_export.words import BASE_SETTINGS, PRESETS, WordsConfig, build_words_pack
 
@@ -69,6 +73,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="with --from-pack: Euclidean average over sampled pairs (default, seconds) or all "
         "pairs (minutes); the maximum is always exact",
     )
+    parser.add_argument(
+        "--neighbours",
+        type=int,
+        help="with vectors: words per row of the neighbour table of TEM and SanText (default "
+        f"{DEFAULT_NEIGHBOURS}; 0: no table, they then search the vocabulary per word)",
+    )
+    parser.add_argument(
+        "--custext",
+        type=int,
+        help=f"CusText output-set size of the sets stored in the pack (default {DEFAULT_CUSTEXT_K}; "
+        "0: none, CusText then builds them on first use)",
+    )
     parser.add_argument("--name", help="pack name (default: the output directory's name)")
     parser.add_argument("--out", type=Path, required=True, help="pack directory to write")
     parser.add_argument("--force", action="store_true", help="replace an existing pack")
@@ -106,6 +122,8 @@ def run(args: argparse.Namespace) -> None:
         search_parameter=settings["search_parameter"],
         report=settings["report"],
         restrict_to=_word_list(args.only_words),
+        neighbours=DEFAULT_NEIGHBOURS if args.neighbours is None else args.neighbours,
+        custext=DEFAULT_CUSTEXT_K if args.custext is None else args.custext,
     )
     out = build_words_pack(source, config, args.out, force=args.force)
     print(f"wrote {out}", file=sys.stderr)
@@ -127,7 +145,7 @@ def _run_from_pack(args: argparse.Namespace) -> None:
     if ignored:
         raise InputError(
             "--from-pack keeps the pack's vocabulary, codes and index; it takes only --vectors, "
-            "--source/--source-file, --calibration, --name, --out, --force "
+            "--source/--source-file, --calibration, --neighbours, --custext, --name, --out, --force "
             f"(not --{ignored[0].replace('_', '-')})"
         )
     base = load_pack(args.from_pack, kind="words", verify=True)  # pinned if it is bundled
@@ -146,6 +164,9 @@ def _run_from_pack(args: argparse.Namespace) -> None:
         f"edgedp-export words --from-pack {base.name} {origin} --vectors {vectors} "
         f"--calibration {args.calibration} --name {name} --out {name}"
     )
+    for flag in ("neighbours", "custext"):
+        if getattr(args, flag) is not None:
+            command += f" --{flag} {getattr(args, flag)}"
     out = extend_words_pack(
         base,
         load_source(source_name, args.source_file if source_name is None else None),
@@ -154,6 +175,8 @@ def _run_from_pack(args: argparse.Namespace) -> None:
         name=name,
         command=command,
         exact_calibration=args.calibration == "exact",
+        neighbours=DEFAULT_NEIGHBOURS if args.neighbours is None else args.neighbours,
+        custext=DEFAULT_CUSTEXT_K if args.custext is None else args.custext,
         force=args.force,
     )
     print(f"wrote {out}", file=sys.stderr)
@@ -193,5 +216,8 @@ def _command(settings: dict[str, object], args: argparse.Namespace) -> str:
     parts.append("--report" if settings["report"] else "--no-report")
     if args.only_words is not None:
         parts.append(f"--only-words {args.only_words.name}")
+    for flag in ("neighbours", "custext"):
+        if getattr(args, flag) is not None:
+            parts.append(f"--{flag} {getattr(args, flag)}")
     parts.append(f"--name {settings['name']} --out {settings['name']}")
     return " ".join(parts)
