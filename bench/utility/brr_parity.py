@@ -5,10 +5,12 @@ for Madlib 10 (equal *average* privacy-loss bound, BRR paper Sec. 5) changes 1.7
 as Madlib and loses 0.03-0.18 macro-F1. This suite separates the causes on the public tasks we have:
 
 * **Code variants**: the bundled codes (Tissier et al. autoencoder, 256 bits of GloVe 6B 50d, 100k
-  words; Madlib 5, 10 and 20) against random-hyperplane codes of the same vectors at 128 and 1,024
-  bits, and random-hyperplane codes of GloVe 840B 300d (MLDP's 33,825 words) at 256 bits (Madlib 10
-  only: each row costs minutes), each with
-  Madlib on the same vectors beside it (float16 for 50d as the ``medium`` pack, float32 for 300d).
+  words; Madlib 5, 10 and 20) against random-hyperplane codes of the same vectors at 128 (5, 10,
+  20) and 1,024 bits, and random-hyperplane codes of GloVe 840B 300d (MLDP's 33,825 words) at 256
+  bits (Madlib 10 only: each row costs minutes); and two tries at the heavy-noise regime (Madlib 5,
+  where BRR loses): hyperplanes in the 10 leading principal directions (:func:`subspace_codes`) and
+  codes trained for BRR (``flip-trained``, :mod:`edgedp_export.flip_trained`) at 128 and 256 bits.
+  Each with Madlib on the same vectors beside it (float16 for 50d as the ``medium`` pack, float32 for 300d).
   Per variant: 10-NN overlap of Hamming with float cosine neighbours (the pack report's measure), the
   privacy ratio over all pairs (``avg``) and over each word's 10 nearest neighbours in its own metric,
   Zipf-weighted (``near``; 2,000 words drawn with probability 1 / rank).
@@ -19,15 +21,17 @@ as Madlib and loses 0.03-0.18 macro-F1. This suite separates the causes on the p
   BRR at the average-bound epsilon; BRR at the epsilon that changes the same share of words as
   Madlib (bisection on 15,000 test tokens, then the whole test set), which is where the two hide the
   same share of the text.
-* **Empirical privacy** at those points (``edgedp.evaluation.explain.measure``: 200 public words x
-  20 releases, Zipf prior): share kept and the Bayesian adversary's inference error E_M, with the
-  epsilon that ``edgedp calibrate --match kept`` finds.
+* **Empirical privacy** at every point (``edgedp.evaluation.explain.measure``: 200 public words x
+  20 releases): the share of a text's words kept (Zipf-weighted N_w), mean N_w and S_w, and the
+  Bayesian adversary's inference error E_M (Zipf and uniform prior), for Madlib, BRR at both
+  matched points and BRR at the epsilon that ``edgedp calibrate --match kept`` finds.
 * **Opinion lexicon** (Hu & Liu, the ``opinion-lexicon`` pack: its vocabulary is the lexicon, 50d
   vectors, the bundled recipe's 256-bit autoencoder codes; and random-hyperplane codes at 128 bits):
   macro-F1 of the output word's sentiment as a prediction of the input's, 20 releases per word, at
   the same three kinds of points (the matched one equalizes the share of lexicon words changed).
 
-Mechanisms run with seeded random sources: reproducible, NOT private (a benchmark). The Euclidean
+Mechanisms run with seeded random sources: reproducible, NOT private (a benchmark). Finished rows
+are cached in :data:`CACHE` (a rerun measures only what is missing). The Euclidean
 statistics of the 50d variants are the bundled pack's (exact, same vocabulary and vectors); those of
 the 300d variants are sampled (2,000,000 pairs).
 """
@@ -35,7 +39,10 @@ the 300d variants are sampled (2,000,000 pairs).
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property, partial
+from pathlib import Path
 
 import numpy as np
 
@@ -49,13 +56,24 @@ from edgedp.evaluation.explain import measure, public_word_set
 from edgedp.evaluation.matching import matched_epsilon
 from edgedp.text.segmentation import segment
 
+#: Finished rows of the slow tables, one JSON file per row (delete the folder to measure afresh).
+CACHE = Path.home() / ".cache" / "edgedp-bench" / "brr-parity"
 MADLIB_EPSILONS, QUICK_EPSILONS = (5.0, 10.0, 20.0), (10.0,)
 BISECTION_TOKENS, BISECTION_STEPS = 15_000, 7
 NEAR_WORDS, NEAR_K = 2_000, 10
 OVERLAP_WORDS = 500
 LEXICON_SAMPLES = 20
+PRIVACY_WORDS, PRIVACY_SAMPLES = 200, 20
+#: (column, statistic of ``measure``): Zipf-weighted share kept, mean N_w, mean S_w, E_M.
+PRIVACY_COLUMNS = (
+    ("kept", "kept"),
+    ("mean_n_w", "kept_uniform"),
+    ("s_w", "distinct"),
+    ("e_m_zipf", "error_zipf"),
+    ("e_m_uniform", "error_uniform"),
+)
 VARIANTS = "code variants: calibrated epsilon, words changed and BBC macro-F1"
-PRIVACY = "empirical privacy at the matched points (200 public words x 20 releases, Zipf prior)"
+PRIVACY = "empirical privacy at the matched points (200 public words x 20 releases)"
 LEXICON = "opinion lexicon: sentiment macro-F1 of the released word"
 
 
@@ -63,14 +81,25 @@ LEXICON = "opinion lexicon: sentiment macro-F1 of the released word"
 class Variant:
     label: str
     source: str  # "glove50" or "glove300"
-    method: str  # "bundled" or "random-hyperplane"
+    method: str  # "bundled", "principal-subspace" or a method of edgedp_export.binarize
     bits: int
     epsilons: tuple[float, ...] = (10.0,)  # Madlib epsilons (each row costs minutes)
+    subspace: int = 0  # "principal-subspace": how many leading principal directions
 
 
 FULL = (
     Variant("50d 100k autoencoder 256 (bundled)", "glove50", "bundled", 256, MADLIB_EPSILONS),
-    Variant("50d 100k random-hyperplane 128", "glove50", "random-hyperplane", 128),
+    Variant("50d 100k random-hyperplane 128", "glove50", "random-hyperplane", 128, MADLIB_EPSILONS),
+    Variant(
+        "50d 100k principal-subspace-10 128",
+        "glove50",
+        "principal-subspace",
+        128,
+        (5.0,),  # shadows 4 % of a text's words (equal codes, ties to the lower id): not for 20
+        subspace=10,
+    ),
+    Variant("50d 100k flip-trained 128", "glove50", "flip-trained", 128, MADLIB_EPSILONS),
+    Variant("50d 100k flip-trained 256", "glove50", "flip-trained", 256, MADLIB_EPSILONS),
     Variant("50d 100k random-hyperplane 1024", "glove50", "random-hyperplane", 1024),
     Variant("300d 33.8k random-hyperplane 256", "glove300", "random-hyperplane", 256),
 )
@@ -96,9 +125,22 @@ def source_vectors(source: str) -> tuple[list[str], np.ndarray, dict]:
     return words, vectors, euclidean
 
 
+def subspace_codes(vectors: np.ndarray, bits: int, dims: int, seed: int) -> np.ndarray:
+    """Random-hyperplane codes (packed, big-endian) whose hyperplane normals lie in the span of
+    the ``dims`` leading principal directions of ``vectors`` (each scaled by its singular value over
+    the first): a try for the heavy-noise regime, where a randomized-response code far from its
+    input should still land among words that share the coarse, topical directions. Principal
+    directions from the 20,000 most frequent words."""
+    centred = vectors.astype(np.float64) - vectors.astype(np.float64).mean(axis=0)
+    _, singular, directions = np.linalg.svd(centred[:20_000], full_matrices=False)
+    basis = directions[:dims].T * (singular[:dims] / singular[0])
+    planes = basis @ np.random.default_rng(seed).standard_normal((dims, bits))
+    return np.packbits(centred @ planes > 0.0, axis=1, bitorder="big")
+
+
 def variant_pack(variant: Variant, words: list[str], vectors: np.ndarray, euclidean: dict):
     """The variant's codes and vectors as a words pack in bench/packs (written once)."""
-    from edgedp_export.binarize import random_hyperplane_codes
+    from edgedp_export.binarize import binarize
     from edgedp_export.calibration import hamming_statistics
     from edgedp_export.pack_writer import lines_writer, npy_writer, write_pack
 
@@ -108,8 +150,10 @@ def variant_pack(variant: Variant, words: list[str], vectors: np.ndarray, euclid
         return edgedp.load_pack(directory)
     if variant.method == "bundled":
         codes = np.asarray(edgedp.load_pack().codes)
+    elif variant.method == "principal-subspace":
+        codes = subspace_codes(vectors, variant.bits, variant.subspace, 0)
     else:
-        codes = random_hyperplane_codes(vectors, variant.bits, 0)
+        codes = binarize(vectors, method=variant.method, bits=variant.bits, seed=0)
     stored = vectors.astype(np.float32 if variant.source == "glove300" else np.float16)
     covariance = np.atleast_2d(np.cov(stored.astype(np.float64), rowvar=False))
     manifest = {
@@ -229,6 +273,19 @@ def matched_changes(
     return (low * high) ** 0.5
 
 
+def cached(key: str, quick: bool, compute: Callable[[], dict]) -> dict:
+    """``compute()``, or its result stored under ``key`` by an earlier full run (quick runs
+    neither read nor write the cache: their numbers mean nothing)."""
+    path = CACHE / (key.replace(" ", "_").replace("/", "-").replace("|", "") + ".json")
+    if not quick and path.is_file():
+        return dict(json.loads(path.read_text()))
+    result = compute()
+    if not quick:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(result))
+    return result
+
+
 def columns(
     epsilon: float,
     madlib: tuple[float, float],
@@ -249,55 +306,83 @@ def columns(
     return row
 
 
+class VariantRows:
+    """The rows of one code variant; the topics and code quality are built only when a row is not
+    in the cache."""
+
+    def __init__(self, variant: Variant, pack: edgedp.WordPack, vectors: np.ndarray, quick: bool):
+        self.variant, self.pack, self.vectors, self.quick = variant, pack, vectors, quick
+
+    @cached_property
+    def topics(self) -> Topics:
+        return Topics(self.pack, self.quick)
+
+    @cached_property
+    def quality(self) -> dict[str, float]:
+        return code_quality(self.pack, self.vectors)
+
+    def madlib(self, epsilon: float) -> dict:
+        """Madlib's (changed, F1): the same for every variant of one source."""
+        mechanism = edgedp.Madlib(self.pack, epsilon=epsilon, rng=seeded(2))
+        changed, f1 = self.topics.release(mechanism)
+        return {"changed": changed, "f1": f1}
+
+    def row(self, epsilon: float) -> dict:
+        topics, pack = self.topics, self.pack
+        ratio = privacy_ratio(pack, "madlib", "brr")
+        key = f"madlib {self.variant.source} {epsilon:g}"
+        madlib = cached(key, self.quick, lambda: self.madlib(epsilon))
+        bound = topics.release(edgedp.BRR(pack, epsilon=epsilon * ratio, rng=seeded(1)))
+        matched = matched_changes(pack, topics.sample, madlib["changed"], epsilon * ratio, 4)
+        same = topics.release(edgedp.BRR(pack, epsilon=matched, rng=seeded(3)))
+        return {
+            "variant": self.variant.label,
+            "overlap10": self.quality["overlap10"],
+            "ratio_avg": ratio,
+            "ratio_near": self.quality["ratio_near"],
+            "oov": topics.oov,
+            "clean_f1": topics.f1(topics.test),
+            **columns(
+                epsilon,
+                (madlib["changed"], madlib["f1"]),
+                (epsilon * ratio, *bound),
+                (matched, *same),
+            ),
+        }
+
+
 def variants(report: Report, quick: bool) -> dict[str, dict]:
     """The variant table; returns the matched points of each variant for the privacy table."""
     points: dict[str, dict] = {}
     sources: dict[str, tuple] = {}
-    madlib_runs: dict[tuple[str, float], tuple[float, float]] = {}  # same vectors: run once
     for variant in progress(QUICK if quick else FULL, "code variants"):
         if variant.source not in sources:
             sources[variant.source] = source_vectors(variant.source)
         words, vectors, euclidean = sources[variant.source]
-        pack = variant_pack(variant, words, vectors, euclidean)
-        topics = Topics(pack, quick)
-        quality = code_quality(pack, vectors)
-        ratio = privacy_ratio(pack, "madlib", "brr")
-        clean = topics.f1(topics.test)
+        rows = VariantRows(
+            variant, variant_pack(variant, words, vectors, euclidean), vectors, quick
+        )
         for epsilon in QUICK_EPSILONS if quick else variant.epsilons:
-            key = (variant.source, epsilon)
-            if key not in madlib_runs:
-                madlib_runs[key] = topics.release(
-                    edgedp.Madlib(pack, epsilon=epsilon, rng=seeded(2))
-                )
-            madlib = madlib_runs[key]
-            bound = topics.release(edgedp.BRR(pack, epsilon=epsilon * ratio, rng=seeded(1)))
-            matched = matched_changes(pack, topics.sample, madlib[0], epsilon * ratio, 4)
-            same = topics.release(edgedp.BRR(pack, epsilon=matched, rng=seeded(3)))
-            report.add(
-                table=VARIANTS,
-                variant=variant.label,
-                overlap10=quality["overlap10"],
-                ratio_avg=ratio,
-                ratio_near=quality["ratio_near"],
-                oov=topics.oov,
-                clean_f1=clean,
-                **columns(epsilon, madlib, (epsilon * ratio, *bound), (matched, *same)),
-            )
-            points[f"{variant.label} | Madlib {epsilon:g}"] = {
-                "pack": pack,
+            key = f"{variant.label} | Madlib {epsilon:g}"
+            row = cached(key, quick, partial(rows.row, epsilon))
+            report.add(table=VARIANTS, **row)
+            points[key] = {
+                "pack": rows.pack,
                 "madlib": epsilon,
-                "bound": epsilon * ratio,
-                "matched": matched,
+                "bound": row["brr_bound_epsilon"],
+                "matched": row["brr_matched_epsilon"],
             }
     return points
 
 
 def empirical_privacy(report: Report, points: dict[str, dict], quick: bool) -> None:
-    """Share kept and E_M (Zipf prior) at Madlib's epsilon and at BRR's two matched points."""
-    chosen = {key: value for key, value in points.items() if "bundled" in key or quick}
-    for key, point in progress(list(chosen.items()), "empirical privacy"):
+    """The Vickrey paper's empirical privacy (Xu et al. 2021, Sec. 3, as
+    :func:`edgedp.evaluation.explain.measure` estimates it) of Madlib and of BRR at its matched
+    points: the share of a text's words kept (Zipf-weighted N_w), the mean N_w and S_w over the
+    word set, and the Bayesian adversary's inference error E_M under a Zipf and a uniform prior."""
+    for key, point in progress(list(points.items()), "empirical privacy"):
         pack = point["pack"]
-        words = public_word_set(pack, 200)
+        words = public_word_set(pack, PRIVACY_WORDS)
         madlib = edgedp.Madlib(pack, epsilon=point["madlib"], rng=seeded(5))
         match = matched_epsilon(madlib, edgedp.BRR(pack, epsilon=point["bound"]))
         for label, mechanism in (
@@ -306,17 +391,12 @@ def empirical_privacy(report: Report, points: dict[str, dict], quick: bool) -> N
             ("BRR, BBC changes matched", edgedp.BRR(pack, epsilon=point["matched"], rng=seeded(7))),
             ("BRR, calibrate --match kept", edgedp.BRR(pack, epsilon=match.epsilon, rng=seeded(8))),
         ):
-            stats = measure(mechanism, words, 20, rng=seeded(9))
-            report.add(
-                table=PRIVACY,
-                point=key,
-                mechanism=label,
-                epsilon=mechanism.epsilon,
-                kept=stats["kept"].value,
-                kept_ci=[stats["kept"].low, stats["kept"].high],
-                inference_error=stats["error_zipf"].value,
-                inference_error_ci=[stats["error_zipf"].low, stats["error_zipf"].high],
-            )
+            stats = measure(mechanism, words, PRIVACY_SAMPLES, rng=seeded(9))
+            row = {"point": key, "mechanism": label, "epsilon": mechanism.epsilon}
+            for column, statistic in PRIVACY_COLUMNS:
+                row[column] = stats[statistic].value
+                row[f"{column}_ci"] = [stats[statistic].low, stats[statistic].high]
+            report.add(table=PRIVACY, **row)
 
 
 def lexicon(report: Report, quick: bool) -> None:

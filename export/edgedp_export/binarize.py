@@ -5,8 +5,11 @@
   two codes is bits * angle / pi, so Hamming distance tracks cosine distance). Cheap, no training.
 * ``autoencoder``: the near-lossless binarization of Tissier et al. (AAAI 2019), see
   :mod:`edgedp_export.binary_autoencoder`. Needs torch.
+* ``flip-trained``: signs of a linear map trained so that BRR's randomized-response-noised code
+  stays nearest to the input's float-space neighbours at heavy noise (issue 28), see
+  :mod:`edgedp_export.flip_trained`. Needs torch.
 
-Both are deterministic for a seed.
+All are deterministic for a seed.
 """
 
 from __future__ import annotations
@@ -16,8 +19,12 @@ from tqdm import tqdm
 
 from edgedp.errors import InputError
 from edgedp_export.binary_autoencoder import autoencoder_codes
+from edgedp_export.flip_trained import flip_trained_codes
 
-METHODS = ("random-hyperplane", "autoencoder")
+METHODS = ("random-hyperplane", "autoencoder", "flip-trained")
+#: The methods every pack's binarization report compares (flip-trained codes are judged by BRR's
+#: utility at heavy noise, ``python -m bench brr-parity``, not by neighbour overlap).
+REPORTED_METHODS = ("random-hyperplane", "autoencoder")
 _CHUNK = 65536
 
 
@@ -40,4 +47,6 @@ def binarize(vectors: np.ndarray, *, method: str, bits: int, seed: int) -> np.nd
         return random_hyperplane_codes(vectors, bits, seed)
     if method == "autoencoder":
         return autoencoder_codes(vectors, bits, seed)
+    if method == "flip-trained":
+        return flip_trained_codes(vectors, bits, seed)
     raise InputError(f"unknown binarization method {method!r} (known: {', '.join(METHODS)})")

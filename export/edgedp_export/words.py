@@ -18,7 +18,7 @@ from edgedp.errors import InputError
 from edgedp.evaluation.calibration import exact_pairwise_statistics, sampled_pairwise_statistics
 from edgedp.privacy.randomness import RandomSource
 from edgedp.text.segmentation import normalize_word, segment
-from edgedp_export.binarize import METHODS, binarize
+from edgedp_export.binarize import REPORTED_METHODS, binarize
 from edgedp_export.calibration import hamming_statistics
 from edgedp_export.custext_sets import DEFAULT_CUSTEXT_K, add_custext_sets
 from edgedp_export.hamming_index import DEFAULT_PARAMETERS, build_binary_index, index_writer
@@ -246,7 +246,8 @@ def _report(vectors: np.ndarray, config: WordsConfig) -> dict[str, object]:
     from edgedp_export.quality import binarization_report, float16_agreement  # scipy: 6 s import
 
     methods = {
-        name: (lambda v, b, s, m=name: binarize(v, method=m, bits=b, seed=s)) for name in METHODS
+        name: (lambda v, b, s, m=name: binarize(v, method=m, bits=b, seed=s))
+        for name in REPORTED_METHODS
     }
     rows = binarization_report(
         vectors,
