@@ -50,6 +50,8 @@ from edgedp.documents.deepcandidate import selection_probabilities
 from edgedp.documents.mechanism import Document, document_sentences, sentence_embeddings
 from edgedp.documents.pack import SentencePack
 from edgedp.documents.subspace_fit import (
+    FIT_EPSILONS,
+    MIN_SAMPLE_DOCUMENTS,
     SubspaceFit,
     format_subspace_fit,
     subspace_pack_fit,
@@ -59,7 +61,6 @@ from edgedp.documents.subspace_pack import SubspacePack
 from edgedp.documents.tukey import CandidateDepth
 from edgedp.errors import InputError
 
-FIT_EPSILONS = (3.0, 10.0, 23.0)
 SHORT_SENTENCES = 4
 NEIGHBOURS = 10
 #: A release "hits" a document if it is as close as its nearest 5 % of the sample's documents.
@@ -69,8 +70,6 @@ POOR_HITS = 0.6
 POOR_NEIGHBOURS = 0.3
 #: More than this share of short documents makes every pack a poor fit.
 POOR_SHORT_SHARE = 0.5
-#: Fewer sample documents give no verdict: the nearest 5 % and the neighbours need a population.
-MIN_SAMPLE_DOCUMENTS = 30
 #: A projection count this much better (expected cosine) than the pack's is advised.
 BETTER_PROJECTIONS = 0.01
 #: The output directory the rebuild advice names (never the pack that was given).

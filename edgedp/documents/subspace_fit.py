@@ -287,9 +287,10 @@ def cross_fitted_choices(
 
 # -- the fit check of a subspace pack (edgedp packs fit) ---------------------------------------------
 
-#: The epsilons ``packs fit`` reports (pure epsilon).
+#: The epsilons ``packs fit`` reports for either pack kind (pure epsilon).
 FIT_EPSILONS = (3.0, 10.0, 23.0)
-#: Fewer sample documents give no verdict.
+#: Fewer sample documents give no verdict for either pack kind: the nearest 5 % and the
+#: neighbours of a sentences pack's check, like a subspace pack's signal estimate, need a population.
 MIN_SAMPLE_DOCUMENTS = 30
 #: A domain pack is fitted on the sample (cross-fitted halves) from this many documents on.
 DOMAIN_SAMPLE_DOCUMENTS = 60
