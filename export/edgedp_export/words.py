@@ -6,6 +6,7 @@ The command line is :mod:`edgedp_export.commands.words`.
 from __future__ import annotations
 
 import importlib.metadata
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -142,6 +143,7 @@ def build_words_pack(source: WordVectors, config: WordsConfig, out: Path, *, for
         raise InputError("a words pack needs at least 2 words")
     vectors = np.asarray(source.vectors[rows], dtype=np.float32)  # rows are increasing
     codes = binarize(vectors, method=config.method, bits=config.bits, seed=config.seed)
+    _warn_of_shared_codes(words, codes)
     stored = None if config.vectors == "none" else vectors.astype(config.vectors)
     files = {"vocab.txt": lines_writer(words), "codes.npy": npy_writer(codes)}
     manifest = _manifest(source, config, words, vectors)
@@ -176,6 +178,31 @@ def build_words_pack(source: WordVectors, config: WordsConfig, out: Path, *, for
         manifest["quality"] = report["chosen"]
         files["REPORT.md"] = lambda path: path.write_text(report["markdown"], encoding="utf-8")
     return write_pack(out, manifest, files, force=force)
+
+
+def shared_codes(codes: np.ndarray) -> np.ndarray:
+    """Ids of the words whose code is also a more frequent (lower-id) word's.
+
+    The Hamming nearest-neighbour search breaks ties to the lower id, so BRR and Hamming Vickrey
+    never release such a word unchanged (a utility loss, not a privacy one: the release is still
+    a vocabulary word drawn by the mechanism).
+    """
+    _, first = np.unique(codes, axis=0, return_index=True)
+    shadowed = np.ones(len(codes), dtype=bool)
+    shadowed[first] = False
+    return np.flatnonzero(shadowed)
+
+
+def _warn_of_shared_codes(words: list[str], codes: np.ndarray) -> None:
+    shadowed = shared_codes(codes)
+    if len(shadowed):
+        examples = ", ".join(words[i] for i in shadowed[:5])
+        print(
+            f"edgedp-export: warning: {len(shadowed):,} of {len(words):,} words share their code "
+            f"with a more frequent word ({examples}, ...): BRR and Hamming Vickrey never release "
+            "them unchanged; give more --bits or another --method",
+            file=sys.stderr,
+        )
 
 
 def _manifest(

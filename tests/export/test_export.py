@@ -73,6 +73,26 @@ def test_build_is_byte_for_byte_deterministic(glove_file, tmp_path):
     ).read_bytes()
 
 
+def test_words_that_share_a_more_frequent_words_code_are_warned_about(tmp_path, capsys):
+    """Equal vectors get equal codes; the search's lower-id tie rule then shadows the later word
+    (issue 28: codes trained for BRR gave "of", "a", "is" the code of "the")."""
+    rng = np.random.default_rng(5)
+    vectors = rng.standard_normal((40, 12))
+    vectors[[17, 29]] = vectors[3]  # word17 and word29 repeat word3's vector
+    path = tmp_path / "vectors.txt"
+    lines = [" ".join([f"word{i}", *(f"{x:.5f}" for x in row)]) for i, row in enumerate(vectors)]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    out = tmp_path / "pack"
+    assert build(path, out, "--method", "random-hyperplane", "--words", "40") == 0
+    err = capsys.readouterr().err
+    assert (
+        "warning: 2 of 40 words share their code with a more frequent word (word17, word29" in err
+    )
+    # the 16 most frequent words hold word3 alone: no warning
+    assert build(path, tmp_path / "again", "--method", "random-hyperplane", "--words", "16") == 0
+    assert "share their code" not in capsys.readouterr().err
+
+
 def test_existing_pack_needs_force_and_failed_builds_leave_nothing(glove_file, tmp_path, capsys):
     out = tmp_path / "pack"
     assert build(glove_file, out) == 0
