@@ -61,6 +61,9 @@ DOCUMENT_MECHANISMS: LazyRegistry[DocumentMechanism[Any]] = LazyRegistry(
         "truncation": "edgedp.documents.truncation:Truncation",
     }
 )
+#: The document mechanism of ``edgedp embed`` and corpus jobs' ``embed`` when none is named
+#: (issue 24's leave-one-domain-out study: above DeepCandidate on held-out domains).
+DEFAULT_DOCUMENT_MECHANISM = "subspace-mean"
 DEFAULT_DOCUMENT_PACKS = {
     "subspace-mean": "subspace-general",
     "deepcandidate": "sentences-bbc",

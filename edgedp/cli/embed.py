@@ -63,7 +63,7 @@ from edgedp.packs.loading import load_pack
 from edgedp.packs.native import set_num_threads
 from edgedp.privacy.validation import check_delta
 from edgedp.progress import Progress, message
-from edgedp.registry import DEFAULT_DOCUMENT_PACKS, DOCUMENT_MECHANISMS
+from edgedp.registry import DEFAULT_DOCUMENT_MECHANISM, DEFAULT_DOCUMENT_PACKS, DOCUMENT_MECHANISMS
 from edgedp.text.segmentation import MAX_TEXT_CHARS, batches
 
 NAME = "embed"
@@ -85,7 +85,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.epilog = __doc__.split("\n", 2)[2].replace("``", "")
     parser.add_argument(
-        "--mechanism", choices=MECHANISMS, default="subspace-mean", help="(default: subspace-mean)"
+        "--mechanism",
+        choices=MECHANISMS,
+        default=DEFAULT_DOCUMENT_MECHANISM,
+        help=f"(default: {DEFAULT_DOCUMENT_MECHANISM})",
     )
     parser.add_argument(
         "--epsilon", help="privacy parameter (> 0; required, except for --mechanism mean)"

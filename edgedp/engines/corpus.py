@@ -66,7 +66,12 @@ from edgedp.packs.native import get_num_threads, set_num_threads, task_threads
 from edgedp.privacy.ledger import PrivacyLedger
 from edgedp.privacy.randomness import RandomSource
 from edgedp.privacy.validation import check_epsilon
-from edgedp.registry import DEFAULT_DOCUMENT_PACKS, DOCUMENT_MECHANISMS, WORD_MECHANISMS
+from edgedp.registry import (
+    DEFAULT_DOCUMENT_MECHANISM,
+    DEFAULT_DOCUMENT_PACKS,
+    DOCUMENT_MECHANISMS,
+    WORD_MECHANISMS,
+)
 
 Task = Literal["privatize", "embed"]
 
@@ -114,7 +119,7 @@ def plan_privatize(column: str = "text", mechanism: str = "brr", **settings: Any
 
 
 def plan_embed(
-    column: str = "text", mechanism: str = "subspace-mean", **settings: Any
+    column: str = "text", mechanism: str = DEFAULT_DOCUMENT_MECHANISM, **settings: Any
 ) -> CorpusJob:
     """Plan (on the driver) a job that embeds each document of ``column`` (float32 list column).
 

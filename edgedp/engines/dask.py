@@ -22,6 +22,7 @@ import pandas as pd
 
 from edgedp.engines import corpus
 from edgedp.errors import InputError
+from edgedp.registry import DEFAULT_DOCUMENT_MECHANISM
 
 
 def privatize(
@@ -34,7 +35,10 @@ def privatize(
 
 
 def embed(
-    ddf: dd.DataFrame, column: str = "text", mechanism: str = "subspace-mean", **settings: Any
+    ddf: dd.DataFrame,
+    column: str = "text",
+    mechanism: str = DEFAULT_DOCUMENT_MECHANISM,
+    **settings: Any,
 ) -> dd.DataFrame:
     """``ddf`` with one DP embedding (a float32 array) per document of ``column``; see
     :func:`edgedp.engines.spark.embed` and :func:`edgedp.engines.corpus.plan_embed`."""

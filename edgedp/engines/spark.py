@@ -47,6 +47,7 @@ from pyspark.sql.types import (
 
 from edgedp.engines import corpus
 from edgedp.errors import InputError
+from edgedp.registry import DEFAULT_DOCUMENT_MECHANISM
 
 # pyspark warns that it "does not yet fully support pandas >= 3.0.0" when it first imports its own
 # pyspark.testing.utils (lazily, from its type conversions: every createDataFrame of local data)
@@ -78,7 +79,10 @@ def privatize(
 
 
 def embed(
-    df: DataFrame, column: str = "text", mechanism: str = "subspace-mean", **settings: Any
+    df: DataFrame,
+    column: str = "text",
+    mechanism: str = DEFAULT_DOCUMENT_MECHANISM,
+    **settings: Any,
 ) -> DataFrame:
     """``df`` with one DP embedding per document of ``column`` in ``out_column`` (array<float>).
 
