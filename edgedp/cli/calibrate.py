@@ -6,7 +6,7 @@ import argparse
 import json
 from typing import Any
 
-from edgedp.cli.privatize import parse_epsilon
+from edgedp.cli.options import parse_epsilon
 from edgedp.errors import InputError
 from edgedp.evaluation.calibration import AGGREGATES, METRICS, equivalent_epsilon, metric_statistics
 from edgedp.evaluation.matching import STATISTICS

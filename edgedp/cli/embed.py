@@ -29,10 +29,11 @@ from typing import Any
 
 import numpy as np
 
-from edgedp.cli.privatize import (
+from edgedp.cli.options import (
     add_ledger_arguments,
     add_seed_argument,
     ledger_charger,
+    parse_delta,
     parse_epsilon,
     warn_if_seeded,
 )
@@ -61,7 +62,6 @@ from edgedp.documents.truncation import Truncation
 from edgedp.errors import InputError, NotPrivateWarning, ShortDocumentWarning
 from edgedp.packs.loading import load_pack
 from edgedp.packs.native import set_num_threads
-from edgedp.privacy.validation import check_delta
 from edgedp.progress import Progress, message
 from edgedp.registry import DEFAULT_DOCUMENT_MECHANISM, DEFAULT_DOCUMENT_PACKS, DOCUMENT_MECHANISMS
 from edgedp.text.segmentation import MAX_TEXT_CHARS, batches
@@ -189,7 +189,7 @@ def _mechanism(
                 raise InputError(
                     f"--mechanism subspace-mean needs a subspace pack, not {pack.name}"
                 )
-            delta = None if args.delta is None else check_delta(_number(args.delta, "--delta"))
+            delta = None if args.delta is None else parse_delta(args.delta)
             return SubspaceMean(pack, epsilon=epsilon, delta=delta, dims=args.dims, rng=args.seed)
         if args.mechanism == "deepcandidate":
             return DeepCandidate(
@@ -215,13 +215,6 @@ def _sentences_pack(pack: SentencePack | SubspacePack) -> SentencePack:
             f"this mechanism needs a sentences pack, not the {pack.kind} pack {pack.name}"
         )
     return pack
-
-
-def _number(text: str, option: str) -> float:
-    try:
-        return float(text)
-    except ValueError:
-        raise InputError(f"{option} must be a number, got {text!r}") from None
 
 
 def _records(

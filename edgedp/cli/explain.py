@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from edgedp.cli.privatize import add_seed_argument, parse_epsilon, warn_if_seeded
+from edgedp.cli.options import add_seed_argument, parse_epsilon, warn_if_seeded
 from edgedp.cli.word_options import (
     add_word_mechanism_arguments,
     build_word_mechanism,

@@ -14,8 +14,16 @@ import json
 import warnings
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from edgedp.cli.options import (
+    add_ledger_arguments,
+    add_seed_argument,
+    ledger_charger,
+    parse_delta,
+    parse_epsilon,
+    warn_if_seeded,
+)
 from edgedp.cli.streams import (
     check_output,
     input_bytes,
@@ -32,15 +40,11 @@ from edgedp.cli.word_options import (
 from edgedp.errors import InputError, NotPrivateWarning
 from edgedp.packs.loading import load_pack
 from edgedp.packs.native import set_num_threads
-from edgedp.privacy.validation import check_delta, check_epsilon
 from edgedp.progress import Progress, message
 from edgedp.registry import SENTENCE_REWRITERS
 from edgedp.text.segmentation import batches
 from edgedp.words.mechanism import WordMechanism
 from edgedp.words.streaming import BATCH_CHARS, privatize_stream
-
-if TYPE_CHECKING:  # the ledger (sqlite3) and ADePT are imported only when a run needs them
-    from edgedp.privacy.ledger import Chargeable
 
 #: ADePT's noises and default pack (edgedp.adept.mechanism.NOISES / DEFAULT_PACK; test_cli checks).
 ADEPT_NOISES = ("laplace", "gaussian")
@@ -85,24 +89,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--encoding", default="utf-8", help="input encoding (default: utf-8)")
     parser.add_argument("file", nargs="?", help="input file (default: stdin)")
-
-
-def parse_epsilon(text: str) -> float:
-    """An epsilon from the command line, validated like every other epsilon."""
-    return check_epsilon(_number(text))
-
-
-def _number(text: str) -> object:
-    """A float if ``text`` reads as one; else the text itself, for the validator to reject."""
-    try:
-        return float(text)
-    except ValueError:
-        return text
-
-
-def warn_if_seeded(seed: int | None) -> None:
-    if seed is not None:
-        message(f"edgedp: warning: --seed {seed} makes the output reproducible and NOT private")
 
 
 class Release:
@@ -183,10 +169,6 @@ def _text(record: dict[str, Any] | None) -> str:
     return "" if record is None else str(record["text"])
 
 
-def _parse_delta(text: str) -> float:
-    return check_delta(_number(text))
-
-
 def _run_sentence_rewriter(args: argparse.Namespace) -> None:
     """ADePT: each line split into sentences, each sentence rewritten; one line out per line in."""
     mechanism_options(args)  # rejects the word mechanisms' flags
@@ -195,7 +177,7 @@ def _run_sentence_rewriter(args: argparse.Namespace) -> None:
             raise InputError(f"--{name} applies to the word mechanisms, not {args.mechanism}")
     if args.summary:
         raise InputError(f"--summary applies to the word mechanisms, not {args.mechanism}")
-    delta = None if args.delta is None else _parse_delta(args.delta)
+    delta = None if args.delta is None else parse_delta(args.delta)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", NotPrivateWarning)  # announced once, below
         mechanism = SENTENCE_REWRITERS[args.mechanism](
@@ -280,40 +262,3 @@ def summary(mechanism: WordMechanism, slots: int) -> str:
             f"and `edgedp tune --mechanism {name} --keep K`",
         ]
     )
-
-
-def add_ledger_arguments(parser: argparse.ArgumentParser) -> None:
-    """--ledger and --scope: charge every release to a privacy ledger first."""
-    parser.add_argument(
-        "--ledger", help="privacy ledger file to charge before each release (default: none)"
-    )
-    parser.add_argument(
-        "--scope", help="ledger scope (user or stream) to charge (required with --ledger)"
-    )
-
-
-def add_seed_argument(parser: argparse.ArgumentParser, what: str = "output") -> None:
-    """--seed: reproducible and NOT private; the default is OS entropy."""
-    parser.add_argument(
-        "--seed",
-        type=int,
-        help=f"fixed seed: reproducible {what}, NOT private (default: none, OS entropy: private)",
-    )
-
-
-def ledger_charger(
-    args: argparse.Namespace, mechanism: Chargeable
-) -> Callable[[list[Any]], None] | None:
-    """A function charging a batch's cost to the ledger, or None without --ledger."""
-    if (args.ledger is None) != (args.scope is None):
-        raise InputError("--ledger and --scope go together")
-    if args.ledger is None:
-        return None
-    from edgedp.privacy.ledger import PrivacyLedger
-
-    ledger = PrivacyLedger(args.ledger)
-
-    def charge(batch: list[Any]) -> None:
-        ledger.charge(args.scope, mechanism.privacy_cost(batch))
-
-    return charge

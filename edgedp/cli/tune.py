@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from edgedp.cli.privatize import parse_epsilon
+from edgedp.cli.options import parse_epsilon
 from edgedp.cli.word_options import (
     add_word_mechanism_arguments,
     build_word_mechanism,
