@@ -110,7 +110,7 @@ def run(args: argparse.Namespace) -> None:
         return
     pack = load_pack(args.path, verify=True)
     if args.packs_command == "fit":
-        from edgedp.documents.fit import run_fit
+        from edgedp.documents.fit_check import run_fit
 
         run_fit(pack, args.sample, as_json=args.json)
         return

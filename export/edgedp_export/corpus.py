@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from edgedp.documents.fit import text_records
+from edgedp.documents.public_sample import text_records
 from edgedp.errors import InputError
 from edgedp.packs.manifest import sha256_file
 

@@ -10,7 +10,7 @@ it (batched), and the rest is linear algebra on those embeddings (seconds for 10
   directions in which documents differ, which is what the release must keep; the principal
   directions of single sentences also weigh within-document variation, which averaging removes).
 * **d' and the clip radius C per (epsilon, delta, k)**: the (d', clip quantile) with the largest
-  *signal kept* (:mod:`edgedp.documents.subspace_fit`: the share of the non-private mean
+  *signal kept* (:mod:`edgedp.documents.subspace_mean_fit`: the share of the non-private mean
   embedding's variance a linear probe of the release recovers, noise of the real lattice release
   included), cross-fitted: the public documents are cut in two halves (seeded), directions and
   radii are fitted on one half and the signal is measured on the other, both ways, and averaged;
@@ -35,7 +35,7 @@ import numpy as np
 import edgedp_export
 from edgedp.documents.encoder import SentenceEncoder
 from edgedp.documents.pack import SentencePack
-from edgedp.documents.subspace_fit import (
+from edgedp.documents.subspace_mean_fit import (
     CLIP_QUANTILES,
     DELTA_GRID,
     EPSILON_GRID,
@@ -224,7 +224,7 @@ def build_subspace_pack(
                 "clip": contents.clips,
                 "clip_by": "quantile of the public sentences' projected norms ||P_d' (s - mu)||",
                 "recommended": contents.recommended,
-                "recommended_by": "largest signal kept (edgedp.documents.subspace_fit), "
+                "recommended_by": "largest signal kept (edgedp.documents.subspace_mean_fit), "
                 "cross-fitted on two halves of the public documents (seed "
                 f"{config.seed}); rows apply from their number of sentences up",
                 "grids": {

@@ -10,13 +10,13 @@ from sentence_helpers import bundled_sentence_pack, unit_rows
 
 from edgedp import cli
 from edgedp.documents.deepcandidate import selection_probabilities
-from edgedp.documents.fit import (
+from edgedp.documents.deepcandidate_fit import (
     fit_from_embeddings,
     label_signal_kept,
     neighbours_kept,
     pack_fit,
-    read_sample,
 )
+from edgedp.documents.public_sample import read_sample
 from edgedp.documents.tukey import CandidateDepth
 from edgedp.errors import InputError
 
@@ -234,7 +234,7 @@ def _recommend(dims: int, clip: float):
 
 
 def test_subspace_fit_prefers_a_pack_that_spans_the_domain():
-    from edgedp.documents.subspace_fit import fit_subspace, subspace_fit
+    from edgedp.documents.subspace_mean_fit import fit_subspace, subspace_fit
 
     rng = np.random.default_rng(9)
     documents = _topics(rng, 6, 15, 12)

@@ -38,10 +38,8 @@ run it on private documents**: its output is computed from them without any nois
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -49,15 +47,7 @@ import numpy as np
 from edgedp.documents.deepcandidate import selection_probabilities
 from edgedp.documents.mechanism import Document, document_sentences, sentence_embeddings
 from edgedp.documents.pack import SentencePack
-from edgedp.documents.subspace_fit import (
-    FIT_EPSILONS,
-    MIN_SAMPLE_DOCUMENTS,
-    SubspaceFit,
-    format_subspace_fit,
-    subspace_pack_fit,
-    too_few_documents,
-)
-from edgedp.documents.subspace_pack import SubspacePack
+from edgedp.documents.public_sample import FIT_EPSILONS, MIN_SAMPLE_DOCUMENTS, too_few_documents
 from edgedp.documents.tukey import CandidateDepth
 from edgedp.errors import InputError
 
@@ -354,39 +344,6 @@ def pack_fit(
     )
 
 
-def text_records(path: Path) -> list[tuple[int, dict[str, Any]]]:
-    """(line number, object) for every non-blank line of a JSONL file; each needs a ``"text"``
-    string. The one reader of public JSONL documents (``packs fit`` samples, export corpora)."""
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as error:
-        raise InputError(f"cannot read {path}: {error}") from None
-    records = []
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as error:
-            raise InputError(f"{path.name}:{number}: not JSON ({error})") from None
-        if not isinstance(record, dict) or not isinstance(record.get("text"), str):
-            raise InputError(f'{path.name}:{number}: expected an object with a "text" string')
-        records.append((number, record))
-    if not records:
-        raise InputError(f"{path} holds no documents")
-    return records
-
-
-def read_sample(path: Path) -> tuple[list[str], list[str] | None]:
-    """Texts (and labels, if every line has one) of a JSONL sample: ``{"text": ..., "label": ...}``."""
-    records = [record for _, record in text_records(path)]
-    texts = [record["text"] for record in records]
-    labels = [record.get("label") for record in records]
-    if all(label is not None for label in labels):
-        return texts, [str(label) for label in labels]
-    return texts, None
-
-
 def format_fit(fit: PackFit) -> str:
     """A short human-readable report of a :class:`PackFit`."""
     lines = [
@@ -421,22 +378,3 @@ def format_fit(fit: PackFit) -> str:
     lines.append(f"fit: {fit.verdict}")
     lines += [f"- {advice}" for advice in fit.advice]
     return "\n".join(lines)
-
-
-def run_fit(pack: object, sample: Path, *, as_json: bool = False) -> PackFit | SubspaceFit:
-    """``edgedp packs fit``: read the sample, estimate the fit of a sentences pack (DeepCandidate)
-    or a subspace pack (SubspaceMean), print it."""
-    texts, labels = read_sample(sample)
-    if isinstance(pack, SubspacePack):
-        subspace = subspace_pack_fit(pack, texts)
-        print(
-            json.dumps(subspace.as_dict(), indent=2) if as_json else format_subspace_fit(subspace)
-        )
-        return subspace
-    if not isinstance(pack, SentencePack):
-        raise InputError(
-            f"packs fit needs a sentences or subspace pack, not a {getattr(pack, 'kind', '?')} pack"
-        )
-    fit = pack_fit(pack, texts, labels)
-    print(json.dumps(fit.as_dict(), indent=2) if as_json else format_fit(fit))
-    return fit

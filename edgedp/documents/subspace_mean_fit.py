@@ -32,6 +32,7 @@ from functools import lru_cache
 import numpy as np
 
 from edgedp.documents.mechanism import Document, document_sentences, sentence_embeddings
+from edgedp.documents.public_sample import FIT_EPSILONS, MIN_SAMPLE_DOCUMENTS, too_few_documents
 from edgedp.documents.subspace_pack import SubspacePack
 from edgedp.errors import InputError
 from edgedp.privacy.noise import KNORM_MAX_DIMS, lattice_release
@@ -287,11 +288,6 @@ def cross_fitted_choices(
 
 # -- the fit check of a subspace pack (edgedp packs fit) ---------------------------------------------
 
-#: The epsilons ``packs fit`` reports for either pack kind (pure epsilon).
-FIT_EPSILONS = (3.0, 10.0, 23.0)
-#: Fewer sample documents give no verdict for either pack kind: the nearest 5 % and the
-#: neighbours of a sentences pack's check, like a subspace pack's signal estimate, need a population.
-MIN_SAMPLE_DOCUMENTS = 30
 #: A domain pack is fitted on the sample (cross-fitted halves) from this many documents on.
 DOMAIN_SAMPLE_DOCUMENTS = 60
 #: A domain subspace pack is advised when it would keep this much more signal at epsilon 10.
@@ -377,17 +373,6 @@ def subspace_fit(
         verdict=verdict,
         advice=advice,
     )
-
-
-def too_few_documents(documents: int, minimum: int, needed: str) -> list[str]:
-    """The advice of a fit check (either pack kind) whose sample of ``documents`` is below
-    ``minimum`` (``needed`` says why), or none."""
-    if documents >= minimum:
-        return []
-    return [
-        f"the sample has {documents} documents with sentences: too few for a verdict ({needed}); "
-        "give more public documents of the domain"
-    ]
 
 
 def _subspace_verdict(
