@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from edgedp.text.identifiers import TLDS_FILE, _data_lines, iban_checksum_ok
+from edgedp.text.identifiers import TLDS_FILE, data_lines, iban_checksum_ok
 
 Generator = Callable[["Parts"], str]
 
@@ -275,7 +275,7 @@ def generated(vocabulary: list[str], per_format: int, seed: int) -> list[tuple[s
     alphabetic = [w for w in vocabulary[:5000] if w.isalpha() and w.isascii() and len(w) > 2]
     short = [w for w in vocabulary[:20000] if w.isalpha() and w.isascii() and 2 <= len(w) <= 4]
     hex_words = [w for w in short if set(w) <= set("abcdef")]
-    tlds = [t for t in _data_lines(TLDS_FILE) if t.isalpha() and t.isascii() and len(t) > 3]
+    tlds = [t for t in data_lines(TLDS_FILE) if t.isalpha() and t.isascii() and len(t) > 3]
     parts = Parts(rng, alphabetic, short, hex_words, tlds)
     out = []
     for name, (_, make) in FORMATS.items():

@@ -1,5 +1,6 @@
 """edgedp's modules import each other in one direction: no import cycle, and every floor imports only
-the floors below it (the plan in the README's Layout section).
+the floors below it (the plan in the README's Layout section). No module imports another's private
+names (a leading underscore), in the runtime, the exporter, the benchmarks or the tests.
 
 The graph is read from the source, so it sees every import whatever runs: module-level imports,
 deferred imports inside functions, ``TYPE_CHECKING`` imports, and modules named by string for
@@ -150,3 +151,104 @@ def test_imports_go_down_the_floors(name):
 def test_top_level_is_a_handful_of_modules():
     top = sorted(path.stem for path in PACKAGE.glob("*.py"))
     assert top == ["__init__", "console", "dask", "errors", "progress", "registry", "spark"]
+
+
+# -- private names stay in their module --------------------------------------------------------------
+
+#: The trees whose modules must not import each other's private names; the code that ships or
+#: measures (runtime, exporter, benchmarks) must not read them as attributes either. Tests may reach
+#: into a module's private state to set it up (``monkeypatch``), never import it.
+CODE_TREES = ("edgedp", "export/edgedp_export", "bench")
+TEST_TREES = ("tests",)
+#: Top-level names of this repository's own modules (the helpers beside the tests among them).
+OWN_MODULES = frozenset(
+    {"edgedp", "edgedp_export", "bench"}
+    | {path.stem for path in (REPO_ROOT / "tests").glob("*.py")}
+)
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def _own(module: str) -> bool:
+    return module.split(".")[0] in OWN_MODULES
+
+
+def private_uses(source: str, *, attributes: bool) -> list[str]:
+    """The private names ``source`` takes from another module of this repository: ``from m import
+    _x``, ``import m._x``, and (with ``attributes``) ``name._x`` where ``name`` was imported from one
+    of them (a module or a class, e.g. ``RandomSource._derived``)."""
+    tree = ast.parse(source)
+    found: list[str] = []
+    imported: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.level or _own(node.module or "")):
+            where = "." * node.level + (node.module or "")
+            if any(_private(part) for part in (node.module or "").split(".")):
+                found.append(f"line {node.lineno}: from {where} import ...")
+            for alias in node.names:
+                imported.add(alias.asname or alias.name)
+                if _private(alias.name):
+                    found.append(f"line {node.lineno}: from {where} import {alias.name}")
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if not _own(alias.name):
+                    continue
+                imported.add(alias.asname or alias.name.split(".")[0])
+                if any(_private(part) for part in alias.name.split(".")):
+                    found.append(f"line {node.lineno}: import {alias.name}")
+    if attributes:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and _private(node.attr):
+                base = node.value
+                while isinstance(base, ast.Attribute):
+                    base = base.value
+                if isinstance(base, ast.Name) and base.id in imported:
+                    found.append(f"line {node.lineno}: {ast.unparse(node)}")
+    return sorted(found, key=lambda use: int(use.split()[1].rstrip(":")))
+
+
+def _sources(trees: tuple[str, ...]) -> list[Path]:
+    return sorted(path for tree in trees for path in (REPO_ROOT / tree).rglob("*.py"))
+
+
+TEST_SOURCES = frozenset(_sources(TEST_TREES))
+
+
+@pytest.mark.parametrize(
+    "path",
+    _sources(CODE_TREES + TEST_TREES),
+    ids=lambda path: str(path.relative_to(REPO_ROOT)),
+)
+def test_no_private_name_is_taken_from_another_module(path):
+    uses = private_uses(path.read_text(encoding="utf-8"), attributes=path not in TEST_SOURCES)
+    assert uses == [], f"{path.relative_to(REPO_ROOT)} takes private names: {uses}"
+
+
+def test_a_private_name_taken_from_another_module_is_found():
+    """The check fails on what issue 36 removed (shown failing once on the tree before it)."""
+    before = (
+        "from edgedp.words.keep_rate import _KEEP_CACHE as _KEEP_CACHE\n"
+        "from edgedp.privacy.randomness import RandomSource\n"
+        "from edgedp.packs import native\n"
+        "rng = RandomSource._derived(seed)\n"
+        "native._threads = None\n"
+    )
+    assert private_uses(before, attributes=True) == [
+        "line 1: from edgedp.words.keep_rate import _KEEP_CACHE",
+        "line 4: RandomSource._derived",
+        "line 5: native._threads",
+    ]
+    assert private_uses(before, attributes=False) == [
+        "line 1: from edgedp.words.keep_rate import _KEEP_CACHE"
+    ]
+    assert private_uses("from .sibling import _helper\nimport edgedp._x\n", attributes=True) == [
+        "line 1: from .sibling import _helper",
+        "line 2: import edgedp._x",
+    ]
+    # Third-party and standard-library names are theirs to manage, and a module's own are fine.
+    assert (
+        private_uses("import numpy as np\nnp._core\nclass A:\n    _x = 1\nA._x\n", attributes=True)
+        == []
+    )

@@ -86,10 +86,7 @@ def thread_setting(setting: int | str) -> Iterator[None]:
         with threads(int(setting)):
             yield
         return
-    import faiss
-
-    native._threads = None
-    faiss.omp_set_num_threads(os.cpu_count() or 1)
+    native.reset_num_threads()
     yield
 
 

@@ -36,9 +36,9 @@ BUILD_DOCUMENTS = 10_000
 
 
 def _pack(documents: list[np.ndarray]) -> edgedp.SubspacePack:
-    from bench.utility.domains import _shipped_or_template, subspace_pack
+    from bench.utility.domains import shipped_or_template, subspace_pack
 
-    return subspace_pack("costs", documents, _shipped_or_template())
+    return subspace_pack("costs", documents, shipped_or_template())
 
 
 def _timed(mechanism: edgedp.SubspaceMean, documents: list[np.ndarray], repeats: int) -> float:

@@ -225,7 +225,7 @@ def thread_rows(report: Report, packs: dict[str, edgedp.WordPack], quick: bool) 
                 measured.setdefault(call, {})[str(count)] = (amount / wall, cpu / amount)
         if label == "BRR":  # before: one Python thread, FAISS's OpenMP threads in the search
             with threads(2):
-                native._threads = None
+                native.reset_num_threads()
                 faiss.omp_set_num_threads(2)
                 before = timed_in_turns(
                     {"ids": lambda m=mechanism, i=ids: m.privatize_ids(i)},

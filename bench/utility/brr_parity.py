@@ -54,6 +54,7 @@ from bench.utility.product_reviews import seeded
 from edgedp.evaluation.calibration import privacy_ratio
 from edgedp.evaluation.explain import measure, public_word_set
 from edgedp.evaluation.matching import matched_epsilon
+from edgedp.privacy.randomness import public_statistics_source
 from edgedp.text.segmentation import segment
 
 #: Finished rows of the slow tables, one JSON file per row (delete the folder to measure afresh).
@@ -120,7 +121,7 @@ def source_vectors(source: str) -> tuple[list[str], np.ndarray, dict]:
     if source == "glove50":
         euclidean = dict(edgedp.load_pack().calibration["euclidean"])  # same words and vectors
     else:
-        public = edgedp.RandomSource._derived(np.random.SeedSequence(0))  # a public statistic
+        public = public_statistics_source(0)
         euclidean = sampled_pairwise_statistics(vectors, pairs=2_000_000, rng=public)
     return words, vectors, euclidean
 

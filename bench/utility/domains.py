@@ -263,7 +263,7 @@ def run(report: Report, *, quick: bool, candidates: bool = True) -> None:
     chosen = os.environ.get("EDGEDP_BENCH_DOMAINS")
     held_out_domains = LABELLED if not chosen else tuple(chosen.split(","))
     domains = {name: load_domain(name, quick=quick) for name in (*PUBLIC, "bbc")}
-    template = _shipped_or_template()
+    template = shipped_or_template()
     truncation_pack = edgedp.load_pack("sentences-bbc", kind="sentences")
     bundled = bundled_candidates()
     for held_out in held_out_domains:
@@ -365,7 +365,7 @@ def evaluate_set(
     add(f"SubspaceMean delta {delta:g}", label, epsilon, f1)
 
 
-def _shipped_or_template() -> SubspacePack:
+def shipped_or_template() -> SubspacePack:
     """The installed subspace-general pack, else a stand-in holding the bundled encoder."""
     names = {entry.name for entry in edgedp.list_packs()}
     if "subspace-general" in names:

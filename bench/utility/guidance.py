@@ -31,9 +31,10 @@ import numpy as np
 import edgedp
 from bench.harness import Report, median_seconds, progress
 from edgedp.evaluation.explain import measure, public_word_set, rebuild
-from edgedp.evaluation.tune import _KEEP_CACHE, keep_warning, tune
+from edgedp.evaluation.tune import keep_warning, tune
 from edgedp.text.identifiers import PROTECT_KINDS, check_protect
 from edgedp.text.segmentation import segment
+from edgedp.words.keep_rate import clear_keep_cache
 
 HAMMING_EPSILONS = (0.3, 0.4, 0.5, 0.55, 0.6, 0.65, 0.7, 0.8, 0.9, 1.0)
 EUCLIDEAN_EPSILONS = (2.0, 4.0, 6.0, 8.0, 10.0, 12.0, 15.0, 20.0, 30.0)
@@ -140,7 +141,7 @@ def warning_cost(report: Report) -> None:
     release = median_seconds(lambda: brr.privatize(message), repeats=20)
 
     def uncached() -> None:
-        _KEEP_CACHE.clear()
+        clear_keep_cache()
         keep_warning(brr)
 
     first = median_seconds(uncached, repeats=5)

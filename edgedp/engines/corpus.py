@@ -64,7 +64,7 @@ from edgedp.packs.loading import DEFAULT_WORD_PACK, load_pack, resolve_pack_path
 from edgedp.packs.manifest import read_manifest
 from edgedp.packs.native import get_num_threads, set_num_threads, task_threads
 from edgedp.privacy.ledger import PrivacyLedger
-from edgedp.privacy.randomness import RandomSource
+from edgedp.privacy.randomness import RandomSource, spawned_source
 from edgedp.privacy.validation import check_epsilon
 from edgedp.registry import (
     DEFAULT_DOCUMENT_MECHANISM,
@@ -251,7 +251,7 @@ def _build(
     seed: np.random.SeedSequence | None,
 ) -> Any:
     registry: Mapping[str, type] = WORD_MECHANISMS if task == "privatize" else DOCUMENT_MECHANISMS
-    rng = None if seed is None else RandomSource._derived(seed)
+    rng = spawned_source(seed)
     return registry[mechanism](pack, **options, rng=rng)
 
 

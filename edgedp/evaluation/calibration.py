@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from edgedp.errors import AssetError, InputError
-from edgedp.privacy.randomness import RandomSource
+from edgedp.privacy.randomness import RandomSource, public_statistics_source
 from edgedp.privacy.validation import check_choice, check_epsilon, check_unit_interval
 from edgedp.words.euclidean import regularized_covariance, symmetric_square_root
 from edgedp.words.pack import WordPack
@@ -165,7 +165,9 @@ def metric_statistics(pack: WordPack, metric: str, *, lam: float = 0.2) -> Mappi
         return exact_pairwise_statistics(points)
     # public sampling for a statistic of public vectors, not a release: a fixed seed is fine
     return sampled_pairwise_statistics(
-        points, pairs=MAHALANOBIS_PAIRS, rng=RandomSource._derived(np.random.SeedSequence(0))
+        points,
+        pairs=MAHALANOBIS_PAIRS,
+        rng=public_statistics_source(0),
     )
 
 

@@ -64,7 +64,7 @@ from edgedp.evaluation.empirical_privacy import (
     inference_errors,
     sample_channel,
 )
-from edgedp.privacy.randomness import RandomSource, resolve_rng
+from edgedp.privacy.randomness import RandomSource, public_statistics_source, resolve_rng
 from edgedp.privacy.validation import check_positive_int, check_unit_interval
 from edgedp.progress import ProgressCallback
 from edgedp.text.segmentation import check_text, segment
@@ -217,7 +217,7 @@ def rebuild(mechanism: WordMechanism, rng: RandomSource | int | None, **changes:
 
 def evaluation_source(seed: int = 0) -> RandomSource:
     """A reproducible source for estimates on public words (nothing private is drawn with it)."""
-    return RandomSource._derived(np.random.SeedSequence(seed))
+    return public_statistics_source(seed)
 
 
 def mechanism_metric(mechanism: WordMechanism) -> tuple[str | None, str | None]:

@@ -59,7 +59,6 @@ from edgedp.evaluation.explain import (
 )
 from edgedp.privacy.validation import check_choice, check_epsilon, check_unit_interval
 from edgedp.progress import ProgressCallback
-from edgedp.words.keep_rate import _KEEP_CACHE as _KEEP_CACHE  # re-exported: the privatize warning
 from edgedp.words.keep_rate import HIGH_KEEP as HIGH_KEEP
 from edgedp.words.keep_rate import LOW_KEEP as LOW_KEEP
 from edgedp.words.keep_rate import WARNING_STAGES as WARNING_STAGES
@@ -116,9 +115,11 @@ class Tuning:
         return "\n".join(parts)
 
 
-def _statistic(
+def estimate_statistic(
     mechanism: WordMechanism, words: np.ndarray, samples: int, target: str, prior: str
 ) -> Estimate:
+    """``tune``'s estimate of ``target`` ("keep" or an inference error under ``prior``) for
+    ``mechanism`` on ``words``, from a fixed public evaluation stream."""
     stats = measure(mechanism, words, samples, rng=evaluation_source(1), inference=target != "keep")
     estimate: Estimate = stats["kept"] if target == "keep" else stats[f"error_{prior}"]
     return estimate
@@ -175,7 +176,7 @@ def tune(
         statistics = loss_statistics(mechanism.pack, metric, lam)
         distance = float(statistics["average" if aggregate == "avg" else "maximum"])
         epsilon = bound / distance
-        kept = _statistic(at(epsilon), word_ids, samples, "keep", prior)
+        kept = estimate_statistic(at(epsilon), word_ids, samples, "keep", prior)
         return Tuning(
             type(mechanism).__name__,
             mechanism.pack.name,
@@ -204,7 +205,7 @@ def tune(
         return math.ceil(math.log2(max(math.log(ratio) / math.log1p(rel_tol), 1.0))) + 2
 
     def estimate(epsilon: float) -> Estimate:
-        result = _statistic(at(epsilon, **changes), word_ids, samples, target, prior)
+        result = estimate_statistic(at(epsilon, **changes), word_ids, samples, target, prior)
         evaluations.append(
             {"epsilon": epsilon, "value": result.value, "low": result.low, "high": result.high}
         )
@@ -254,13 +255,13 @@ def tune(
     t = None
     if choose_t:
         found, t = _choose_t(mechanism, found, word_ids, samples, prior, metric, at)
-        result = _statistic(at(found, t=t), word_ids, samples, target, prior)
+        result = estimate_statistic(at(found, t=t), word_ids, samples, target, prior)
         stopped += f"; then Alg. 2 chose t = {t:g} at equal utility loss"
     final = {**changes, "t": t} if t is not None else changes
     kept = (
         result
         if target == "keep"
-        else _statistic(at(found, **final), word_ids, samples, "keep", prior)
+        else estimate_statistic(at(found, **final), word_ids, samples, "keep", prior)
     )
     return Tuning(
         type(mechanism).__name__,

@@ -51,7 +51,7 @@ _MAX_MANIFEST_BYTES = 1 << 20
 _SAFE_FILE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 _SHA256_HEX = re.compile(r"^[0-9a-f]{64}$")
 _HASH_CHUNK = 1 << 20
-#: Packs of at most this many bytes are hashed with CPython's built-in SHA-256 (see _sha256).
+#: Packs of at most this many bytes are hashed with CPython's built-in SHA-256 (see sha256_hasher).
 BUILTIN_SHA256_MAX_BYTES = 16 << 20
 #: Deepest JSON nesting a manifest may use (the bundled ones use 5).
 MAX_MANIFEST_DEPTH = 16
@@ -76,7 +76,7 @@ class _Digest(Protocol):
     def hexdigest(self) -> str: ...
 
 
-def _sha256(expected_bytes: int) -> _Digest:
+def sha256_hasher(expected_bytes: int) -> _Digest:
     """A SHA-256 hash object for about ``expected_bytes`` of data (same digest either way).
 
     ``hashlib`` loads OpenSSL's libcrypto, about 3.5 MB of resident memory: as much as the bundled
@@ -101,7 +101,7 @@ def _sha256(expected_bytes: int) -> _Digest:
 
 def sha256_file(path: Path) -> str:
     """Hex SHA-256 of a file, read in chunks."""
-    digest = _sha256(path.stat().st_size)
+    digest = sha256_hasher(path.stat().st_size)
     with path.open("rb") as handle:
         while chunk := handle.read(_HASH_CHUNK):
             digest.update(chunk)
@@ -278,7 +278,7 @@ class Manifest:
 
 def _hex_sha256(buffer: bytes, pack_bytes: int) -> str:
     """Hex SHA-256 of one file of a pack of ``pack_bytes`` bytes in all."""
-    digest = _sha256(pack_bytes)
+    digest = sha256_hasher(pack_bytes)
     digest.update(buffer)
     return digest.hexdigest()
 

@@ -51,6 +51,16 @@ def set_num_threads(count: int) -> None:
     faiss.omp_set_num_threads(_threads)
 
 
+def reset_num_threads() -> None:
+    """Forget :func:`set_num_threads`: FAISS back to its OpenMP default (one thread per core),
+    sessions and batches as if no count had been set."""
+    import faiss
+
+    global _threads
+    _threads = None
+    faiss.omp_set_num_threads(os.cpu_count() or 1)
+
+
 def get_num_threads() -> int | None:
     """The count set with :func:`set_num_threads`, or ``None`` for the libraries' defaults."""
     return _threads

@@ -92,7 +92,7 @@ class _Mersenne:
     def __init__(self, seed: int) -> None:
         import random
 
-        self._random = random.Random(seed)  # noqa: S311 - public Monte Carlo only (_public)
+        self._random = random.Random(seed)  # noqa: S311 - public Monte Carlo only
 
     def bytes(self, length: int) -> bytes:
         return self._random.randbytes(length)
@@ -116,13 +116,8 @@ class RandomSource:
 
     @classmethod
     def _derived(cls, seed_sequence: np.random.SeedSequence) -> RandomSource:
-        """A reproducible, NOT private source from a SeedSequence, *without* a warning (internal).
-
-        Only for the children of a seeded source that already warned (:meth:`spawn`, worker
-        processes) and for reproducible sampling that releases nothing private (e.g. the pairs
-        sampled for calibration statistics). It is private so that the only public way to a seeded
-        source is :meth:`seeded`, which warns.
-        """
+        """A reproducible, NOT private source from a SeedSequence, *without* a warning (internal:
+        :func:`spawned_source` and :func:`public_statistics_source` are its two uses)."""
         if not isinstance(seed_sequence, np.random.SeedSequence):
             raise InputError(f"expected a numpy SeedSequence, got {type(seed_sequence).__name__}")
         source = cls()
@@ -133,7 +128,7 @@ class RandomSource:
     @classmethod
     def _public(cls, seed: int) -> RandomSource:
         """A reproducible, NOT private source for Monte Carlo on public words, *without* a warning
-        and without ``numpy.random`` (internal).
+        and without ``numpy.random`` (internal: :func:`light_public_source`).
 
         Importing ``numpy.random`` costs ~6.7 MB of resident memory, more than the bundled pack:
         ``edgedp privatize``'s keep-rate warning (:mod:`edgedp.words.keep_rate`) draws its public
@@ -147,8 +142,7 @@ class RandomSource:
     @classmethod
     def seeded(cls, seed: int) -> RandomSource:
         """A reproducible, NOT private source; warns with :class:`NotPrivateWarning`."""
-        if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
-            raise InputError(f"seed must be a non-negative integer, got {seed!r}")
+        seed = check_seed(seed)
         warnings.warn(
             f"edgedp is using a fixed seed ({seed}): the output is reproducible and therefore "
             "NOT differentially private. Use seeds only for tests and benchmarks.",
@@ -188,7 +182,7 @@ class RandomSource:
 
     def _check_spawnable(self) -> None:
         if self._generator is not None and self._seed_sequence is None:
-            raise InputError("a public evaluation source (RandomSource._public) cannot spawn")
+            raise InputError("a public evaluation source (light_public_source) cannot spawn")
 
     # -- raw bits -------------------------------------------------------------------------------
 
@@ -495,6 +489,34 @@ def _refuse_copy(how: str) -> NoReturn:
         f"a seeded RandomSource cannot be {how}: both copies would draw the same noise. "
         "Give each worker its own source with RandomSource.spawn(n)."
     )
+
+
+def spawned_source(seed: np.random.SeedSequence | None) -> RandomSource:
+    """The source of one worker from a seed that :meth:`RandomSource.spawn_seeds` handed out: OS
+    entropy for ``None`` (a private parent), else that seeded child, NOT private and silent (its
+    parent warned when it was seeded)."""
+    return RandomSource() if seed is None else RandomSource._derived(seed)
+
+
+def public_statistics_source(seed: int) -> RandomSource:
+    """A reproducible, NOT private, silent source for statistics of PUBLIC data only (the pairs
+    sampled for a pack's calibration statistics, ``explain``'s evaluation on public words). Never
+    for a release: a mechanism that protects anything takes ``rng=None`` (or, in tests, a seed,
+    which warns)."""
+    return RandomSource._derived(np.random.SeedSequence(check_seed(seed)))
+
+
+def light_public_source(seed: int) -> RandomSource:
+    """:func:`public_statistics_source` without importing ``numpy.random`` (Python's Mersenne
+    Twister; see :meth:`RandomSource._public`): the keep-rate warning of every ``privatize`` run."""
+    return RandomSource._public(check_seed(seed))
+
+
+def check_seed(seed: object) -> int:
+    """A seed: a non-negative integer (not a bool)."""
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
+        raise InputError(f"seed must be a non-negative integer, got {seed!r}")
+    return int(seed)
 
 
 def resolve_rng(rng: RandomSource | int | None) -> RandomSource:

@@ -121,7 +121,7 @@ _SPAN_WORDS = frozenset([*_MONTH_NAMES, "of", "ext"])
 _IPV4 = r"(?:\d{1,3}\.){3}\d{1,3}"
 
 
-def _data_lines(name: str) -> list[str]:
+def data_lines(name: str) -> list[str]:
     """The non-comment lines of a data file beside this module (no importlib.resources: it costs
     the word path ~1 MB resident, issue 17)."""
     text = (Path(__file__).resolve().parent / name).read_text(encoding="utf-8")
@@ -240,7 +240,7 @@ def _identifier_pattern(excluded: frozenset[str] = frozenset()) -> re.Pattern[st
 @cache
 def top_level_domains() -> frozenset[str]:
     """IANA's top-level domains, lower case (:data:`TLDS_FILE`)."""
-    return frozenset(_data_lines(TLDS_FILE))
+    return frozenset(data_lines(TLDS_FILE))
 
 
 def check_protect(protect: Iterable[str] | str | None) -> frozenset[str]:
@@ -345,7 +345,7 @@ def span_may_continue(token: str) -> bool:
 @cache
 def public_names() -> frozenset[str]:
     """The public first-name and surname list (lower case); see :data:`NAMES_FILE`."""
-    return frozenset(_data_lines(NAMES_FILE))
+    return frozenset(data_lines(NAMES_FILE))
 
 
 _APOSTROPHE_NAME = re.compile(r"(?<![\w'\u2019])[^\W\d_]+['\u2019][^\W\d_]+(?![\w'\u2019])")
@@ -383,4 +383,4 @@ def protected_spans(text: str, kinds: frozenset[str]) -> list[tuple[int, int, st
 def common_words() -> frozenset[str]:
     """Common English words, lower case (:data:`COMMON_WORDS_FILE`): a capitalized word that
     starts a sentence, or an all-capitals one, is a proper noun unless it is one of these."""
-    return frozenset(_data_lines(COMMON_WORDS_FILE))
+    return frozenset(data_lines(COMMON_WORDS_FILE))

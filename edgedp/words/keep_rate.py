@@ -11,8 +11,8 @@ frequency ranks, each released a few times. Each word of the set stands for the 
 neighbours and carries their Zipf mass (:func:`zipf_prior`: the packs' vocabularies are in
 corpus-frequency order), so the weighted share of kept words estimates the share of a running
 text's words that come out unchanged. Only public words are drawn and released, with a fixed
-public stream (:meth:`edgedp.privacy.randomness.RandomSource._public`), so the same mechanism always gets
-the same warning; nothing private is computed or cached.
+public stream (:func:`edgedp.privacy.randomness.light_public_source`), so the same
+mechanism always gets the same warning; nothing private is computed or cached.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from edgedp.errors import InputError, NotPrivateWarning
-from edgedp.privacy.randomness import RandomSource
+from edgedp.privacy.randomness import light_public_source
 from edgedp.privacy.validation import check_positive_int
 from edgedp.text.identifiers import identifier_spans
 from edgedp.words.mechanism import WordMechanism
@@ -196,7 +196,7 @@ def weighted_keep(unchanged: np.ndarray, prior: np.ndarray, samples: int, words:
     )
 
 
-_KEEP_CACHE: dict[tuple[str, str, str], Estimate] = {}
+_keep_cache: dict[tuple[str, str, str], Estimate] = {}
 
 
 def quick_keep(mechanism: WordMechanism) -> Estimate:
@@ -217,12 +217,12 @@ def quick_keep(mechanism: WordMechanism) -> Estimate:
         type(mechanism).__qualname__,
         json.dumps(parameters, sort_keys=True, default=str),
     )
-    if key not in _KEEP_CACHE:
+    if key not in _keep_cache:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", NotPrivateWarning)  # public words only
             evaluator = type(mechanism)(
                 mechanism.pack,
-                rng=RandomSource._public(WARNING_SEED),
+                rng=light_public_source(WARNING_SEED),
                 **mechanism.parameters(),  # type: ignore[arg-type]
             )
         mask = word_like_mask(mechanism.pack)
@@ -235,8 +235,13 @@ def quick_keep(mechanism: WordMechanism) -> Estimate:
             kept = weighted_keep(unchanged, prior, samples, len(words))
             if 0.2 <= kept.value <= 0.8:
                 break
-        _KEEP_CACHE[key] = kept
-    return _KEEP_CACHE[key]
+        _keep_cache[key] = kept
+    return _keep_cache[key]
+
+
+def clear_keep_cache() -> None:
+    """Forget the cached estimates of :func:`quick_keep` (benchmarks time the first one)."""
+    _keep_cache.clear()
 
 
 def keep_warning(mechanism: WordMechanism) -> str | None:

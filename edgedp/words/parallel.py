@@ -18,7 +18,7 @@ import numpy as np
 
 from edgedp.packs.loading import load_pack
 from edgedp.packs.native import set_num_threads
-from edgedp.privacy.randomness import RandomSource
+from edgedp.privacy.randomness import spawned_source
 from edgedp.privacy.validation import check_positive_int
 from edgedp.words.mechanism import WordMechanism
 from edgedp.words.pack import WordPack
@@ -33,7 +33,7 @@ def _privatize_chunk(task: Task) -> list[str]:
     if pack_path not in _PACKS:
         set_num_threads(1)  # the processes are the parallelism: FAISS would start one per core
         _PACKS[pack_path] = load_pack(Path(pack_path), kind="words")
-    rng = None if seed is None else RandomSource._derived(seed)
+    rng = spawned_source(seed)
     return mechanism_class(_PACKS[pack_path], **parameters, rng=rng).privatize_batch(texts)
 
 

@@ -44,7 +44,7 @@ import edgedp_export
 from edgedp.errors import InputError
 from edgedp.evaluation.calibration import exact_pairwise_statistics, sampled_pairwise_statistics
 from edgedp.packs.manifest import thaw
-from edgedp.privacy.randomness import RandomSource
+from edgedp.privacy.randomness import public_statistics_source
 from edgedp.text.segmentation import normalize_word
 from edgedp.words.pack import WordPack
 from edgedp_export.custext_sets import DEFAULT_CUSTEXT_K, add_custext_sets
@@ -101,7 +101,7 @@ def euclidean_calibration(vectors: np.ndarray, *, exact: bool) -> dict[str, Any]
         statistics = sampled_pairwise_statistics(
             vectors,
             pairs=SAMPLED_PAIRS,
-            rng=RandomSource._derived(np.random.SeedSequence(CALIBRATION_SEED)),
+            rng=public_statistics_source(CALIBRATION_SEED),
         )
     statistics["vectors"] = "the pack's stored vectors"
     return statistics

@@ -17,7 +17,7 @@ from tqdm import tqdm
 import edgedp_export
 from edgedp.errors import InputError
 from edgedp.evaluation.calibration import exact_pairwise_statistics, sampled_pairwise_statistics
-from edgedp.privacy.randomness import RandomSource
+from edgedp.privacy.randomness import public_statistics_source
 from edgedp.text.segmentation import normalize_word, segment
 from edgedp_export.binarize import REPORTED_METHODS, binarize
 from edgedp_export.calibration import hamming_statistics
@@ -257,7 +257,9 @@ def _calibration(codes: np.ndarray, vectors: np.ndarray, *, stored_vectors: bool
         )
         if len(vectors) <= EXACT_PAIRWISE_LIMIT
         else sampled_pairwise_statistics(
-            vectors, pairs=SAMPLED_PAIRS, rng=RandomSource._derived(np.random.SeedSequence(0))
+            vectors,
+            pairs=SAMPLED_PAIRS,
+            rng=public_statistics_source(0),
         )
     )
     euclidean["vectors"] = (

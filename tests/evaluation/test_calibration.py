@@ -12,7 +12,7 @@ from edgedp.evaluation.calibration import (
     exact_pairwise_statistics,
     sampled_pairwise_statistics,
 )
-from edgedp.privacy.randomness import RandomSource
+from edgedp.privacy.randomness import public_statistics_source
 
 
 @pytest.mark.parametrize("count", [2, 3, 2049, 4500])
@@ -47,9 +47,7 @@ def test_pack_calibration_matches_brute_force(euclid_pack):
 
 def test_sampled_statistics_cover_the_exact_average_and_find_the_exact_maximum():
     points = np.random.default_rng(5).standard_normal((3000, 5)) * np.arange(1, 6)
-    stats = sampled_pairwise_statistics(
-        points, pairs=200_000, rng=RandomSource._derived(np.random.SeedSequence(1))
-    )
+    stats = sampled_pairwise_statistics(points, pairs=200_000, rng=public_statistics_source(1))
     exact = pdist(points)
     low, high = stats["average_ci95"]
     assert low <= exact.mean() <= high

@@ -9,14 +9,14 @@ import pytest
 
 import edgedp
 from edgedp.evaluation.explain import evaluation_source, public_word_set, rebuild
-from edgedp.evaluation.tune import TUNE_SAMPLES, TUNE_WORDS, _statistic, tune
+from edgedp.evaluation.tune import TUNE_SAMPLES, TUNE_WORDS, estimate_statistic, tune
 
 
 def table(mechanism, epsilons, target, words=TUNE_WORDS, samples=TUNE_SAMPLES, prior="zipf"):
     """The estimate tune inverts, measured at each epsilon (the same public words and stream)."""
     ids = public_word_set(mechanism.pack, words)
     return {
-        float(epsilon): _statistic(
+        float(epsilon): estimate_statistic(
             rebuild(mechanism, evaluation_source(1), epsilon=float(epsilon)),
             ids,
             samples,

@@ -54,8 +54,9 @@ def test_a_file_rewritten_after_load_does_not_change_the_mechanism(pack_dir, tmp
 
 
 class _RewriteAfterHashing:
-    """A stand-in for the SHA-256 of edgedp.packs.manifest (``_sha256``): hashes honestly, and as soon as
-    it has hashed the ``.npy`` file it swaps that file on disk (the window between hash and use)."""
+    """A stand-in for the SHA-256 of edgedp.packs.manifest (``sha256_hasher``): hashes honestly, and
+    as soon as it has hashed the ``.npy`` file it swaps that file on disk (the window between hash
+    and use)."""
 
     def __init__(self, target: Path, content: bytes) -> None:
         self.target, self.content, self.fired = target, content, False
@@ -82,7 +83,7 @@ class _RewriteAfterHashing:
 
 def test_a_file_swapped_between_hash_and_use_is_not_used(pack_dir, tmp_path, monkeypatch):
     hook = _RewriteAfterHashing(pack_dir / "codes.npy", npy(CRAFTED, tmp_path))
-    monkeypatch.setattr(edgedp.packs.manifest, "_sha256", hook.sha256)
+    monkeypatch.setattr(edgedp.packs.manifest, "sha256_hasher", hook.sha256)
     pack = edgedp.load_pack(pack_dir)
     assert hook.fired  # the swap happened after the codes were hashed ...
     assert (pack_dir / "codes.npy").read_bytes() == npy(CRAFTED, tmp_path)

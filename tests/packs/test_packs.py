@@ -18,8 +18,8 @@ from edgedp.errors import AssetError
 from edgedp.packs.manifest import (
     BUILTIN_SHA256_MAX_BYTES,
     FORMAT_VERSION,
-    _sha256,
     read_manifest,
+    sha256_hasher,
 )
 
 
@@ -169,7 +169,7 @@ def test_both_sha256_implementations_are_hashlibs(size):
     # small packs are hashed by CPython's built-in SHA-256 (no OpenSSL in memory), big ones by
     # hashlib: the digest must be the standard one either way
     data = bytes(range(256)) * (size // 256) + b"x" * (size % 256)
-    digest = _sha256(size)
+    digest = sha256_hasher(size)
     digest.update(data[: size // 3])
     digest.update(data[size // 3 :])
     assert digest.hexdigest() == hashlib.sha256(data).hexdigest()

@@ -11,7 +11,13 @@ from scipy import stats
 
 import edgedp
 from edgedp.errors import InputError, NotPrivateWarning, RandomnessError
-from edgedp.privacy.randomness import RandomSource, resolve_rng
+from edgedp.privacy.randomness import (
+    RandomSource,
+    light_public_source,
+    public_statistics_source,
+    resolve_rng,
+    spawned_source,
+)
 
 
 def test_default_is_os_entropy_and_private():
@@ -42,9 +48,17 @@ def test_the_only_public_way_to_a_seeded_source_warns():
     public = {name for name in dir(RandomSource) if not name.startswith("_")}
     makers = {name for name in public if isinstance(vars(RandomSource).get(name), classmethod)}
     assert makers == {"os_entropy", "seeded"}  # seeded() warns (test above)
+    # the silent seeded sources say in their names what they are for, and none is private
     with pytest.raises(InputError):
-        RandomSource._derived(0)
-    assert not RandomSource._derived(np.random.SeedSequence(0)).is_private
+        spawned_source(0)  # a seed handed out by spawn_seeds, not a number
+    assert spawned_source(None).is_private
+    with pytest.warns(NotPrivateWarning):
+        (child,) = RandomSource.seeded(0).spawn_seeds(1)
+    assert not spawned_source(child).is_private
+    for public in (public_statistics_source, light_public_source):
+        assert not public(0).is_private
+        with pytest.raises(InputError, match="non-negative integer"):
+            public(-1)
 
 
 def test_numpy_generators_are_refused():
@@ -109,10 +123,10 @@ def test_seeded_source_refuses_pickling_but_spawns(seeded):
 
 def test_public_evaluation_source_is_reproducible_not_private_and_never_spawns():
     # the keep-rate warning's stream: Python's Mersenne Twister, so numpy.random is not loaded
-    first, second = RandomSource._public(2), RandomSource._public(2)
+    first, second = light_public_source(2), light_public_source(2)
     assert not first.is_private
     assert bytes(first.random_bytes(64)) == bytes(second.random_bytes(64))
-    assert bytes(first.random_bytes(64)) != bytes(RandomSource._public(3).random_bytes(64))
+    assert bytes(first.random_bytes(64)) != bytes(light_public_source(3).random_bytes(64))
     for spawn in (first.spawn, first.spawn_seeds):
         with pytest.raises(InputError, match="cannot spawn"):
             spawn(2)
