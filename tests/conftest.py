@@ -1,4 +1,5 @@
-"""Fixtures: the bundled default pack and tiny synthetic packs built in temporary directories."""
+"""Fixtures: the bundled default pack and tiny synthetic packs built in temporary directories; the
+order in which the parallel workers (pytest-xdist) take the tests."""
 
 from __future__ import annotations
 
@@ -11,6 +12,18 @@ from helpers import planted_vectors, write_vector_file, write_word_pack
 from sentence_helpers import sentence_pack  # noqa: F401  (the bundled sentence pack, every file)
 
 import edgedp
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Test modules that hold a ``slow`` test run first, each module's tests in their own order.
+
+    pytest-xdist deals the first tests out to the workers in turn and the rest as workers free
+    up: long tests dealt first spread over the workers, while a long test dealt last keeps one
+    worker busy after the others have finished (longest first is the classic remedy). Whole
+    modules move, so a module's fixtures are still set up once per worker.
+    """
+    heavy = {item.path for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: item.path not in heavy)  # stable: the order is kept otherwise
 
 
 @pytest.fixture(scope="session")

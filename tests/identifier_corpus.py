@@ -31,12 +31,19 @@ class Parts:
     hex_words: list[str]  # vocabulary words made only of a-f, 2-4 letters
     tlds: list[str]
 
+    def __post_init__(self) -> None:
+        # rng.choice turns a list into an array on every call (most of the corpus's time): turn
+        # each pool into one array once; the draws, and so the corpus, are the same
+        self._words = np.asarray(self.words)
+        self._short = {None: np.asarray(self.short)} | {
+            length: np.asarray([w for w in self.short if len(w) == length]) for length in (2, 3, 4)
+        }
+
     def word(self) -> str:
-        return str(self.rng.choice(self.words))
+        return str(self.rng.choice(self._words))
 
     def short_word(self, length: int | None = None) -> str:
-        pool = self.short if length is None else [w for w in self.short if len(w) == length]
-        return str(self.rng.choice(pool))
+        return str(self.rng.choice(self._short[length]))
 
     def digits(self, count: int) -> str:
         return "".join(self.rng.choice(list(string.digits), count))

@@ -1,4 +1,4 @@
-"""Smoke test of the benchmarks: ``python -m bench all --quick`` runs every suite on tiny inputs.
+"""Smoke test of the benchmarks: every suite of ``python -m bench all`` runs ``--quick`` on tiny inputs.
 
 Benchmarks never assert timings; this only checks that every suite of ``all`` runs to the end and
 writes its JSON (figures plus the machine description), Markdown report and plots.
@@ -35,15 +35,33 @@ def _missing() -> list[str]:
     return [name for name in BENCH_MODULES if importlib.util.find_spec(name) is None]
 
 
-@pytest.mark.skipif(bool(_missing()), reason=f"bench dependencies missing: {_missing()}")
-def test_all_suites_run_quick_and_write_their_reports(tmp_path):
+def _suites() -> dict[str, str]:
     sys.path.insert(0, str(ROOT))
     try:
         from bench.__main__ import SUITES
     finally:
         sys.path.remove(str(ROOT))
+    return dict(SUITES)
+
+
+#: The suites of ``python -m bench all`` (which runs each in turn, as below).
+ALL = ("latency", "memory", "index", "word-utility", "doc-utility", "peers")
+#: The suites whose report carries plots.
+PLOTTED = ("latency", "memory", "word-utility", "peers")
+
+
+def test_all_is_the_six_suites_users_compare_mechanisms_by():
+    assert tuple(_suites()) == ALL
+
+
+# One test per suite, each its own ``python -m bench SUITE --quick`` process, so that the parallel
+# workers share them out; ``all`` runs the same suites in turn in one process.
+@pytest.mark.slow
+@pytest.mark.skipif(bool(_missing()), reason=f"bench dependencies missing: {_missing()}")
+@pytest.mark.parametrize("suite", ALL)
+def test_suite_runs_quick_and_writes_its_report(tmp_path, suite):
     result = subprocess.run(
-        [sys.executable, "-m", "bench", "all", "--quick", "--out", str(tmp_path)],
+        [sys.executable, "-m", "bench", suite, "--quick", "--out", str(tmp_path)],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -51,18 +69,16 @@ def test_all_suites_run_quick_and_write_their_reports(tmp_path):
         check=False,
     )
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-3000:]
-    assert set(SUITES) == {"latency", "memory", "index", "word-utility", "doc-utility", "peers"}
-    for suite in SUITES:
-        document = json.loads((tmp_path / f"{suite}.json").read_text())
-        assert document["suite"] == suite
-        assert document["quick"] is True
-        assert document["rows"], f"{suite} wrote no rows"
-        machine = document["machine"]
-        assert machine["cpu"] and machine["cores"] >= 1
-        assert machine["libraries"]["numpy"]
-        markdown = (tmp_path / f"{suite}.md").read_text()
-        assert markdown.startswith(f"# bench: {suite} (quick)")
-        for figure in document["figures"]:
-            assert (tmp_path / figure).stat().st_size > 1000, f"{suite}: empty plot {figure}"
-    for suite in ("latency", "memory", "word-utility", "peers"):
-        assert json.loads((tmp_path / f"{suite}.json").read_text())["figures"], suite
+    document = json.loads((tmp_path / f"{suite}.json").read_text())
+    assert document["suite"] == suite
+    assert document["quick"] is True
+    assert document["rows"], f"{suite} wrote no rows"
+    machine = document["machine"]
+    assert machine["cpu"] and machine["cores"] >= 1
+    assert machine["libraries"]["numpy"]
+    markdown = (tmp_path / f"{suite}.md").read_text()
+    assert markdown.startswith(f"# bench: {suite} (quick)")
+    for figure in document["figures"]:
+        assert (tmp_path / figure).stat().st_size > 1000, f"{suite}: empty plot {figure}"
+    if suite in PLOTTED:
+        assert document["figures"], suite

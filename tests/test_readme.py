@@ -36,6 +36,7 @@ def workdir(tmp_path_factory, euclid_pack) -> Path:
     return directory
 
 
+@pytest.mark.slow
 def test_readme_python_examples_run(workdir):
     result = subprocess.run(
         [sys.executable, "readme_example.py"],
@@ -48,6 +49,7 @@ def test_readme_python_examples_run(workdir):
     assert result.returncode == 0, result.stderr[-3000:]
 
 
+@pytest.mark.slow
 def test_readme_python_examples_type_check(workdir):
     result = subprocess.run(
         [

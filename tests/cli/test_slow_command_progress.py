@@ -22,6 +22,7 @@ def _cli(capsys, monkeypatch, *args: str, progress: str | None) -> tuple[str, st
     return captured.out, captured.err
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "command",
     [

