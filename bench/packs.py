@@ -13,10 +13,17 @@ so that packs of different sizes differ in their vocabulary only:
   vocabulary of the Product Reviews experiment);
 * ``quick`` and ``opinion-lexicon-quick``: small random-hyperplane packs for ``--quick`` runs, built
   in seconds (no autoencoder training).
+
+Benchmarks may run at once (the test suite runs each ``--quick`` suite in its own process, in
+parallel): a pack is built under a lock, by the first process that needs it, and the others wait
+for it and load it.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+from collections.abc import Iterator
 from pathlib import Path
 
 import edgedp
@@ -67,9 +74,26 @@ def is_built(name: str) -> bool:
     return (pack_dir(name) / "manifest.json").is_file()
 
 
+@contextlib.contextmanager
+def _build_lock() -> Iterator[None]:
+    """One build at a time across processes (``bench/packs/.build.lock``, released on exit)."""
+    PACKS_DIR.mkdir(parents=True, exist_ok=True)
+    with open(PACKS_DIR / ".build.lock", "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
+
+
 def ensure_pack(name: str) -> edgedp.WordPack:
     """The bench pack ``name`` (see :data:`BUILDS`), built once with ``edgedp-export words``."""
     directory = pack_dir(name)
+    if not is_built(name):
+        with _build_lock():
+            _build(name, directory)
+    return edgedp.load_pack(directory)
+
+
+def _build(name: str, directory: Path) -> None:
+    """Build ``name`` into ``directory`` unless another process did while this one waited."""
     if not is_built(name):
         from edgedp_export.cli import main as export_main
 
@@ -81,7 +105,6 @@ def ensure_pack(name: str) -> edgedp.WordPack:
         arguments = ["words", *BUILDS[name], "--name", name, "--out", str(directory), "--force"]
         if export_main(arguments) != 0:
             raise SystemExit(f"could not build the {name} pack")
-    return edgedp.load_pack(directory)
 
 
 def pack_bytes(pack) -> int:

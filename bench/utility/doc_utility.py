@@ -30,6 +30,7 @@ Needs scikit-learn and matplotlib (bench/requirements.txt).
 
 from __future__ import annotations
 
+import os
 import warnings
 from pathlib import Path
 
@@ -80,7 +81,9 @@ def _embed(pack: edgedp.SentencePack, name: str, sentences: list[list[str]]) -> 
         [pack.encoder.encode(flat[i : i + 512]) for i in range(0, len(flat), 512)]
         or [np.empty((0, pack.dims), np.float32)]
     )
-    np.savez(path, embeddings=embeddings, sizes=sizes)
+    temporary = path.with_suffix(f".tmp-{os.getpid()}.npz")  # suites may run at once: no torn file
+    np.savez(temporary, embeddings=embeddings, sizes=sizes)
+    temporary.replace(path)
     return np.split(embeddings, np.cumsum(sizes)[:-1])
 
 

@@ -19,6 +19,7 @@ documents it has not seen. The whole study encodes about 90,000 sentences once (
 from __future__ import annotations
 
 import hashlib
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -127,7 +128,7 @@ class EmbeddingCache:
     def _save(self) -> None:
         CACHE.mkdir(parents=True, exist_ok=True)
         keys = sorted(self.stored)
-        temporary = self.path.with_suffix(".tmp.npz")
+        temporary = self.path.with_suffix(f".tmp-{os.getpid()}.npz")  # one per process
         np.savez(
             temporary,
             keys=np.array(keys),
