@@ -253,15 +253,18 @@ class RandomSource:
         """
         count = math.prod(size) if isinstance(size, tuple) else size
         out = np.zeros(count, dtype=np.int64)
-        todo = np.arange(count)
-        while todo.size:
-            chunk = self.uint64(todo.size) >> np.uint64(64 - _CHUNK_BITS)
-            zero = chunk == 0
-            # chunk < 2**53 converts exactly; frexp's exponent e has 2**(e-1) <= chunk < 2**e.
-            _, exponent = np.frexp(chunk[~zero].astype(np.float64))
-            out[todo[~zero]] += _CHUNK_BITS - exponent
-            out[todo[zero]] += _CHUNK_BITS
-            todo = todo[zero]
+        todo: np.ndarray | None = None  # None: every draw (the first word), else the draws left
+        while todo is None or todo.size:
+            chunk = self.uint64(count if todo is None else todo.size) >> np.uint64(64 - _CHUNK_BITS)
+            # chunk < 2**53 converts exactly; frexp's exponent e has 2**(e-1) <= chunk < 2**e, and
+            # e = 0 for chunk = 0: 53 zero bits, the draw goes on to its next word.
+            _, exponent = np.frexp(chunk.astype(np.float64))
+            if todo is None:  # no index arrays for the common case: one word decides
+                out += _CHUNK_BITS - exponent
+                todo = np.flatnonzero(chunk == 0)
+            else:
+                out[todo] += _CHUNK_BITS - exponent
+                todo = todo[chunk == 0]
         return out.reshape(size)
 
     def _exponential_parts(
