@@ -176,7 +176,7 @@ def _mahalanobis_statistics(pack: WordPack, lam: float) -> dict[str, Any]:
     points = _whitened(pack, lam)
     if len(points) <= EXACT_PAIRS_LIMIT:
         return dict(exact_pairwise_statistics(points))
-    rng = evaluation_source()
+    rng = public_statistics_source(0)
     first, second = rng.integers(len(points), 200_000), rng.integers(len(points), 200_000)
     keep = first != second
     average = float(np.linalg.norm(points[first[keep]] - points[second[keep]], axis=1).mean())
@@ -213,11 +213,6 @@ def rebuild(mechanism: WordMechanism, rng: RandomSource | int | None, **changes:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", NotPrivateWarning)  # evaluation on public words only
         return type(mechanism)(mechanism.pack, rng=rng, **parameters)
-
-
-def evaluation_source(seed: int = 0) -> RandomSource:
-    """A reproducible source for estimates on public words (nothing private is drawn with it)."""
-    return public_statistics_source(seed)
 
 
 def mechanism_metric(mechanism: WordMechanism) -> tuple[str | None, str | None]:

@@ -32,12 +32,12 @@ from typing import Any
 from edgedp.errors import InputError
 from edgedp.evaluation.explain import (
     Estimate,
-    evaluation_source,
     measure,
     public_word_set,
     rebuild,
 )
 from edgedp.evaluation.tune import TUNE_SAMPLES, TUNE_WORDS, tune
+from edgedp.privacy.randomness import public_statistics_source
 from edgedp.privacy.validation import check_choice
 from edgedp.words.mechanism import WordMechanism
 
@@ -72,10 +72,10 @@ def source_statistic(
     """``statistic`` of ``mechanism`` on the public word set, measured as tune measures it."""
     statistic = check_choice(statistic, "statistic", STATISTICS)
     stats = measure(
-        rebuild(mechanism, evaluation_source(1)),
+        rebuild(mechanism, public_statistics_source(1)),
         public_word_set(mechanism.pack, words),
         samples,
-        rng=evaluation_source(1),
+        rng=public_statistics_source(1),
         inference=statistic != "kept",
     )
     estimate: Estimate = stats["kept"] if statistic == "kept" else stats["error_zipf"]

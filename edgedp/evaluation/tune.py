@@ -49,7 +49,6 @@ from edgedp.errors import InputError, PrivacyParameterError
 from edgedp.evaluation.empirical_privacy import select_parameters
 from edgedp.evaluation.explain import (
     Estimate,
-    evaluation_source,
     loss_statistics,
     measure,
     mechanism_metric,
@@ -57,6 +56,7 @@ from edgedp.evaluation.explain import (
     rebuild,
     zipf_prior,
 )
+from edgedp.privacy.randomness import public_statistics_source
 from edgedp.privacy.validation import check_choice, check_epsilon, check_unit_interval
 from edgedp.progress import ProgressCallback
 from edgedp.words.keep_rate import HIGH_KEEP as HIGH_KEEP
@@ -120,7 +120,9 @@ def estimate_statistic(
 ) -> Estimate:
     """``tune``'s estimate of ``target`` ("keep" or an inference error under ``prior``) for
     ``mechanism`` on ``words``, from a fixed public evaluation stream."""
-    stats = measure(mechanism, words, samples, rng=evaluation_source(1), inference=target != "keep")
+    stats = measure(
+        mechanism, words, samples, rng=public_statistics_source(1), inference=target != "keep"
+    )
     estimate: Estimate = stats["kept"] if target == "keep" else stats[f"error_{prior}"]
     return estimate
 
@@ -165,7 +167,9 @@ def tune(
     metric, _ = mechanism_metric(mechanism)
 
     def at(epsilon: float, **changes: Any) -> WordMechanism:
-        built: WordMechanism = rebuild(mechanism, evaluation_source(1), epsilon=epsilon, **changes)
+        built: WordMechanism = rebuild(
+            mechanism, public_statistics_source(1), epsilon=epsilon, **changes
+        )
         return built
 
     if target == "loss_bound":

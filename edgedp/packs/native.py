@@ -52,8 +52,9 @@ def set_num_threads(count: int) -> None:
 
 
 def reset_num_threads() -> None:
-    """Forget :func:`set_num_threads`: FAISS back to its OpenMP default (one thread per core),
-    sessions and batches as if no count had been set."""
+    """Forget :func:`set_num_threads`: batches and sessions as if no count had been set, and FAISS
+    on one OpenMP thread per core (``os.cpu_count()``, OpenMP's default unless OMP_NUM_THREADS
+    says otherwise)."""
     import faiss
 
     global _threads

@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 
 import edgedp
-from edgedp.evaluation.explain import evaluation_source, public_word_set, rebuild
+from edgedp.evaluation.explain import public_word_set, rebuild
 from edgedp.evaluation.tune import TUNE_SAMPLES, TUNE_WORDS, estimate_statistic, tune
+from edgedp.privacy.randomness import public_statistics_source
 
 
 def table(mechanism, epsilons, target, words=TUNE_WORDS, samples=TUNE_SAMPLES, prior="zipf"):
@@ -17,7 +18,7 @@ def table(mechanism, epsilons, target, words=TUNE_WORDS, samples=TUNE_SAMPLES, p
     ids = public_word_set(mechanism.pack, words)
     return {
         float(epsilon): estimate_statistic(
-            rebuild(mechanism, evaluation_source(1), epsilon=float(epsilon)),
+            rebuild(mechanism, public_statistics_source(1), epsilon=float(epsilon)),
             ids,
             samples,
             target,
