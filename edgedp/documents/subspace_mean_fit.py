@@ -254,8 +254,11 @@ def dims_grid(count: int) -> list[int]:
     return [dims for dims in DIMS_GRID if dims <= count] or [count]
 
 
-def _fold(fit: Sequence[np.ndarray], held: Sequence[np.ndarray], directions: int) -> Fold:
-    """Directions and radii from ``fit``, spectra on (at most 2,000 of) ``held``."""
+def _fold(
+    fit: Sequence[np.ndarray], held: Sequence[np.ndarray], directions: int, sentences: Sequence[int]
+) -> Fold:
+    """Directions and radii from ``fit``, spectra on (at most 2,000 of) ``held`` for every k of
+    ``sentences`` (any k, not only the grid's: ``packs fit`` asks for the sample's median)."""
     mean, basis, _ = fit_subspace(fit, directions)
     norms = projection_norms(fit, mean, basis)
     settings = {
@@ -263,7 +266,8 @@ def _fold(fit: Sequence[np.ndarray], held: Sequence[np.ndarray], directions: int
         for dims in dims_grid(basis.shape[0])
         for quantile in CLIP_QUANTILES
     }
-    return spectra(held[:STATISTICS_DOCUMENTS], mean, basis, list(settings)), settings
+    measured = spectra(held[:STATISTICS_DOCUMENTS], mean, basis, list(settings), sentences)
+    return measured, settings
 
 
 def cross_fitted_choices(
@@ -282,7 +286,10 @@ def cross_fitted_choices(
     half = len(documents) // 2
     first = [documents[i] for i in order[:half]]
     second = [documents[i] for i in order[half:]]
-    folds = [_fold(first, second, directions), _fold(second, first, directions)]
+    folds = [
+        _fold(first, second, directions, sentences),
+        _fold(second, first, directions, sentences),
+    ]
     return choose(folds, epsilons=epsilons, deltas=deltas, sentences=sentences)
 
 

@@ -253,6 +253,20 @@ def test_subspace_fit_prefers_a_pack_that_spans_the_domain():
     assert small.verdict == "sample too small" and small.domain_signal is None
 
 
+def test_subspace_fit_compares_with_a_domain_pack_at_a_median_off_the_grid():
+    """A sample of 60 or more documents whose median length is not a k of the export grid (7)
+    ended in "internal error: KeyError: 7" (issue 32): the domain estimate is made at that k."""
+    from edgedp.documents.subspace_mean_fit import SENTENCES_GRID, fit_subspace, subspace_fit
+
+    documents = _topics(np.random.default_rng(9), 6, 15, 7)
+    assert 7 not in SENTENCES_GRID and len(documents) >= 60
+    mean, basis, _ = fit_subspace(documents, 16)
+    fit = subspace_fit("own", mean, basis, _recommend(8, 0.5), documents)
+    assert fit.median_sentences == 7 and fit.domain_signal is not None
+    assert set(fit.domain_signal) == {3.0, 10.0, 23.0}
+    assert all(0.0 <= value <= 1.0 for value in fit.domain_signal.values())
+
+
 def test_cli_packs_fit_on_a_subspace_pack(tmp_path, capsys):
     from sentence_helpers import orthonormal_rows, write_subspace_pack
 
