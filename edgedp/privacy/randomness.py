@@ -252,19 +252,17 @@ class RandomSource:
         word (the top 53 bits) from as many words as each draw needs.
         """
         count = math.prod(size) if isinstance(size, tuple) else size
-        out = np.zeros(count, dtype=np.int64)
-        todo: np.ndarray | None = None  # None: every draw (the first word), else the draws left
-        while todo is None or todo.size:
-            chunk = self.uint64(count if todo is None else todo.size) >> np.uint64(64 - _CHUNK_BITS)
-            # chunk < 2**53 converts exactly; frexp's exponent e has 2**(e-1) <= chunk < 2**e, and
-            # e = 0 for chunk = 0: 53 zero bits, the draw goes on to its next word.
-            _, exponent = np.frexp(chunk.astype(np.float64))
-            if todo is None:  # no index arrays for the common case: one word decides
-                out += _CHUNK_BITS - exponent
-                todo = np.flatnonzero(chunk == 0)
-            else:
-                out[todo] += _CHUNK_BITS - exponent
-                todo = todo[chunk == 0]
+        shift = np.uint64(64 - _CHUNK_BITS)
+        # chunk < 2**53 converts exactly; frexp's exponent e has 2**(e-1) <= chunk < 2**e, and e = 0
+        # for chunk = 0: 53 zero bits, and that draw goes on to its next word. The first word of
+        # every draw is read without index arrays: it decides all but 2**-53 of the draws.
+        chunk = self.uint64(count) >> shift
+        out = (_CHUNK_BITS - np.frexp(chunk.astype(np.float64))[1]).astype(np.int64)
+        todo = np.flatnonzero(chunk == 0)
+        while todo.size:
+            chunk = self.uint64(todo.size) >> shift
+            out[todo] += _CHUNK_BITS - np.frexp(chunk.astype(np.float64))[1]
+            todo = todo[chunk == 0]
         return out.reshape(size)
 
     def _exponential_parts(
