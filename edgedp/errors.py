@@ -47,6 +47,7 @@ class NotPrivateWarning(UserWarning):
 
 
 class ShortDocumentWarning(UserWarning):
-    """Emitted when a sentence-level mechanism releases a document too short for the release to say
-    anything about it (fewer than 2 sentences: e.g. DeepCandidate's output is then a uniformly
-    random candidate). The release is still private; it is only useless."""
+    """Emitted when a sentence-level mechanism releases a document too short for the release to keep
+    much of it (fewer than 2 sentences: the document is protected whole; DeepCandidate's output is
+    then a uniformly random candidate, SubspaceMean's one sentence under noise that hides it). The
+    release is still private; it is of little use."""

@@ -13,9 +13,10 @@ subspace-mean: the directions used, the delta of the Gaussian variant, and ``"su
 coordinates in the pack's basis or ``"encoder"`` with ``--lift``); or, for a path ending in
 ``.npy``, a float32 array (documents, dims).
 
-A document of fewer than 2 sentences gets a release that says nothing about it (DeepCandidate: a
-uniformly random candidate): its record has ``"too_short": true`` and a warning on stderr counts
-them. Private, but useless: give documents of many sentences.
+A document of fewer than 2 sentences is protected whole, so its release keeps little or nothing
+of it (DeepCandidate: a uniformly random candidate; SubspaceMean: one sentence under noise that
+hides it): its record has ``"too_short": true`` and a warning on stderr counts them. Private, but
+of little use: give documents of many sentences.
 """
 
 from __future__ import annotations
@@ -277,8 +278,8 @@ def _warn_short(short: list[int], total: int) -> None:
     more = ", ..." if len(short) > NAMED_DOCUMENTS else ""
     message(
         f"edgedp: warning: {len(short)} of {total} documents (number {named}{more}) have fewer "
-        f"than {INFORMATIVE_SENTENCES} sentences: their embedding says nothing about them "
-        '(private but useless; "too_short": true in their records)'
+        f"than {INFORMATIVE_SENTENCES} sentences: each is protected whole, so its embedding "
+        'keeps little or nothing of it (private; "too_short": true in their records)'
     )
 
 

@@ -7,12 +7,14 @@ this list of sentences: replacing one *element* of it. If you edit raw text, the
 sentence only if the splitter still cuts the text into the same number of sentences; split the
 text yourself and pass the list when you need to control the unit.
 
-**Documents too short to say anything.** A sentence-level guarantee protects each sentence, so a
-document of fewer than :data:`INFORMATIVE_SENTENCES` sentences gets a release that is (nearly)
-independent of it: DeepCandidate's depths are all 0 and it releases a uniformly random candidate;
-Truncation releases the box centre (no sentence) or one sentence under noise scaled to the whole
-box; SubspaceMean the public mean (no sentence) or one sentence's projection under noise calibrated
-to replace it. That is private and useless, so releasing such a document emits
+**Documents too short to say much.** A sentence-level guarantee protects each sentence, so a
+document of fewer than :data:`INFORMATIVE_SENTENCES` sentences is protected as a whole and its
+release keeps little or nothing of it: DeepCandidate's depths are all 0 and it releases a uniformly
+random candidate (nothing); Truncation releases the box centre (no sentence) or one sentence under
+noise scaled to the whole box; SubspaceMean the public mean (no sentence) or one sentence's
+projection under noise calibrated to replace it (some signal survives at a large epsilon: an
+independent evaluation measured 7-22 % of a linear probe's signal above chance at epsilon 10).
+That is private and of little use, so releasing such a document emits
 :class:`~edgedp.errors.ShortDocumentWarning` (once per batch, with the count) and
 :meth:`DocumentMechanism.too_short` says which (``edgedp embed`` flags each record).
 
@@ -44,7 +46,7 @@ from edgedp.text.sentences import split_sentences
 
 SPACES = ("sentence", "recoded")
 Document = str | Sequence[str]
-#: Fewer sentences than this and a sentence-level release says nothing about the document.
+#: Fewer sentences than this and a sentence-level release keeps little or nothing of the document.
 INFORMATIVE_SENTENCES = 2
 
 PackT = TypeVar("PackT", bound=EncoderPack)
@@ -94,8 +96,8 @@ class DocumentMechanism(Mechanism[PackT]):
     epsilon: float
     #: The delta of an (epsilon, delta) mechanism; None for pure epsilon.
     delta: float | None = None
-    #: Whether the release is sentence-level DP, whose output says nothing about a document of
-    #: fewer than INFORMATIVE_SENTENCES sentences (False for the baselines).
+    #: Whether the release is sentence-level DP, whose output keeps little or nothing of a
+    #: document of fewer than INFORMATIVE_SENTENCES sentences (False for the baselines).
     sentence_level: ClassVar[bool] = True
 
     @property
@@ -150,8 +152,9 @@ class DocumentMechanism(Mechanism[PackT]):
         if short:
             warnings.warn(
                 f"{short} of {len(split)} documents have fewer than {INFORMATIVE_SENTENCES} "
-                f"sentences: their {self.name} release is (nearly) independent of them, private "
-                "but useless (see DocumentMechanism.too_short)",
+                f"sentences: a sentence-level release protects them whole, so their {self.name} "
+                "release keeps little or nothing of them (private; see "
+                "DocumentMechanism.too_short)",
                 ShortDocumentWarning,
                 stacklevel=3,
             )

@@ -31,7 +31,8 @@ _MAX_SUM_ERROR = 0.25
 class SubspaceRelease:
     """What :class:`SubspaceMean` releases for one document: ``coordinates`` in the pack's basis
     (float32, the mechanism's output width; entries past ``dims`` are 0, not estimated), the
-    number of directions ``dims`` and the clip radius ``clip`` used, and k (``sentences``)."""
+    number of directions ``dims`` and the clip radius ``clip`` used, and k (``sentences``). A
+    document with no sentence gets the public mean: all zeros, ``dims`` 0 and ``clip`` 0."""
 
     coordinates: np.ndarray
     dims: int
@@ -119,6 +120,11 @@ class SubspaceMean(DocumentMechanism[SubspacePack]):
         self.delta = None if delta is None else check_delta(delta)
         self.dims = None if dims is None else check_positive_int(dims, "dims")
         self.clip = None if clip is None else check_positive(clip, "clip")
+        if self.clip is not None and self.clip > pack.largest_clip:
+            raise InputError(
+                f"clip must be at most {pack.largest_clip:.4g}, the largest norm a projected "
+                "sentence can have in this pack (a larger radius clips nothing, only adds noise)"
+            )
         if self.dims is None and self.clip is not None:
             raise InputError("clip= needs dims= (the default clip radius is chosen with d')")
         if self.dims is not None:
@@ -259,8 +265,11 @@ class SubspaceMean(DocumentMechanism[SubspacePack]):
         split = self._split(documents)
         arrays = self._checked(sentence_embeddings(self.pack, split, self.space))
         rows, settings = self._noisy_rows(arrays)
+        # A document with no sentence is released as the public mean: no direction, no clip.
         return [
             SubspaceRelease(row.astype(np.float32), dims, clip, len(sentences))
+            if sentences
+            else SubspaceRelease(row.astype(np.float32), 0, 0.0, 0)
             for row, (dims, clip), sentences in zip(rows, settings, split, strict=True)
         ]
 

@@ -64,6 +64,11 @@ class SubspacePack(EncoderPack):
         """How many public directions the pack holds (the largest d')."""
         return int(self.basis.shape[0])
 
+    @property
+    def largest_clip(self) -> float:
+        """:func:`largest_projected_norm` of the pack's basis and mean."""
+        return largest_projected_norm(self.basis, self.mean)
+
     def clip_for(self, dims: int) -> float:
         """The default clip radius for the first ``dims`` directions."""
         if dims not in self.clips:
@@ -107,6 +112,14 @@ class SubspacePack(EncoderPack):
             "recommendations": len(self.recommendations),
             "encoder": self.manifest.data["encoder"].get("weights"),
         }
+
+
+def largest_projected_norm(basis: np.ndarray, mean: np.ndarray) -> float:
+    """The largest ||B (s - mu)|| a sentence embedding s (unit length: the encoder normalizes)
+    can have, ||B||_2 (1 + ||mu||). A clip radius above it clips nothing and only scales the noise
+    (a radius of 1e300 made every release inf): such a radius is refused."""
+    spectral = float(np.linalg.norm(np.asarray(basis, np.float64), 2))
+    return spectral * (1.0 + float(np.linalg.norm(np.asarray(mean, np.float64))))
 
 
 def _number(value: object) -> float:
@@ -175,6 +188,14 @@ def load_subspace_pack(manifest: Manifest) -> SubspacePack:
         raise AssetError(f"{where}: the basis and the mean must be finite")
     if not np.all(np.linalg.norm(basis, axis=1) > 0):
         raise AssetError(f"{where}: a basis direction is zero")
+    clips, recommendations = _clips(manifest, count), _recommendations(manifest, count)
+    bound = largest_projected_norm(basis, mean)
+    for radius in sorted({*clips.values(), *(row.clip for row in recommendations)}):
+        if radius > bound:
+            raise AssetError(
+                f"{where}: clip radius {radius:g} is above {bound:.4g}, the largest norm a "
+                "projected sentence can have (it would release noise only)"
+            )
     sentences, embeddings, min_cosine = load_references(manifest, dims)
     return SubspacePack(
         name=manifest.name,
@@ -183,8 +204,8 @@ def load_subspace_pack(manifest: Manifest) -> SubspacePack:
         encoder=encoder,
         mean=mean,
         basis=basis,
-        clips=_clips(manifest, count),
-        recommendations=_recommendations(manifest, count),
+        clips=clips,
+        recommendations=recommendations,
         reference_sentences=sentences,
         reference_embeddings=embeddings,
         reference_min_cosine=min_cosine,

@@ -239,6 +239,19 @@ def test_an_empty_document_releases_the_public_mean_and_one_sentence_is_noised(p
     assert mechanism.too_short(0) and mechanism.too_short(1) and not mechanism.too_short(2)
 
 
+def test_an_empty_document_reports_no_direction_used(tmp_path, seeded):
+    basis = orthonormal_rows(np.random.default_rng(13), 4, DIMS)
+    pack = edgedp.load_pack(
+        write_subspace_pack(tmp_path / "real", basis, real_encoder=True), kind="subspace"
+    )
+    mechanism = _seeded_mechanism(pack, seeded, epsilon=10.0)
+    with pytest.warns(edgedp.ShortDocumentWarning):
+        empty, one = mechanism.release_batch(["", "One sentence here."])
+    assert (empty.dims, empty.clip, empty.sentences) == (0, 0.0, 0)
+    assert not np.any(empty.coordinates)
+    assert one.dims >= 1 and one.clip > 0 and one.sentences == 1
+
+
 def test_d_prime_follows_the_pack_by_length_and_the_rest_is_zero(pack, seeded):
     mechanism = _seeded_mechanism(pack, seeded, epsilon=10.0)
     assert mechanism.output_dims == 2  # the widest pure recommendation of the test pack

@@ -82,6 +82,8 @@ def test_recommendations_are_looked_up_by_noise_epsilon_and_length(
         (lambda m: m["subspace"].update(count=7), r"\(7, 384\)"),
         (lambda m: m["subspace"].update(clip=[]), "a list of 1 to"),
         (lambda m: m["subspace"]["clip"][0].update(radius=-1), "positive"),
+        (lambda m: m["subspace"]["clip"][0].update(radius=1e300), "clip radius 1e.300 is above"),
+        (lambda m: m["subspace"]["recommended"][0].update(clip=2.5), "clip radius 2.5 is above"),
         (lambda m: m["subspace"]["clip"].append({"dims": 1, "radius": 0.2}), "invalid clip"),
         (lambda m: m["subspace"]["clip"].append({"dims": 9, "radius": 0.2}), "invalid clip"),
         (lambda m: m["subspace"]["recommended"][0].update(dims=7), "invalid recommendation"),
@@ -101,6 +103,14 @@ def test_hostile_subspace_manifests(pack_dir, edit, message):
     (pack_dir / "manifest.json").write_text(json.dumps(manifest))
     with pytest.raises(AssetError, match=message):
         edgedp.load_pack(pack_dir)
+
+
+def test_a_clip_radius_beyond_any_projected_sentence_is_refused(pack_dir):
+    pack = edgedp.load_pack(pack_dir, kind="subspace")
+    assert 1.0 <= pack.largest_clip <= 2.0  # orthonormal rows, a mean of unit vectors
+    with pytest.raises(InputError, match="clip must be at most"):
+        edgedp.SubspaceMean(pack, epsilon=10.0, dims=2, clip=1e300, rng=0)
+    edgedp.SubspaceMean(pack, epsilon=10.0, dims=2, clip=pack.largest_clip, rng=0)
 
 
 def test_pure_recommendations_beyond_the_exact_sampler_are_refused(tmp_path):
