@@ -19,7 +19,7 @@ def run_fit(pack: object, sample: Path, *, as_json: bool = False) -> PackFit | S
     or a subspace pack (SubspaceMean), print it."""
     texts, labels = read_sample(sample)
     if isinstance(pack, SubspacePack):
-        subspace = subspace_pack_fit(pack, texts)
+        subspace = subspace_pack_fit(pack, texts, labels)
         print(
             json.dumps(subspace.as_dict(), indent=2) if as_json else format_subspace_fit(subspace)
         )

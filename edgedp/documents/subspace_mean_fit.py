@@ -25,6 +25,7 @@ private documents (its output is an exact function of them).
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -34,6 +35,7 @@ import numpy as np
 from edgedp.documents.mechanism import Document, document_sentences, sentence_embeddings
 from edgedp.documents.public_sample import FIT_EPSILONS, MIN_SAMPLE_DOCUMENTS, too_few_documents
 from edgedp.documents.subspace_pack import SubspacePack
+from edgedp.documents.task_probe import task_kept, usable_labels
 from edgedp.errors import InputError
 from edgedp.privacy.noise import KNORM_MAX_DIMS, lattice_release
 
@@ -311,7 +313,11 @@ class SubspaceFit:
     median number of sentences k, measured on the sample; ``domain_signal[epsilon]``: the same for
     a pack built from the sample itself (cross-fitted halves: an estimate of what a domain pack
     from documents like these keeps; None below 60 documents); ``clipped_share``: the share of
-    the sample's sentences whose projection the clip shortens (at epsilon 10).
+    the sample's sentences whose projection the clip shortens (at epsilon 10); ``task_kept[epsilon]``
+    (a sample whose every record has a ``"label"``): the share of a linear probe's macro-F1 above
+    chance that simulated releases keep for those labels (:mod:`edgedp.documents.task_probe`; None
+    per epsilon where the non-private mean itself is near chance), the estimate that ranks domains
+    as a classifier trained on the releases does.
     """
 
     pack: str
@@ -324,10 +330,11 @@ class SubspaceFit:
     domain_signal: dict[float, float] | None
     verdict: str
     advice: list[str]
+    task_kept: dict[float, float | None] | None = None
 
     def as_dict(self) -> dict[str, object]:
         data = dataclasses.asdict(self)
-        for key in ("dims", "signal", "domain_signal"):
+        for key in ("dims", "signal", "domain_signal", "task_kept"):
             if data[key] is not None:
                 data[key] = {f"{epsilon:g}": value for epsilon, value in data[key].items()}
         return data
@@ -339,9 +346,13 @@ def subspace_fit(
     basis: np.ndarray,
     recommend: Callable[[float, int], tuple[int, float]],
     documents: Sequence[np.ndarray],
+    labels: Sequence[str] | None = None,
 ) -> SubspaceFit:
-    """:class:`SubspaceFit` from a PUBLIC sample's sentence embeddings; ``recommend(epsilon, k)``
-    is the pack's (d', C) (:meth:`SubspacePack.recommendation`). Nothing here is private."""
+    """:class:`SubspaceFit` from a PUBLIC sample's sentence embeddings (and its labels, if any);
+    ``recommend(epsilon, k)`` is the pack's (d', C) (:meth:`SubspacePack.recommendation`). Nothing
+    here is private."""
+    if labels is not None:
+        labels = [tag for tag, d in zip(labels, documents, strict=True) if len(d) > 0]
     used = [np.asarray(d, dtype=np.float64) for d in documents if len(d) > 0]
     if len(used) < 3:
         raise InputError("the sample needs at least 3 documents with a sentence")
@@ -365,6 +376,17 @@ def subspace_fit(
             used, int(basis.shape[0]), 0, epsilons=FIT_EPSILONS, deltas=(0.0,), sentences=[k]
         )
         domain = {c.epsilon: round(c.signal, 4) for c in choices}
+    task = None
+    if labels is not None and usable_labels(labels):
+        plain = np.stack([d.mean(axis=0) for d in used])
+
+        def releases_at(epsilon: float) -> Callable[[np.random.Generator], np.ndarray]:
+            return lambda rng: simulated_releases(used, mean, basis, recommend, epsilon, rng)
+
+        task = {
+            epsilon: _rounded(task_kept(releases_at(epsilon), plain, labels))
+            for epsilon in FIT_EPSILONS
+        }
     verdict, advice = _subspace_verdict(
         name, len(used), float(np.mean(lengths < 2)), k, signal, domain
     )
@@ -379,7 +401,36 @@ def subspace_fit(
         domain_signal=domain,
         verdict=verdict,
         advice=advice,
+        task_kept=task,
     )
+
+
+def _rounded(value: float | None) -> float | None:
+    return None if value is None else round(value, 4)
+
+
+def simulated_releases(
+    documents: Sequence[np.ndarray],
+    mean: np.ndarray,
+    basis: np.ndarray,
+    recommend: Callable[[float, int], tuple[int, float]],
+    epsilon: float,
+    rng: np.random.Generator,
+) -> np.ndarray:
+    """SubspaceMean's releases of PUBLIC documents, each at its own k with the pack's (d', C), the
+    noise Gaussian with the lattice release's per-coordinate variance (the probe sees the second
+    moment; the exact sampler is not needed to estimate it). Rows padded with zeros to the widest
+    d'."""
+    settings = [recommend(epsilon, len(d)) for d in documents]
+    rows = np.zeros((len(documents), max(dims for dims, _ in settings)))
+    for row, (document, (dims, clip)) in enumerate(zip(documents, settings, strict=True)):
+        projected = (document - mean) @ np.asarray(basis[:dims], dtype=np.float64).T
+        norms = np.linalg.norm(projected, axis=1)
+        factors = np.minimum(1.0, clip / np.where(norms > 0, norms, 1.0))
+        spread = math.sqrt(noise_variance(dims, clip, epsilon, 0.0)) / len(document)
+        noise = spread * rng.standard_normal(dims)
+        rows[row, :dims] = (projected * factors[:, None]).mean(axis=0) + noise
+    return rows
 
 
 def _subspace_verdict(
@@ -439,13 +490,28 @@ def format_subspace_fit(fit: SubspaceFit) -> str:
             else f"; a pack from documents like these: {fit.domain_signal[epsilon]:.0%}"
         )
         lines.append(f"  epsilon {epsilon:g}: {value:.0%} with {fit.dims[epsilon]} dims{domain}")
+    if fit.task_kept is not None:
+        lines.append(
+            "your labels: macro-F1 of a linear probe trained on releases, share kept above chance "
+            "(simulated on the sample):"
+        )
+        for epsilon, kept in fit.task_kept.items():
+            shown = (
+                "n/a: the labels are near chance even without noise"
+                if kept is None
+                else f"{kept:.0%}"
+            )
+            lines.append(f"  epsilon {epsilon:g}: {shown}")
     lines.append(f"fit: {fit.verdict}")
     lines += [f"- {advice}" for advice in fit.advice]
     return "\n".join(lines)
 
 
-def subspace_pack_fit(pack: SubspacePack, documents: Sequence[Document]) -> SubspaceFit:
-    """Estimate how SubspaceMean with ``pack`` will do on PUBLIC documents like ``documents``."""
+def subspace_pack_fit(
+    pack: SubspacePack, documents: Sequence[Document], labels: Sequence[str] | None = None
+) -> SubspaceFit:
+    """Estimate how SubspaceMean with ``pack`` will do on PUBLIC documents like ``documents``
+    (and for their ``labels``' task, if given)."""
     split = [document_sentences(document) for document in documents]
     embeddings = sentence_embeddings(pack, split, "sentence", independent=False)
 
@@ -453,4 +519,4 @@ def subspace_pack_fit(pack: SubspacePack, documents: Sequence[Document]) -> Subs
         row = pack.recommendation(epsilon, 0.0, sentences)
         return row.dims, row.clip
 
-    return subspace_fit(pack.name, pack.mean, pack.basis, recommend, embeddings)
+    return subspace_fit(pack.name, pack.mean, pack.basis, recommend, embeddings, labels)
