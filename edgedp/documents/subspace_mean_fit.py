@@ -299,6 +299,9 @@ def cross_fitted_choices(
 
 #: A domain pack is fitted on the sample (cross-fitted halves) from this many documents on.
 DOMAIN_SAMPLE_DOCUMENTS = 60
+#: Public documents a domain pack should be built from: in the held-out study (bench/README.md,
+#: "domains") 200 kept within 5 points of 1,000 on most domains; 25 to 100 already kept most of it.
+RECOMMENDED_DOMAIN_DOCUMENTS = 200
 #: A domain subspace pack is advised when it would keep this much more signal at epsilon 10.
 BETTER_SIGNAL = 0.1
 #: The output directory the rebuild advice names (never the pack that was given).
@@ -457,7 +460,8 @@ def _subspace_verdict(
         advice.append(
             f"a subspace pack built from documents like these would keep {domain[10.0]:.0%} of the "
             f"signal at epsilon 10 against {signal[10.0]:.0%} with {name}: build one from public "
-            "documents of this domain: edgedp-export subspace --corpus-jsonl public.jsonl "
+            f"documents of this domain ({RECOMMENDED_DOMAIN_DOCUMENTS} or more): "
+            "edgedp-export subspace --corpus-jsonl public.jsonl "
             f"--license ... --encoder-from {name} --out {out} (README)"
         )
     if sentences < 2 or single > 0.5:

@@ -95,4 +95,11 @@ def task_kept(
     if reference - floor < MIN_GAIN:
         return None
     scores = [probe_f1(release(rng), tags, folds) for _ in range(trials)]
-    return (float(np.mean(scores)) - floor) / (reference - floor)
+    return kept_above(float(np.mean(scores)), floor, reference)
+
+
+def kept_above(f1: float, floor: float, reference: float) -> float | None:
+    """(F1 - floor) / (reference - floor), or None where the reference is less than
+    :data:`MIN_GAIN` above the floor (a ratio of two small noisy differences measures nothing)."""
+    gain = reference - floor
+    return (f1 - floor) / gain if gain >= MIN_GAIN else None

