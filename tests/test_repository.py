@@ -26,8 +26,9 @@ def test_readme_opens_with_the_two_commands_and_ci_runs_both():
     assert (
         "pip install ." in install_and_run and "edgedp privatize --mechanism brr" in install_and_run
     )
-    # the quick start shows the library at its strongest and says what it kept (issue 26)
-    assert "--protect all" in install_and_run and "--summary" in install_and_run
+    # the quick start says what it kept (issue 26) and hides the name with the default guard
+    # alone (issue 34: every guard is the default, no flag needed)
+    assert "--protect" not in install_and_run and "--summary" in install_and_run
     assert "pytest" in install_and_test
     # the packs that are not in the runtime wheel are built from assets/ and installed as wheels
     assert (

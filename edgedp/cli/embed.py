@@ -155,20 +155,22 @@ def _jsonl_document(line: str, where: str) -> Document:
     raise InputError(f'{where}: expected {{"text": "..."}} or {{"sentences": ["...", ...]}}')
 
 
-def documents(
+def documents_and_ends(
     files: list[str], input_format: str, encoding: str, progress: Progress | None = None
-) -> Iterator[Document]:
-    """The documents of the inputs, in order, read in bounded pieces."""
+) -> Iterator[tuple[Document, bool]]:
+    """The documents of the inputs, in order, read in bounded pieces, each with whether the input
+    held nothing more when it was read (a pipe between two writes: what is batched is released
+    now, see :class:`~edgedp.cli.streams.Line`)."""
     paths: list[str | None] = [*files] or [None]
     for path in paths:
         if input_format == "text":
-            yield read_document(path, encoding, progress)
+            yield read_document(path, encoding, progress), True
             continue
         for number, line in enumerate(read_lines(path, encoding, progress), start=1):
             if input_format == "lines":
-                yield line
+                yield str(line), line.drained
             elif line.strip():
-                yield _jsonl_document(line, f"{path or 'stdin'}:{number}")
+                yield _jsonl_document(line, f"{path or 'stdin'}:{number}"), line.drained
 
 
 def _mechanism(
@@ -304,11 +306,11 @@ def run(args: argparse.Namespace) -> None:
     rows: list[np.ndarray] = []
     count = 0
     with Progress(NAME, total=input_bytes(args.files or [None]), unit="B") as progress:
-        stream = documents(args.files, args.input, args.encoding, progress)
+        stream = documents_and_ends(args.files, args.input, args.encoding, progress)
         records = (
             record
-            for batch in batches(stream, limit=BATCH_DOCUMENTS)
-            for record in _records(mechanism, batch, charge, lift=args.lift)
+            for batch in batches(stream, limit=BATCH_DOCUMENTS, closes=lambda pair: pair[1])
+            for record in _records(mechanism, [d for d, _ in batch], charge, lift=args.lift)
         )
         to_npy = args.output is not None and args.output.suffix == ".npy"
         with text_output(None if to_npy else args.output) as out:
@@ -319,6 +321,8 @@ def run(args: argparse.Namespace) -> None:
                     rows.append(record["embedding"])
                 else:
                     out.write(_json_line(count - 1, record))
+                    if args.output is None:
+                        out.flush()  # a pipe's reader gets each record as it is released
         if to_npy:
             array = np.array(rows, dtype=np.float32).reshape(
                 len(rows), width or mechanism.output_dims

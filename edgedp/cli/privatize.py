@@ -129,6 +129,8 @@ def write_privatized(args: argparse.Namespace, release: Release) -> None:
         with open_input(args.file) as source:
             for text in release.stream(read_pieces(source, args.encoding, progress)):
                 out.write(text)
+                if args.output is None and text.endswith("\n"):
+                    out.flush()  # line in, line out: a pipe's reader gets each line at once
 
 
 def privatize_records(

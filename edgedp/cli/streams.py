@@ -52,11 +52,24 @@ def read_pieces(stream: BinaryIO, encoding: str, progress: Progress | None = Non
     ends inside a character (an odd byte count in UTF-16) or that a codec rejects is an
     :class:`InputError` naming the byte offset where known.
     """
+    for text, _ in read_blocks(stream, encoding, progress):
+        yield text
+
+
+def read_blocks(
+    stream: BinaryIO, encoding: str, progress: Progress | None = None
+) -> Iterator[tuple[str, bool]]:
+    """:func:`read_pieces` with, for each piece, whether its read was short: the input held
+    nothing more at that moment (a pipe between two writes), so what was read should be answered
+    now rather than batched with what has not come yet."""
     decoder = text_decoder(encoding)
     offset = 0
     first = True
+    # read1: what the pipe holds now (at least a byte), so a line typed into a pipe is read, and
+    # released, before the next one arrives; read() would wait for READ_BYTES or the end.
+    read = getattr(stream, "read1", stream.read)
     while True:
-        block = stream.read(READ_BYTES)
+        block = read(READ_BYTES)
         try:
             text = decoder.decode(block, final=not block)
         except UnicodeDecodeError as error:
@@ -75,7 +88,7 @@ def read_pieces(stream: BinaryIO, encoding: str, progress: Progress | None = Non
         if first and text:  # a byte order mark the codec kept (utf-8, utf-16-le ...) is not text
             text, first = text.removeprefix("\ufeff"), False
         if text:
-            yield text
+            yield text, len(block) < READ_BYTES
         if not block:
             return
 
@@ -107,20 +120,34 @@ def input_bytes(paths: Sequence[str | None]) -> int | None:
     return total
 
 
-def read_lines(path: str | None, encoding: str, progress: Progress | None = None) -> Iterator[str]:
-    """The input's lines (as ``str.splitlines`` cuts them, without their ends), streamed; a line
-    over :data:`MAX_TEXT_CHARS` is refused as soon as it passes the limit."""
+class Line(str):
+    """A line of input; ``drained``: the input held nothing more when it was read (a pipe
+    waiting for its writer), so whatever is batched with it should be released now."""
+
+    drained: bool = False
+
+
+def read_lines(path: str | None, encoding: str, progress: Progress | None = None) -> Iterator[Line]:
+    """The input's lines (as ``str.splitlines`` cuts them, without their ends), streamed as soon
+    as each is complete; a line over :data:`MAX_TEXT_CHARS` is refused as soon as it passes the
+    limit."""
     pending = ""  # the last line seen, maybe incomplete (or a "\r" whose "\n" comes next)
     with open_input(path) as source:
-        for piece in read_pieces(source, encoding, progress):
+        for piece, drained in read_blocks(source, encoding, progress):
             lines = (pending + piece).splitlines(keepends=True)
-            pending = lines.pop() if lines else ""
+            pending = lines.pop() if lines and not lines[-1].endswith("\n") else ""
             if len(pending) > MAX_TEXT_CHARS:
                 raise too_long(path or "stdin")
-            for line in lines:
-                yield line.splitlines()[0]
+            for index, line in enumerate(lines):
+                yield _line(line, drained and index == len(lines) - 1 and not pending)
     if pending:
-        yield pending.splitlines()[0]
+        yield _line(pending, True)
+
+
+def _line(text: str, drained: bool) -> Line:
+    line = Line(text.splitlines()[0])
+    line.drained = drained
+    return line
 
 
 def too_long(where: str) -> InputError:

@@ -318,9 +318,14 @@ def assemble(
 
 
 def batches(
-    items: Iterable[T], *, limit: int, size: Callable[[T], int] = lambda _: 1
+    items: Iterable[T],
+    *,
+    limit: int,
+    size: Callable[[T], int] = lambda _: 1,
+    closes: Callable[[T], bool] = lambda _: False,
 ) -> Iterator[list[T]]:
-    """Consecutive runs of ``items``, each closed as soon as its total ``size`` reaches ``limit``.
+    """Consecutive runs of ``items``, each closed as soon as its total ``size`` reaches ``limit``
+    or an item for which ``closes`` holds is added (a line end: streams answer line by line).
 
     The one batcher of the streaming paths (words, ADePT lines, documents): memory stays bounded by
     ``limit`` plus one item, and the order of the items is kept. The last batch may be smaller.
@@ -330,7 +335,7 @@ def batches(
     for item in items:
         batch.append(item)
         total += size(item)
-        if total >= limit:
+        if total >= limit or closes(item):
             yield batch
             batch, total = [], 0
     if batch:

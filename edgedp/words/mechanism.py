@@ -17,11 +17,13 @@ character of an input word is ever copied to the output.
 * ``"mask"``: replaced by ``[OOV]``. Content hidden; the fact that the token was OOV is released.
 * ``"drop"``: removed (surrounding whitespace stays). Content hidden; the position is released.
 
-**Identifier guard** (``protect``, default :data:`edgedp.text.identifiers.DEFAULT_PROTECT`): e-mail
-addresses, URLs, handles, phone numbers, digit groups, dates and numbers (``"identifiers"``) and,
-optionally, public first names and surnames (``"names"``) are recognised before word splitting and
+**Identifier guard** (``protect``, default :data:`edgedp.text.identifiers.DEFAULT_PROTECT`: every
+kind): e-mail addresses, URLs, handles, phone numbers, digit groups, dates and numbers
+(``"identifiers"``), public first names and surnames (``"names"``) and capitalized words that are
+not sentence-initial common words (``"proper-nouns"``) are recognised before word splitting and
 released through the OOV policy above, never through the mechanism, even when they are made of
-vocabulary words; ``protect=()`` turns it off. See :mod:`edgedp.text.identifiers` for exactly what this
+vocabulary words; ``protect=("identifiers",)`` keeps names and capitalized words in the mechanism,
+``protect=()`` turns the guard off. See :mod:`edgedp.text.identifiers` for exactly what this
 adds (their content is protected with epsilon 0) and reveals (which slots were protected).
 
 What the metric-DP bound covers: any two *vocabulary* words (epsilon times their distance). Any two

@@ -98,6 +98,12 @@ def _cut_pieces(pieces: Iterable[str], guarded: bool) -> Iterator[str]:
         yield carry
 
 
+def _ends_a_line(piece: str) -> bool:
+    """A piece that ends a line closes its batch: a line written to a pipe is released before the
+    next is read (files are read in 16 kB blocks, whose pieces seldom end at a line end)."""
+    return piece.endswith("\n")
+
+
 def _bounded(pieces: Iterable[str], size: int) -> Iterator[str]:
     """``pieces`` sliced to at most ``size`` characters each (re-cut at safe points afterwards).
 
@@ -129,7 +135,8 @@ def privatize_stream(
     casing = SentenceState()
     guarded = bool(mechanism.protect)  # proper nouns: a piece starts after whitespace (see above)
     bounded = _bounded(pieces, batch_chars)
-    for batch in batches(_cut_pieces(bounded, guarded), limit=batch_chars, size=len):
+    pieces_cut = _cut_pieces(bounded, guarded)
+    for batch in batches(pieces_cut, limit=batch_chars, size=len, closes=_ends_a_line):
         if before_release is not None:
             before_release(batch)
         yield from mechanism.privatize_batch(batch, continued=casing)

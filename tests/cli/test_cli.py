@@ -31,12 +31,15 @@ def run(*args: str, stdin: bytes | str = b"", env: dict | None = None):
 def test_golden_identity_at_saturated_epsilon():
     # epsilon 50 per bit: flip probability 2**-64, so in-vocabulary words come back normalized
     # and the OOV name is replaced by the mask.
+    # identifiers only: the default also hides names and capitalized words ("brown", "Mr.")
     result = run(
         "privatize",
         "--epsilon",
         "50",
         "--oov",
         "mask",
+        "--protect",
+        "identifiers",
         stdin="The quick brown fox, Mr. Zyxwv, jumps!\n\nover  the dog\n",
     )
     assert result.returncode == 0, result.stderr

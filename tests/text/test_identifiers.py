@@ -9,7 +9,7 @@ import pytest
 
 import edgedp
 from edgedp.errors import PrivacyParameterError
-from edgedp.text.identifiers import check_protect, identifier_spans, public_names
+from edgedp.text.identifiers import PROTECT_KINDS, check_protect, identifier_spans, public_names
 from edgedp.text.segmentation import segment
 from edgedp.words import streaming
 from edgedp.words.streaming import privatize_stream
@@ -81,7 +81,8 @@ def test_the_formats_issue_27_found_leaking_are_one_span(text, identifier):
 
 @pytest.mark.parametrize(("text", "identifier"), ISSUE_27)
 def test_the_formats_issue_27_found_leaking_release_nothing(default_pack, text, identifier):
-    brr = edgedp.BRR(default_pack, epsilon=20.0, oov="mask")
+    # identifiers alone: with the default's name list "mac" and "ok" are protected too
+    brr = edgedp.BRR(default_pack, epsilon=20.0, oov="mask", protect=("identifiers",))
     before, after = text.split(identifier)
     assert brr.privatize(text) == f"{before}[OOV]{after}"
 
@@ -157,7 +158,8 @@ def test_protect_is_a_parameter_that_rebuilds(default_pack):
     brr = edgedp.BRR(default_pack, epsilon=1.0, protect=("names", "identifiers"))
     assert brr.parameters()["protect"] == ["identifiers", "names"]
     assert type(brr)(default_pack, **brr.parameters()).protect == brr.protect
-    assert edgedp.BRR(default_pack, epsilon=1.0).protect == GUARD  # on by default
+    # every kind by default (issue 34: names came out under an identifiers-only default)
+    assert edgedp.BRR(default_pack, epsilon=1.0).protect == frozenset(PROTECT_KINDS)
     assert edgedp.BRR(default_pack, epsilon=1.0, protect=None).protect == frozenset()
 
 
@@ -263,7 +265,8 @@ def test_streaming_with_the_old_cut_rule_would_leak(default_pack, monkeypatch):
         return text[position] in " .@\n"
 
     monkeypatch.setattr(streaming, "_is_cut_point", old_rule)
-    brr = edgedp.BRR(default_pack, epsilon=50.0, oov="mask")
+    # identifiers alone (the name list would hide "jane" on its own, whatever the cut)
+    brr = edgedp.BRR(default_pack, epsilon=50.0, oov="mask", protect=("identifiers",))
     streamed = "".join(privatize_stream(brr, chunks(STREAM_TEXT, 5), batch_chars=40))
     assert "jane" in re.findall(r"[a-z]+", streamed)
 
