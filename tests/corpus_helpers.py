@@ -8,6 +8,7 @@ import shutil
 from pathlib import Path
 
 import edgedp
+from edgedp.text.identifiers import DEFAULT_PROTECT
 from edgedp.text.segmentation import segment
 
 
@@ -41,7 +42,7 @@ def kept_words(inputs: list[str], outputs: list[str]) -> tuple[int, int]:
 
     Slots, not whitespace tokens: a protected span with a space in it ("12 March") is one slot.
     """
-    guard = frozenset({"identifiers"})  # the engines' default protect
+    guard = frozenset(DEFAULT_PROTECT)  # the engines' default protect (every kind)
     kept = total = 0
     for before, after in zip(inputs, outputs, strict=True):
         slots, released = segment(before, guard), segment(after).words
