@@ -3,7 +3,9 @@ Truncation, the non-private mean).
 
 Input (``--input``): ``text`` (default) - each FILE, or stdin, is one document; ``lines`` - every
 line is one document (an empty line is an empty document); ``jsonl`` - one JSON object per line with
-``"text"`` (a string, split into sentences) or ``"sentences"`` (a list of strings, used as given).
+``"text"`` (a string, split into sentences) or ``"sentences"`` (a list of strings, used as given);
+its other fields are passed through to its output record, NOT privatized. A bad record: see
+``--on-error`` (:mod:`edgedp.text.records`).
 
 Output (``--output``, default stdout): JSON Lines, one object per document in input order:
 ``{"document": i, "mechanism": ..., "private": true, "epsilon": ..., "sentences": k,
@@ -65,6 +67,7 @@ from edgedp.packs.loading import load_pack
 from edgedp.packs.native import set_num_threads
 from edgedp.progress import Progress, message
 from edgedp.registry import DEFAULT_DOCUMENT_MECHANISM, DEFAULT_DOCUMENT_PACKS, DOCUMENT_MECHANISMS
+from edgedp.text.records import ON_ERROR, BadRecords, parse_record
 from edgedp.text.segmentation import MAX_TEXT_CHARS, batches
 
 NAME = "embed"
@@ -123,6 +126,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--threads", type=int, help="threads of the ONNX encoder (default: one per core)"
     )
     add_ledger_arguments(parser)
+    parser.add_argument(
+        "--on-error",
+        choices=ON_ERROR,
+        default="stop",
+        help="--input jsonl, a bad record: stop (the documents before it are released and "
+        "written) or skip (one stderr line each, a count at the end) (default: stop)",
+    )
     parser.add_argument("--encoding", default="utf-8", help="input encoding (default: utf-8)")
     parser.add_argument("files", nargs="*", help="input files (default: stdin)")
 
@@ -141,36 +151,58 @@ def read_document(path: str | None, encoding: str, progress: Progress | None = N
     return "".join(pieces)
 
 
-def _jsonl_document(line: str, where: str) -> Document:
-    try:
-        record = json.loads(line)
-    except json.JSONDecodeError as error:
-        raise InputError(f"{where}: not JSON ({error.msg})") from None
-    if isinstance(record, dict) and isinstance(record.get("text"), str):
-        text: str = record["text"]
-        return text
-    sentences = record.get("sentences") if isinstance(record, dict) else None
-    if isinstance(sentences, list) and all(isinstance(item, str) for item in sentences):
-        return sentences
-    raise InputError(f'{where}: expected {{"text": "..."}} or {{"sentences": ["...", ...]}}')
+#: The fields ``embed`` writes; a JSON Lines record may not carry them (they would be overwritten).
+OUTPUT_FIELDS = frozenset(
+    {"document", "mechanism", "private", "epsilon", "delta", "projections", "space",
+     "sentences", "too_short", "dims", "candidate", "embedding"}
+)  # fmt: skip
+
+
+def _jsonl_document(line: str, where: str) -> tuple[Document, dict[str, Any]]:
+    """The document of a JSON Lines record and its other fields (passed through, not private)."""
+    record = parse_record(line, where, sentences=True)
+    document: Document = (
+        record["text"] if isinstance(record.get("text"), str) else record["sentences"]
+    )
+    fields = {key: value for key, value in record.items() if key not in ("text", "sentences")}
+    taken = sorted(OUTPUT_FIELDS & fields.keys())
+    if taken:
+        raise InputError(f"{where}: field(s) {', '.join(taken)} are written by embed; rename them")
+    return document, fields
+
+
+Item = tuple[Document | InputError, dict[str, Any], bool]
 
 
 def documents_and_ends(
-    files: list[str], input_format: str, encoding: str, progress: Progress | None = None
-) -> Iterator[tuple[Document, bool]]:
-    """The documents of the inputs, in order, read in bounded pieces, each with whether the input
-    held nothing more when it was read (a pipe between two writes: what is batched is released
-    now, see :class:`~edgedp.cli.streams.Line`)."""
+    files: list[str],
+    input_format: str,
+    encoding: str,
+    bad: BadRecords,
+    progress: Progress | None = None,
+) -> Iterator[Item]:
+    """The documents of the inputs, in order, read in bounded pieces: (document, the record's
+    other fields, whether the input held nothing more when it was read: a pipe between two
+    writes, so what is batched is released now, see :class:`~edgedp.cli.streams.Line`). A bad
+    JSON Lines record is skipped (``bad`` skips) or yielded as its error, last."""
     paths: list[str | None] = [*files] or [None]
     for path in paths:
         if input_format == "text":
-            yield read_document(path, encoding, progress), True
+            yield read_document(path, encoding, progress), {}, True
             continue
         for number, line in enumerate(read_lines(path, encoding, progress), start=1):
             if input_format == "lines":
-                yield str(line), line.drained
+                yield str(line), {}, line.drained
             elif line.strip():
-                yield _jsonl_document(line, f"{path or 'stdin'}:{number}"), line.drained
+                try:
+                    document, fields = _jsonl_document(line, f"{path or 'stdin'}:{number}")
+                except InputError as error:
+                    if bad.stops:
+                        yield error, {}, True
+                        return
+                    bad.skip(error)
+                    continue
+                yield document, fields, line.drained
 
 
 def _mechanism(
@@ -305,12 +337,14 @@ def run(args: argparse.Namespace) -> None:
     short: list[int] = []  # the numbers of the documents too short to be embedded usefully
     rows: list[np.ndarray] = []
     count = 0
+    bad = BadRecords(args.on_error, message)
+    failure: list[InputError] = []
     with Progress(NAME, total=input_bytes(args.files or [None]), unit="B") as progress:
-        stream = documents_and_ends(args.files, args.input, args.encoding, progress)
+        stream = documents_and_ends(args.files, args.input, args.encoding, bad, progress)
         records = (
             record
-            for batch in batches(stream, limit=BATCH_DOCUMENTS, closes=lambda pair: pair[1])
-            for record in _records(mechanism, [d for d, _ in batch], charge, lift=args.lift)
+            for batch in batches(stream, limit=BATCH_DOCUMENTS, closes=lambda item: item[2])
+            for record in _released(mechanism, batch, charge, args.lift, failure)
         )
         to_npy = args.output is not None and args.output.suffix == ".npy"
         with text_output(None if to_npy else args.output) as out:
@@ -330,3 +364,24 @@ def run(args: argparse.Namespace) -> None:
             with output_file(args.output) as temporary, open(temporary, "wb") as file:
                 np.save(file, array, allow_pickle=False)
     _warn_short(short, count)
+    if bad.summary() is not None:
+        message(str(bad.summary()))
+    if failure:
+        raise failure[0]
+
+
+def _released(
+    mechanism: DocumentMechanism[Any],
+    batch: list[Item],
+    charge: Callable[[list[Document]], None] | None,
+    lift: bool,
+    failure: list[InputError],
+) -> list[dict[str, Any]]:
+    """The records of a batch's documents (their fields passed through), released; a bad record
+    that ends the batch (``--on-error stop``) goes to ``failure``, raised once these are written."""
+    documents = [(d, fields) for d, fields, _ in batch if not isinstance(d, InputError)]
+    failure += [d for d, _, _ in batch if isinstance(d, InputError)]
+    if not documents:
+        return []
+    released = _records(mechanism, [d for d, _ in documents], charge, lift=lift)
+    return [fields | record for (_, fields), record in zip(documents, released, strict=True)]

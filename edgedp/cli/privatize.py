@@ -14,7 +14,7 @@ import json
 import warnings
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from edgedp.cli.options import (
     add_ledger_arguments,
@@ -42,6 +42,7 @@ from edgedp.packs.loading import load_pack
 from edgedp.packs.native import set_num_threads
 from edgedp.progress import Progress, message
 from edgedp.registry import SENTENCE_REWRITERS
+from edgedp.text.records import ON_ERROR, BadRecords, parse_record
 from edgedp.text.segmentation import batches
 from edgedp.words.mechanism import WordMechanism
 from edgedp.words.streaming import BATCH_CHARS, privatize_stream
@@ -87,6 +88,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="word mechanisms: then print on stderr what was released, the guarantee, and the "
         "share of words this epsilon keeps unchanged",
     )
+    parser.add_argument(
+        "--on-error",
+        choices=ON_ERROR,
+        default="stop",
+        help='--input jsonl, a record that is not an object with a "text" string: stop (the '
+        "records before it are released and written) or skip (one stderr line each, a count at "
+        "the end) (default: stop)",
+    )
     parser.add_argument("--encoding", default="utf-8", help="input encoding (default: utf-8)")
     parser.add_argument("file", nargs="?", help="input file (default: stdin)")
 
@@ -118,57 +127,91 @@ class Release:
 
 
 def write_privatized(args: argparse.Namespace, release: Release) -> None:
-    """FILE (or stdin) privatized to stdout or ``--output``, as UTF-8 (see the module docstring)."""
+    """FILE (or stdin) privatized to stdout or ``--output``, as UTF-8 (see the module docstring).
+
+    A bad JSON Lines record under ``--on-error stop`` ends the run after every record before it is
+    released and written (``--output`` is then kept with exactly those: they were charged)."""
     total = input_bytes([args.file])
+    failure: InputError | None = None
+    bad = BadRecords(args.on_error, message)
     with Progress(NAME, total=total, unit="B") as progress, text_output(args.output) as out:
         if args.input == "jsonl":
             lines = read_lines(args.file, args.encoding, progress)
-            for line in privatize_records(lines, release.batch):
-                out.write(line)
-            return
-        with open_input(args.file) as source:
-            for text in release.stream(read_pieces(source, args.encoding, progress)):
-                out.write(text)
-                if args.output is None and text.endswith("\n"):
-                    out.flush()  # line in, line out: a pipe's reader gets each line at once
+            try:
+                for line in privatize_records(lines, release.batch, bad):
+                    out.write(line)
+                    if args.output is None:
+                        out.flush()
+            except InputError as error:
+                failure = error
+        else:
+            _write_text(args, release, progress, out)
+    if bad.summary() is not None:
+        message(str(bad.summary()))
+    if failure is not None:
+        raise failure
+
+
+def _write_text(
+    args: argparse.Namespace, release: Release, progress: Progress, out: TextIO
+) -> None:
+    with open_input(args.file) as source:
+        for text in release.stream(read_pieces(source, args.encoding, progress)):
+            out.write(text)
+            if args.output is None and text.endswith("\n"):
+                out.flush()  # line in, line out: a pipe's reader gets each line at once
 
 
 def privatize_records(
-    lines: Iterable[str], privatize: Callable[[list[str]], list[str]]
+    lines: Iterable[str], privatize: Callable[[list[str]], list[str]], bad: BadRecords
 ) -> Iterator[str]:
     """JSON Lines in, JSON Lines out: each object's ``"text"`` privatized, its other fields kept.
 
     Records are gathered into batches of about :data:`~edgedp.words.streaming.BATCH_CHARS`
-    characters of text; each record's text is a text of its own (its layout and casing too). An
-    empty line stays empty; anything but an object with a string ``"text"`` is an
-    :class:`InputError` naming the line.
+    characters of text (a batch also closes at a line that ends what a pipe held: see
+    :class:`~edgedp.cli.streams.Line`); each record's text is a text of its own (its layout and
+    casing too). An empty line stays empty. A line that is not an object with a string ``"text"``
+    is skipped (``bad`` skips) or, after the records before it are released and yielded, raised
+    as the :class:`InputError` naming it.
     """
-    numbered = (_record(line, number) for number, line in enumerate(lines, start=1))
-    for batch in batches(numbered, limit=BATCH_CHARS, size=lambda record: len(_text(record))):
-        texts = [record["text"] for record in batch if record is not None]
+
+    def parsed() -> Iterator[tuple[dict[str, Any] | InputError | None, bool]]:
+        for number, line in enumerate(lines, start=1):
+            drained = bool(getattr(line, "drained", False))
+            if not line.strip():
+                yield None, drained
+                continue
+            try:
+                yield parse_record(line, f"line {number}"), drained
+            except InputError as error:
+                if bad.stops:
+                    yield error, True
+                    return
+                bad.skip(error)
+
+    for batch in batches(parsed(), limit=BATCH_CHARS, size=_size, closes=drained):
+        failure = next((r for r, _ in batch if isinstance(r, InputError)), None)
+        records = [r for r, _ in batch if not isinstance(r, InputError)]
+        texts = [record["text"] for record in records if record is not None]
         released = iter(privatize(texts) if texts else ())
-        for record in batch:
+        for record in records:
             if record is None:
                 yield "\n"
                 continue
             record["text"] = next(released)
             yield json.dumps(record, ensure_ascii=False) + "\n"
+        if failure is not None:
+            raise failure
 
 
-def _record(line: str, number: int) -> dict[str, Any] | None:
-    if not line.strip():
-        return None
-    try:
-        record = json.loads(line)
-    except json.JSONDecodeError as error:
-        raise InputError(f"line {number}: not JSON ({error.msg})") from None
-    if not isinstance(record, dict) or not isinstance(record.get("text"), str):
-        raise InputError(f'line {number}: expected an object with a "text" string')
-    return record
+def drained(item: tuple[object, bool]) -> bool:
+    """Whether a (record, drained) item ends what the input held: its batch is released now."""
+    return item[1]
 
 
-def _text(record: dict[str, Any] | None) -> str:
-    return "" if record is None else str(record["text"])
+def _size(item: tuple[dict[str, Any] | InputError | None, bool]) -> int:
+    record = item[0]
+    return len(record["text"]) if isinstance(record, dict) else 0
 
 
 def _run_sentence_rewriter(args: argparse.Namespace) -> None:

@@ -45,9 +45,14 @@ from typing import Any
 import numpy as np
 
 from edgedp.documents.deepcandidate import selection_probabilities
-from edgedp.documents.mechanism import Document, document_sentences, sentence_embeddings
+from edgedp.documents.mechanism import Document
 from edgedp.documents.pack import SentencePack
-from edgedp.documents.public_sample import FIT_EPSILONS, MIN_SAMPLE_DOCUMENTS, too_few_documents
+from edgedp.documents.public_sample import (
+    FIT_EPSILONS,
+    MIN_SAMPLE_DOCUMENTS,
+    encoded_sample,
+    too_few_documents,
+)
 from edgedp.documents.tukey import CandidateDepth
 from edgedp.errors import InputError
 
@@ -327,8 +332,7 @@ def pack_fit(
     ``documents`` must be PUBLIC (see the module docstring); ``labels`` (optional, one per document)
     add ``label_signal_kept``. Nothing here is private: it is a planning tool.
     """
-    split = [document_sentences(document) for document in documents]
-    sentences = sentence_embeddings(pack, split, "sentence", independent=False)
+    sentences = encoded_sample(pack, documents)
     recoded = [pack.recoder.recode(array) if array.shape[0] else array for array in sentences]
     table = {float(e): pack.projections_for(float(e)) for e in epsilons}
     return fit_from_embeddings(

@@ -32,8 +32,13 @@ from functools import lru_cache
 
 import numpy as np
 
-from edgedp.documents.mechanism import Document, document_sentences, sentence_embeddings
-from edgedp.documents.public_sample import FIT_EPSILONS, MIN_SAMPLE_DOCUMENTS, too_few_documents
+from edgedp.documents.mechanism import Document
+from edgedp.documents.public_sample import (
+    FIT_EPSILONS,
+    MIN_SAMPLE_DOCUMENTS,
+    encoded_sample,
+    too_few_documents,
+)
 from edgedp.documents.subspace_pack import SubspacePack
 from edgedp.documents.task_probe import task_kept, usable_labels
 from edgedp.errors import InputError
@@ -516,8 +521,7 @@ def subspace_pack_fit(
 ) -> SubspaceFit:
     """Estimate how SubspaceMean with ``pack`` will do on PUBLIC documents like ``documents``
     (and for their ``labels``' task, if given)."""
-    split = [document_sentences(document) for document in documents]
-    embeddings = sentence_embeddings(pack, split, "sentence", independent=False)
+    embeddings = encoded_sample(pack, documents)
 
     def recommend(epsilon: float, sentences: int) -> tuple[int, float]:
         row = pack.recommendation(epsilon, 0.0, sentences)

@@ -280,3 +280,18 @@ def test_cli_packs_fit_on_a_subspace_pack(tmp_path, capsys):
     assert report["verdict"] in ("good", "poor")
     assert cli.main(["packs", "fit", str(pack), str(sample)]) in (0, None)
     assert "signal kept" in capsys.readouterr().out
+
+
+def test_packs_fit_reports_progress_while_it_encodes(tmp_path, capsys, monkeypatch):
+    """packs fit ran 20-45 s with nothing on screen (issue 34): the encoding reports progress
+    (on a terminal; here asked for with EDGEDP_PROGRESS=1, which prints from the start)."""
+    from sentence_helpers import orthonormal_rows, write_subspace_pack
+
+    monkeypatch.setenv("EDGEDP_PROGRESS", "1")
+    basis = orthonormal_rows(np.random.default_rng(11), 8, 384)
+    pack = write_subspace_pack(tmp_path / "sub", basis, real_encoder=True)
+    sample = tmp_path / "sample.jsonl"
+    sample.write_text("".join(json.dumps({"text": t}) + "\n" for t in SAMPLE * 12))
+    assert cli.main(["packs", "fit", str(pack), str(sample)]) in (0, None)
+    err = capsys.readouterr().err
+    assert "packs fit: sample sentences encoded: 168 sentences of 168 sentences (100%)" in err
