@@ -60,7 +60,11 @@ def run(args: argparse.Namespace) -> None:
         lam=args.lam,
     )
     if not args.json:
-        print(f"{result:.6g}")
+        print(
+            f"{args.target} at epsilon {result:.6g} has the same {_AGGREGATE[args.aggregate]} "
+            f"privacy-loss bound over the pack's word pairs as {args.source} at epsilon "
+            f"{epsilon:g} (exact; --json for the numbers behind it)"
+        )
         return
     statistics = {
         name: dict(metric_statistics(pack, METRICS[name], lam=args.lam))
@@ -83,6 +87,10 @@ def run(args: argparse.Namespace) -> None:
     )
 
 
+#: How ``--aggregate`` reads in a sentence.
+_AGGREGATE = {"avg": "mean", "max": "largest"}
+
+
 def _run_match(args: argparse.Namespace, pack: Any, epsilon: float) -> None:
     """``--match kept|inference-error``: empirical matching (edgedp.evaluation.matching)."""
     from edgedp.evaluation.matching import matched_epsilon
@@ -100,6 +108,11 @@ def _run_match(args: argparse.Namespace, pack: Any, epsilon: float) -> None:
     source, target = build(args.source, epsilon), build(args.target, start)
     match = matched_epsilon(source, target, statistic=args.match)
     if not args.json:
-        print(f"{match.epsilon:.6g}")
+        what = "share of words kept unchanged" if args.match == "kept" else "adversary's error"
+        print(
+            f"{args.target} at epsilon {match.epsilon:.6g} has the same {what} as {args.source} "
+            f"at epsilon {epsilon:g} (Monte Carlo, 95 % intervals: {match.target_estimate} "
+            f"against {match.source_estimate}; --json for more)"
+        )
         return
     print(json.dumps({**match.as_dict(), "pack": pack.name, "bound_epsilon": start}, indent=2))

@@ -233,6 +233,30 @@ def _mechanism(
         return Truncation(_sentences_pack(pack), epsilon=epsilon, rng=args.seed)
 
 
+def _document_pack(name: str, mechanism: str) -> SentencePack | SubspacePack:
+    """The pack ``name`` for ``mechanism``; the other document kind names the mechanism it serves
+    (``--pack sentences-bbc`` without ``--mechanism deepcandidate`` said only "this needs a
+    subspace pack")."""
+    pack = load_pack(name)
+    wanted = SubspacePack if mechanism == SubspaceMean.name else SentencePack
+    if isinstance(pack, wanted):
+        return pack
+    if isinstance(pack, SentencePack):
+        raise InputError(
+            f"pack {pack.name} is a sentences pack, for --mechanism deepcandidate or truncation "
+            f"(not {mechanism}): add --mechanism deepcandidate, or give a subspace pack"
+        )
+    if isinstance(pack, SubspacePack):
+        raise InputError(
+            f"pack {pack.name} is a subspace pack, for --mechanism subspace-mean (not "
+            f"{mechanism}): drop --mechanism {mechanism}, or give a sentences pack"
+        )
+    raise InputError(
+        f"pack {pack.name} is a {pack.kind} pack; embed needs a subspace pack (subspace-mean, the "
+        "default) or a sentences pack (deepcandidate, truncation)"
+    )
+
+
 def _check_options(args: argparse.Namespace) -> None:
     """Options of one mechanism given to another: refused before any pack is loaded."""
     subspace_only = {"--delta": args.delta, "--dims": args.dims, "--lift": args.lift or None}
@@ -323,11 +347,7 @@ def run(args: argparse.Namespace) -> None:
         set_num_threads(args.threads)
     _check_options(args)
     name = args.pack or DEFAULT_DOCUMENT_PACKS.get(args.mechanism, DEFAULT_SENTENCE_PACK)
-    pack: SentencePack | SubspacePack = (
-        load_pack(name, kind="subspace")
-        if args.mechanism == SubspaceMean.name
-        else load_pack(name, kind="sentences")
-    )
+    pack = _document_pack(name, args.mechanism)
     mechanism = _mechanism(args, pack)
     width = pack.dims if args.lift or not isinstance(mechanism, SubspaceMean) else None
     warn_if_seeded(args.seed)

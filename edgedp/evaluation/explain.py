@@ -163,7 +163,9 @@ class Explanation:
         ]
         for prior, estimate in self.inference_error.items():
             lines.append(
-                f"    {prior} prior: {estimate}; MAP adversary: {self.map_inference_error[prior]}"
+                f"    {prior} prior: {estimate}; the MAP adversary (guesses the likeliest input): "
+                f"{self.map_inference_error[prior]}, biased low: its true error is at least about "
+                "this"
             )
         lines += ["", f"Sample rewrites of the public sentence {self.sentence!r}:"]
         lines += [f"  {rewrite}" for rewrite in self.rewrites]

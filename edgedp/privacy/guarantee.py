@@ -42,6 +42,13 @@ def unit_meaning(accounting_unit: str) -> str:
     unit, _, metric = accounting_unit.partition(":")
     if unit not in _UNIT_WORDS or (metric != "dp" and metric not in _METRIC_WORDS):
         raise InputError(f"unknown accounting unit {accounting_unit!r}")
+    if metric == "dp" and unit == "document":
+        # SentDP: one charge per document released, but what it protects is any one sentence
+        return (
+            "epsilon-DP for any one sentence of each document released (sentence-level DP: the "
+            "document as a whole is not protected; m sentences replaced cost m epsilon), added "
+            "up over documents (basic composition)"
+        )
     if metric == "dp":
         return f"plain epsilon-DP per {_UNIT_WORDS[unit]}, added up over them (basic composition)"
     return (

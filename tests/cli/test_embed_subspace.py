@@ -86,7 +86,22 @@ def test_a_sentences_pack_is_refused_for_subspace_mean(tmp_path, capsys):
     path = tmp_path / "a.txt"
     path.write_text(DOCUMENT, encoding="utf-8")
     code, _, err = run(capsys, "--pack", "sentences-bbc", "--epsilon", "3", str(path))
-    assert code == 1 and "this needs a subspace pack" in err
+    # the error names the mechanism that pack serves (issue 34)
+    assert code == 1 and "is a sentences pack" in err and "add --mechanism deepcandidate" in err
+    code = main(
+        [
+            "embed",
+            "--mechanism",
+            "truncation",
+            "--pack",
+            "subspace-general",
+            "--epsilon",
+            "3",
+            str(path),
+        ]
+    )
+    err = capsys.readouterr().err
+    assert code == 1 and "drop --mechanism truncation" in err and err.count("\n") == 1
 
 
 def test_corpus_jobs_embed_with_subspace_mean(pack_dir):

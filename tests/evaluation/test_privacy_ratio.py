@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import subprocess
 import sys
 
@@ -142,8 +143,15 @@ def test_calibrate_cli(default_pack):
         text=True,
         timeout=120,
     )
+    # a sentence, not a bare number (issue 34): what the number is and what it matches
+    found = re.fullmatch(
+        r"madlib at epsilon (\S+) has the same largest privacy-loss bound over the pack's word "
+        r"pairs as brr at epsilon 0\.5 \(exact; --json for the numbers behind it\)\n",
+        plain.stdout,
+    )
+    assert found is not None, plain.stdout
     assert math.isclose(
-        float(plain.stdout),
+        float(found.group(1)),
         0.5 / privacy_ratio(default_pack, "madlib", "brr", aggregate="max"),
         rel_tol=1e-5,
     )

@@ -343,7 +343,7 @@ def test_a_new_scope_has_no_limit_and_no_unit(tmp_path):
     [
         ("word:hamming", "epsilon per bit of Hamming distance"),
         ("word:euclidean", "epsilon per unit of Euclidean distance"),
-        ("document:dp", "plain epsilon-DP per document released"),
+        ("document:dp", "epsilon-DP for any one sentence of each document released"),
         ("sentence:dp", "plain epsilon-DP per sentence rewritten"),
     ],
 )
