@@ -1,4 +1,4 @@
-"""Privatize a corpus with Dask: ``import edgedp.dask`` (``pip install "edgedp[dask]"``).
+"""Privatize a corpus with Dask: ``import edgedp.dask`` (``pip install ".[dask]"`` in a checkout).
 
 The entry point users import; the adapter is :mod:`edgedp.engines.dask`.
 """

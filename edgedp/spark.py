@@ -1,4 +1,4 @@
-"""Privatize a corpus on Apache Spark: ``import edgedp.spark`` (``pip install "edgedp[spark]"``).
+"""Privatize a corpus on Apache Spark: ``import edgedp.spark`` (``pip install ".[spark]"`` in a checkout).
 
 The entry point users import; the adapter is :mod:`edgedp.engines.spark`.
 """

@@ -1,4 +1,4 @@
-"""Privatize a corpus with Dask (``pip install "edgedp[dask]"``).
+"""Privatize a corpus with Dask (``pip install ".[dask]"`` in a checkout).
 
 :func:`privatize` and :func:`embed` are ``dask.dataframe.map_partitions`` over
 :func:`edgedp.engines.corpus.privatize_batches`: the same packs, randomness, guarantees and budget

@@ -1,4 +1,4 @@
-"""Privatize a corpus on Apache Spark (``pip install "edgedp[spark]"``).
+"""Privatize a corpus on Apache Spark (``pip install ".[spark]"`` in a checkout).
 
 :func:`privatize` rewrites a text column with a word mechanism and :func:`embed` turns a document
 column into DP document embeddings, both as one ``mapInArrow`` stage over

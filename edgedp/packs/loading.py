@@ -97,8 +97,8 @@ def bundled_packs_dir() -> Path:
         if candidate.is_dir():
             return candidate
     raise AssetError(
-        "the bundled asset packs are missing from this installation; reinstall edgedp "
-        "(pip install --force-reinstall edgedp)"
+        "the bundled asset packs are missing from this installation; reinstall edgedp from its "
+        "checkout (pip install --force-reinstall .)"
     )
 
 
@@ -228,9 +228,8 @@ def install_hint(name: str) -> str:
     module = "edgedp_pack_" + name.replace("-", "_")
     return (
         f"install its distribution: from a source checkout of edgedp run "
-        f"`edgedp-export wheel assets/{name} --out dist && pip install "
-        f"dist/{module}-*.whl` (or pip install {DISTRIBUTION_PREFIX}{name} from your "
-        "package index), or point EDGEDP_PACKS at a directory that holds it"
+        f"`pip install ./export && edgedp-export wheel assets/{name} --out dist && pip install "
+        f"dist/{module}-*.whl`, or point EDGEDP_PACKS at a directory that holds it"
     )
 
 

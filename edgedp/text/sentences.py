@@ -6,7 +6,7 @@ finds the boundaries, handling abbreviations ("Dr.", "U.S."), decimals ("3.50"),
 ellipses (tests/text/test_sentences.py). Measured once against pysbd on those cases: both split them
 right, and sentencex was ~300x faster (0.03 ms vs 10 ms for a 20-sentence BBC article).
 
-sentencex is an optional dependency (``pip install "edgedp[sentences]"``) so that the word-level
+sentencex is an optional dependency (``pip install ".[sentences]"`` in a checkout) so that the word-level
 path stays as small as it is.
 """
 
@@ -23,7 +23,8 @@ def split_sentences(text: str, *, language: str = "en") -> list[str]:
         import sentencex
     except ImportError:
         raise DependencyError(
-            'sentence splitting needs sentencex: pip install "edgedp[sentences]"'
+            "sentence splitting needs sentencex: pip install sentencex (or, in an edgedp "
+            'checkout, pip install ".[sentences]")'
         ) from None
     sentences: list[str] = []
     for line in text.splitlines():

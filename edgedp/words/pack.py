@@ -33,6 +33,14 @@ from edgedp.words.hamming import INDEX_TYPES, HammingIndex
 from edgedp.words.vocabulary import Vocabulary
 
 BIT_ORDERS = ("big",)
+#: How to get a pack with float vectors, fastest first (no torch; seconds without the neighbour
+#: tables and CusText's sets, which TEM, SanText and CusText need: about 4 CPU-minutes with them).
+FLOAT_PACK_RECIPE = (
+    'build one in seconds without torch, in an edgedp checkout: pip install "./export[glove]" '
+    "&& edgedp-export words --from-pack {pack} --vectors float16 --neighbours 0 --custext 0 "
+    "--out DIR, then pass --pack DIR (drop --neighbours 0 --custext 0 for TEM, SanText and "
+    "CusText: about 4 CPU-minutes)"
+)
 T = TypeVar("T")
 
 
@@ -108,8 +116,7 @@ class WordPack:
         if self.vectors is None:
             raise AssetError(
                 f"{mechanism} needs float word vectors and pack {self.name!r} has none (it is "
-                "binary-only to stay small); build one with: edgedp-export words --preset medium "
-                "--out DIR (or --vectors float16), then pass --pack DIR"
+                f"binary-only to stay small); {FLOAT_PACK_RECIPE.format(pack=self.name)}"
             )
         return self.vectors
 

@@ -38,7 +38,7 @@ from edgedp.words.euclidean import (
     symmetric_square_root,
 )
 from edgedp.words.hamming import randomized_response
-from edgedp.words.pack import WordPack
+from edgedp.words.pack import FLOAT_PACK_RECIPE, WordPack
 
 #: The spaces a mechanism with a choice can perturb in.
 SPACE_NAMES = ("euclidean", "hamming")
@@ -58,8 +58,7 @@ def choose_space(pack: WordPack, space: str | None, mechanism: str) -> str:
         raise AssetError(
             f"{mechanism} in Euclidean space needs float word vectors and pack {pack.name!r} has "
             "none (it is binary-only to stay small): use space='hamming' (--space hamming) on "
-            "it, epsilon per bit; or build a pack with vectors (edgedp-export words --from-pack "
-            f"{pack.name} --vectors float16 --out DIR) and pass it (--pack DIR)"
+            f"it, epsilon per bit; or {FLOAT_PACK_RECIPE.format(pack=pack.name)}"
         )
     return name
 
