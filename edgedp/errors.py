@@ -38,6 +38,13 @@ class RandomnessError(EdgedpError, RuntimeError):
     """A random source was used in a way that would repeat noise (e.g. a seeded source after fork)."""
 
 
+#: The message of a missing dependency of the sentence-level mechanisms (``{what}``: which one).
+SENTENCES_EXTRA = (
+    '{what}: the sentence-level mechanisms need the sentences extra: pip install ".[sentences]" '
+    "in an edgedp checkout (onnxruntime, tokenizers, sentencex)"
+)
+
+
 class DependencyError(EdgedpError, ImportError):
     """An optional dependency needed for this feature is not installed (the message says which)."""
 

@@ -8,6 +8,7 @@ import sys
 import zipfile
 from pathlib import Path
 
+import pytest
 from helpers import REPO_ROOT
 
 ROOT = REPO_ROOT
@@ -102,3 +103,24 @@ def test_wheel_ships_only_the_default_pack(tmp_path):
     }
     assert "edgedp/py.typed" in names
     assert not any(name.startswith(("tests/", "export/", "bench/")) for name in names)
+
+
+def test_the_words_runtime_installs_no_encoder_library():
+    """onnxruntime, tokenizers (and the hub client tokenizers pulls in) come with the sentences
+    extra only: a words-only install carried ~115 MB it never imported (issue 34)."""
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    names = [re.split(r"[<>=\[]", dependency)[0] for dependency in project["dependencies"]]
+    assert names == ["numpy", "faiss-cpu"]
+    extra = {re.split(r"[<>=\[]", d)[0] for d in project["optional-dependencies"]["sentences"]}
+    assert {"onnxruntime", "tokenizers", "sentencex"} <= extra
+
+
+def test_a_missing_encoder_library_names_the_extra(monkeypatch):
+    from edgedp.errors import DependencyError
+    from edgedp.packs.native import import_onnxruntime
+
+    monkeypatch.setitem(sys.modules, "onnxruntime", None)  # import onnxruntime -> ImportError
+    with pytest.raises(DependencyError, match=r'pip install "\.\[sentences\]"'):
+        import_onnxruntime()

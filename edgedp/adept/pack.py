@@ -24,9 +24,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers
+from edgedp.errors import SENTENCES_EXTRA, AssetError, DependencyError
 
-from edgedp.errors import AssetError
+try:
+    from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers
+except ImportError:  # a words-only install: loading an ADePT pack says what to install
+    raise DependencyError(SENTENCES_EXTRA.format(what="ADePT needs tokenizers")) from None
 from edgedp.packs.manifest import Manifest
 
 #: The first tokens of every autoencoder vocabulary, with ids 0, 1, 2, 3.

@@ -28,7 +28,7 @@ from typing import TypeVar
 
 import numpy as np
 
-from edgedp.errors import AssetError, InputError
+from edgedp.errors import SENTENCES_EXTRA, AssetError, DependencyError, InputError
 from edgedp.packs.native import GraphIO, lazy_session, map_in_threads, worker_threads
 from edgedp.privacy.validation import check_positive_int
 from edgedp.text.segmentation import check_text
@@ -77,8 +77,12 @@ class SentenceEncoder:
         batch_size: int = DEFAULT_BATCH_SIZE,
         batch_tokens: int = DEFAULT_BATCH_TOKENS,
     ) -> None:
-        from tokenizers import Tokenizer
-
+        try:
+            from tokenizers import Tokenizer
+        except ImportError:
+            raise DependencyError(
+                SENTENCES_EXTRA.format(what="the encoder needs tokenizers")
+            ) from None
         shown = "tokenizer.json" if isinstance(tokenizer, bytes) else str(tokenizer)
         try:
             if isinstance(tokenizer, bytes):

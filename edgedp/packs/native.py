@@ -27,7 +27,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
-from edgedp.errors import AssetError, DependencyError
+from edgedp.errors import SENTENCES_EXTRA, AssetError, DependencyError
 from edgedp.packs.manifest import REBUILD_HINT
 from edgedp.packs.native_environment import configure as configure_environment
 from edgedp.privacy.validation import check_positive_int
@@ -155,7 +155,7 @@ def import_onnxruntime() -> Any:
     try:
         import onnxruntime
     except ImportError:
-        raise DependencyError("this model needs onnxruntime: pip install onnxruntime") from None
+        raise DependencyError(SENTENCES_EXTRA.format(what="this model needs onnxruntime")) from None
     disable = getattr(onnxruntime, "disable_telemetry_events", None)
     if disable is not None:  # for a process that imported onnxruntime before edgedp
         disable()

@@ -12,7 +12,7 @@ path stays as small as it is.
 
 from __future__ import annotations
 
-from edgedp.errors import DependencyError
+from edgedp.errors import SENTENCES_EXTRA, DependencyError
 from edgedp.text.segmentation import check_text
 
 
@@ -23,8 +23,7 @@ def split_sentences(text: str, *, language: str = "en") -> list[str]:
         import sentencex
     except ImportError:
         raise DependencyError(
-            "sentence splitting needs sentencex: pip install sentencex (or, in an edgedp "
-            'checkout, pip install ".[sentences]")'
+            SENTENCES_EXTRA.format(what="sentence splitting needs sentencex")
         ) from None
     sentences: list[str] = []
     for line in text.splitlines():
