@@ -10,6 +10,7 @@ Output: stdout, or ``--output FILE`` (written whole on success, nothing on failu
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import warnings
 from collections.abc import Callable, Iterable, Iterator
@@ -36,12 +37,14 @@ from edgedp.cli.word_options import (
     add_word_mechanism_arguments,
     build_word_mechanism,
     mechanism_options,
+    parse_protect,
 )
 from edgedp.errors import InputError, NotPrivateWarning
 from edgedp.packs.loading import load_pack
 from edgedp.packs.native import set_num_threads
 from edgedp.progress import Progress, message
 from edgedp.registry import SENTENCE_REWRITERS
+from edgedp.text.guard_report import findings_by_line
 from edgedp.text.records import ON_ERROR, BadRecords, parse_record
 from edgedp.text.segmentation import batches
 from edgedp.words.mechanism import WordMechanism
@@ -66,7 +69,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "resampled from the public vocabulary."
     )
     parser.epilog = __doc__.split("\n", 2)[2].replace("``", "")
-    add_word_mechanism_arguments(parser, extra_mechanisms=tuple(SENTENCE_REWRITERS))
+    add_word_mechanism_arguments(parser, epsilon=False, extra_mechanisms=tuple(SENTENCE_REWRITERS))
+    parser.add_argument("--epsilon", help="privacy parameter (> 0; required unless --dry-run)")
+    parser.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="release nothing: print, per input line, the spans the guard (--protect) would keep "
+        "out of the mechanism and why (JSON Lines), and a count per kind on stderr",
+    )
     parser.add_argument("--noise", choices=ADEPT_NOISES, help="adept: noise (default: laplace)")
     parser.add_argument(
         "--delta", help="adept with --noise gaussian (required there): delta in (0, 1)"
@@ -244,6 +254,11 @@ def _run_sentence_rewriter(args: argparse.Namespace) -> None:
 
 def run(args: argparse.Namespace) -> None:
     check_output(args.output)
+    if args.dry_run:
+        _dry_run(args)
+        return
+    if args.epsilon is None:
+        raise InputError("the following arguments are required: --epsilon (or --dry-run)")
     if args.threads is not None:
         set_num_threads(args.threads)
     if args.mechanism in SENTENCE_REWRITERS:
@@ -285,6 +300,25 @@ def run(args: argparse.Namespace) -> None:
     write_privatized(args, Release(mechanism, stream, before_release, announce))
     if args.summary:
         message(summary(mechanism, slots))
+
+
+def _dry_run(args: argparse.Namespace) -> None:
+    """``--dry-run``: the guard's findings per line (:mod:`edgedp.text.guard_report`); no pack is
+    loaded and nothing goes through a mechanism."""
+    if args.input != "text" or args.mechanism in SENTENCE_REWRITERS:
+        raise InputError("--dry-run shows the word guard on --input text")
+    protect = parse_protect(args.protect)
+    counts: dict[str, int] = {}
+    total = input_bytes([args.file])
+    with Progress(NAME, total=total, unit="B") as progress, text_output(args.output) as out:
+        lines = read_lines(args.file, args.encoding, progress)
+        for number, found in enumerate(findings_by_line(lines, protect), start=1):
+            for finding in found:
+                counts[finding.kind] = counts.get(finding.kind, 0) + 1
+            spans = [dataclasses.asdict(finding) for finding in found]
+            out.write(json.dumps({"line": number, "protected": spans}, ensure_ascii=False) + "\n")
+    shown = ", ".join(f"{kind} {count}" for kind, count in sorted(counts.items())) or "nothing"
+    message(f"edgedp: dry run (--protect {','.join(protect) or 'none'}), nothing released: {shown}")
 
 
 def summary(mechanism: WordMechanism, slots: int) -> str:

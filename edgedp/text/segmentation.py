@@ -25,8 +25,9 @@ from __future__ import annotations
 import re
 import string
 import unicodedata
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import TypeVar
 
 from edgedp.errors import InputError
@@ -130,12 +131,16 @@ class Segmented:
     slots the identifier guard recognised (:mod:`edgedp.text.identifiers`): they must be released like
     out-of-vocabulary tokens, never through a word mechanism. ``ends_at_sentence_start``: whether a
     word right after this text would start a sentence (for the next piece of a stream).
+    ``spans``: each slot's (start, end) in the text; ``kinds``: why each protected slot is protected
+    (an identifier kind such as ``email`` or ``phone``, ``name`` or ``proper-noun``).
     """
 
     pieces: tuple[str | None, ...]
     words: tuple[str, ...]
     protected: frozenset[int] = frozenset()
     ends_at_sentence_start: bool = True
+    spans: tuple[tuple[int, int], ...] = ()
+    kinds: Mapping[int, str] = field(default_factory=dict)
 
 
 def is_pass_through(token: str) -> bool:
@@ -147,18 +152,19 @@ def _released_whitespace(gap: str) -> str:
     return "".join(char if char in PASS_THROUGH_WHITESPACE else " " for char in gap)
 
 
-def _tokens(text: str, protect: frozenset[str]) -> Iterator[tuple[str, int, int, bool]]:
-    """(token, start, end, protected): :data:`_TOKEN` tokens, with identifier spans kept whole.
+def _tokens(text: str, protect: frozenset[str]) -> Iterator[tuple[str, int, int, str]]:
+    """(token, start, end, kind): :data:`_TOKEN` tokens (kind ``""``), with identifier spans kept
+    whole (kind: the span's, e.g. ``email``).
 
     The splitting is local (whitespace, isolated punctuation), so tokenizing the gaps between
     spans gives the same tokens as tokenizing the whole text.
     """
     position = 0
-    for span_start, span_end, _ in (*protected_spans(text, protect), (len(text), len(text), "")):
+    for span_start, span_end, kind in (*protected_spans(text, protect), (len(text), len(text), "")):
         for match in _TOKEN.finditer(text, position, span_start):
-            yield match.group(), match.start(), match.end(), False
+            yield match.group(), match.start(), match.end(), ""
         if span_end > span_start:
-            yield text[span_start:span_end], span_start, span_end, True
+            yield text[span_start:span_end], span_start, span_end, kind
         position = span_end
 
 
@@ -178,33 +184,36 @@ def segment(
 
 def slots(
     text: str,
-    tokens: Iterable[tuple[str, int, int, bool]],
+    tokens: Iterable[tuple[str, int, int, str]],
     protect: frozenset[str],
     *,
     sentence_start: bool = True,
 ) -> Segmented:
-    """Separators and word slots from ``tokens`` (text, start, end, is an identifier span) in order:
-    adjacent non-separator tokens merge into one slot (see :func:`segment`)."""
+    """Separators and word slots from ``tokens`` (text, start, end, the identifier kind of a span,
+    else ``""``) in order: adjacent non-separator tokens merge into one slot (see :func:`segment`)."""
     pieces: list[str | None] = []
     raw_words: list[str] = []
-    protected: set[int] = set()
+    spans: list[tuple[int, int]] = []
+    kinds: dict[int, str] = {}
     starts = _SentenceStarts(sentence_start)
     position = 0
-    for token, start, end, guarded in tokens:
+    for token, start, end, kind in tokens:
         if start > position:
             pieces.append(_released_whitespace(text[position:start]))
             starts.gap(text[position:start])
-        if not guarded and is_pass_through(token):
+        if not kind and is_pass_through(token):
             pieces.append(token)
             starts.punctuation(token, raw_words[-1] if pieces[-2:-1] == [None] else "")
         elif pieces and pieces[-1] is None and start == position:
             raw_words[-1] += text[start:end]
+            spans[-1] = (spans[-1][0], end)
         else:
             pieces.append(None)
             raw_words.append(text[start:end])
+            spans.append((start, end))
             starts.word()
-        if guarded:
-            protected.add(len(raw_words) - 1)
+        if kind:
+            kinds.setdefault(len(raw_words) - 1, kind)
         position = end
     if position < len(text):
         pieces.append(_released_whitespace(text[position:]))
@@ -212,15 +221,17 @@ def slots(
     words = tuple(normalize_word(word) for word in raw_words)
     if "names" in protect:
         names = public_names()
-        protected.update(index for index, word in enumerate(words) if word in names)
+        for index, word in enumerate(words):
+            if word in names:
+                kinds.setdefault(index, "name")
     if "proper-nouns" in protect:
         common = common_words()
-        protected.update(
-            index
-            for index, (raw, word) in enumerate(zip(raw_words, words, strict=True))
-            if is_proper_noun(raw, word, starts.first[index], common)
-        )
-    return Segmented(tuple(pieces), words, frozenset(protected), starts.now)
+        for index, (raw, word) in enumerate(zip(raw_words, words, strict=True)):
+            if is_proper_noun(raw, word, starts.first[index], common):
+                kinds.setdefault(index, "proper-noun")
+    return Segmented(
+        tuple(pieces), words, frozenset(kinds), starts.now, tuple(spans), MappingProxyType(kinds)
+    )
 
 
 def is_proper_noun(raw: str, word: str, starts_sentence: bool, common: frozenset[str]) -> bool:

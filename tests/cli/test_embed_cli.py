@@ -98,7 +98,7 @@ def test_mean_is_labelled_not_private(tmp_path, capsys):
         (["--epsilon", "1", "--pack", "words-small"], "needs a subspace pack"),
         (
             ["--epsilon", "1", "--mechanism", "truncation", "--pack", "words-small"],
-            "needs a sentences",
+            "is a words pack; embed needs a subspace pack",
         ),
         (["--epsilon", "1", "--output", "x.csv"], ".jsonl or .npy"),
     ],

@@ -122,12 +122,12 @@ def _reference_segment(text: str, protect: frozenset[str]) -> Segmented:
     """``segmentation.segment`` as it was before issue 17: tokenizers' tokens, adjacent ones merged."""
     spans = protected_spans(text, protect)
     tokens, position = [], 0
-    for span_start, span_end, _ in (*spans, (len(text), len(text), "")):
+    for span_start, span_end, kind in (*spans, (len(text), len(text), "")):
         gap = text[position:span_start]
         for token, (start, end) in reference_splitter().pre_tokenize_str(gap):
-            tokens.append((token, position + start, position + end, False))
+            tokens.append((token, position + start, position + end, ""))
         if span_end > span_start:
-            tokens.append((text[span_start:span_end], span_start, span_end, True))
+            tokens.append((text[span_start:span_end], span_start, span_end, kind))
         position = span_end
     return slots(text, tokens, protect)
 
