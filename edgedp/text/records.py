@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from edgedp.errors import InputError
+from edgedp.progress import PROGRAM
 
 #: What a command does with a record it cannot read.
 ON_ERROR = ("stop", "skip")
@@ -53,9 +54,9 @@ class BadRecords:
 
     def skip(self, error: InputError) -> None:
         self.skipped += 1
-        self.report(f"edgedp: skipped {error}")
+        self.report(f"{PROGRAM}: skipped {error}")
 
     def summary(self) -> str | None:
         if not self.skipped:
             return None
-        return f"edgedp: {self.skipped} bad record(s) skipped (--on-error skip)"
+        return f"{PROGRAM}: {self.skipped} bad record(s) skipped (--on-error skip)"
