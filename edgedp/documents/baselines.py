@@ -135,7 +135,7 @@ class WordLevelEmbedding(SentenceMechanism):
     def _release(self, embeddings: list[np.ndarray]) -> np.ndarray:
         return mean_rows(embeddings, self.pack.dims)
 
-    def embed_batch(self, documents: Iterable[Document]) -> np.ndarray:
+    def _embed_documents(self, documents: list[Document]) -> np.ndarray:
         """Mean sentence embeddings of the privatized documents (float32, (n, d))."""
         privatized = self.privatized_sentences_batch(documents)
         # Post-processing of the word mechanism's output: batching is fine here.

@@ -28,6 +28,7 @@ form for sentences packs (DeepCandidate, Truncation, the baselines).
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import warnings
 from abc import abstractmethod
@@ -40,7 +41,8 @@ from edgedp.documents.pack import EncoderPack, SentencePack
 from edgedp.errors import InputError, ShortDocumentWarning
 from edgedp.privacy.guarantee import Guarantee
 from edgedp.privacy.mechanism import Mechanism
-from edgedp.privacy.validation import check_choice, check_iterable
+from edgedp.privacy.validation import check_choice, check_iterable, check_positive_int
+from edgedp.progress import Progress
 from edgedp.text.segmentation import check_text
 from edgedp.text.sentences import split_sentences
 
@@ -172,8 +174,33 @@ class DocumentMechanism(Mechanism[PackT]):
         row: np.ndarray = self.embed_batch([document])[0]
         return row
 
-    def embed_batch(self, documents: Iterable[Document]) -> np.ndarray:
-        """Output embeddings (float32, shape (n, d)), one row per document, same guarantee each."""
+    def embed_batch(
+        self,
+        documents: Iterable[Document],
+        *,
+        batch_size: int | None = None,
+        show_progress: bool = False,
+    ) -> np.ndarray:
+        """Output embeddings (float32, shape (n, d)), one row per document, same guarantee each.
+
+        ``batch_size``: documents encoded and released at a time (memory grows with it, not with
+        the whole input; each document's release is its own either way); ``show_progress``: a
+        progress line on a terminal (like sentence-transformers' ``show_progress_bar``).
+        """
+        items = check_iterable(documents, "embed_batch", "document")
+        size = len(items) if batch_size is None else check_positive_int(batch_size, "batch_size")
+        rows = [np.empty((0, self.output_dims), dtype=np.float32)]
+        shown = Progress(f"{self.name}: documents embedded", total=len(items), unit="documents")
+        with shown if show_progress else contextlib.nullcontext(shown):
+            for start in range(0, len(items), max(size, 1)):
+                chunk = items[start : start + size]
+                rows.append(self._embed_documents(chunk))
+                if show_progress:
+                    shown.update(len(chunk))
+        return np.concatenate(rows).astype(np.float32, copy=False)
+
+    def _embed_documents(self, documents: list[Document]) -> np.ndarray:
+        """:meth:`embed_batch` of one batch: encode, then release."""
         split = self._split(documents)
         embeddings = sentence_embeddings(
             self.pack, split, self.space, independent=self.differentially_private

@@ -200,6 +200,20 @@ class PrivacyLedger:
         scope = _check_scope(scope)
         return self._read("read the spent budget", lambda connection: _spent(connection, scope))
 
+    def remaining(self, scope: str) -> tuple[float, float] | None:
+        """What ``scope`` may still spend, (epsilon, delta) = limit - spent (never below 0), read in
+        one transaction; None if it has no limit (diffprivlib's ``BudgetAccountant.remaining()``)."""
+        scope = _check_scope(scope)
+
+        def query(connection: sqlite3.Connection) -> tuple[float, float] | None:
+            limit = _limit(connection, scope)
+            if limit is None:
+                return None
+            epsilon, delta = _spent(connection, scope)
+            return max(limit[0] - epsilon, 0.0), max(limit[1] - delta, 0.0)
+
+        return self._read("read the remaining budget", query)
+
     def unit(self, scope: str) -> str | None:
         """The accounting unit of ``scope`` (set by its first charge), or None."""
         scope = _check_scope(scope)

@@ -43,3 +43,20 @@ def test_non_private_mean_is_labelled(sentence_pack):
         recoded = edgedp.NonPrivateMean(sentence_pack, space="recoded")
     expected = sentence_pack.recoder.recode(sentence_pack.encoder.encode(sentences)).mean(axis=0)
     np.testing.assert_allclose(recoded.embed(TEXT), expected, rtol=1e-5, atol=1e-6)
+
+
+def test_embed_batch_takes_a_batch_size_and_shows_progress(sentence_pack, capsys, monkeypatch):
+    """sentence-transformers' batch_size and show_progress_bar (issue 34): batches change what is
+    held in memory, not the result (the mean is deterministic), and progress is reported."""
+    with pytest.warns(edgedp.NotPrivateWarning):
+        mean = edgedp.NonPrivateMean(sentence_pack)
+    documents = [TEXT, "One more. And another.", "Short text here. Yes.", TEXT, "Last. One."]
+    whole = mean.embed_batch(documents)
+    monkeypatch.setenv("EDGEDP_PROGRESS", "1")
+    batched = mean.embed_batch(documents, batch_size=2, show_progress=True)
+    assert batched.shape == whole.shape == (5, sentence_pack.dims) and batched.dtype == np.float32
+    np.testing.assert_allclose(batched, whole, rtol=1e-5, atol=1e-6)
+    assert "documents embedded: 5 documents of 5 documents (100%)" in capsys.readouterr().err
+    assert mean.embed_batch([], batch_size=3).shape == (0, sentence_pack.dims)
+    with pytest.raises(InputError, match="batch_size"):
+        mean.embed_batch(documents, batch_size=0)

@@ -41,6 +41,17 @@ def test_limits_and_totals(tmp_path):
     assert len(ledger.history("alice")) == 2
 
 
+def test_the_remaining_budget_is_one_call(tmp_path):
+    ledger = PrivacyLedger(tmp_path / "l.db")
+    assert ledger.remaining("alice") is None  # no limit: unlimited
+    ledger.set_limit("alice", 1.0, 1e-6)
+    assert ledger.remaining("alice") == (1.0, 1e-6)
+    ledger.charge("alice", event(0.4, 2e-7))
+    assert ledger.remaining("alice") == pytest.approx((0.6, 8e-7))
+    ledger.set_limit("alice", 0.3)  # a limit lowered below what was spent: nothing remains
+    assert ledger.remaining("alice") == (0.0, 0.0)
+
+
 @pytest.mark.parametrize("bad", [(-1.0, 0.0), (float("nan"), 0.0), (1.0, float("inf"))])
 def test_bad_events_are_refused(bad):
     with pytest.raises((InputError, PrivacyParameterError)):
