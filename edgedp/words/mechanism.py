@@ -16,6 +16,11 @@ character of an input word is ever copied to the output.
   the token. The content of OOV tokens is perfectly hidden; the replacement is noise to a reader.
 * ``"mask"``: replaced by ``[OOV]``. Content hidden; the fact that the token was OOV is released.
 * ``"drop"``: removed (surrounding whitespace stays). Content hidden; the position is released.
+* ``"placeholder"``: like ``"mask"``, but a slot the identifier guard protects says why: ``[EMAIL]``,
+  ``[PHONE]``, ``[DATE]``, ``[NAME]``, ``[PROPER-NOUN]``, ... (the kind of
+  :mod:`edgedp.text.guard_report`); other OOV tokens are ``[OOV]``. Content hidden; the position
+  and the kind the guard recognised (a function of the raw text, like the pattern of slots) are
+  released.
 
 **Identifier guard** (``protect``, default :data:`edgedp.text.identifiers.DEFAULT_PROTECT`: every
 kind): e-mail addresses, URLs, handles, phone numbers, digit groups, dates and numbers
@@ -90,7 +95,7 @@ class WordOptions(TypedDict, total=False):
     protect: Iterable[str] | None
 
 
-OOV_POLICIES = ("sample", "mask", "drop")
+OOV_POLICIES = ("sample", "mask", "drop", "placeholder")
 #: Fewest words worth a worker thread: a thread hop costs tens of microseconds, a word 0.1-0.3 ms.
 WORDS_PER_TASK = 256
 #: Characters per word slot of English text, to size runs of texts before they are split.
@@ -98,6 +103,13 @@ _CHARS_PER_WORD = 6
 #: What a worker-thread task takes: texts, or texts already segmented.
 _Item = TypeVar("_Item", str, Segmented)
 OOV_MASK = "[OOV]"
+
+
+def placeholder(kind: str) -> str:
+    """What ``oov="placeholder"`` prints for a protected slot of ``kind`` (``email``: ``[EMAIL]``)."""
+    return f"[{kind.upper()}]"
+
+
 _DROPPED = -1
 _MASKED = -2
 
@@ -274,7 +286,8 @@ class WordMechanism(Mechanism[WordPack]):
     def _replace_unknown(self, count: int) -> np.ndarray:
         if self.oov == "sample":
             return self.rng.integers(len(self.pack.vocabulary), count)
-        return np.full(count, _MASKED if self.oov == "mask" else _DROPPED, dtype=np.int64)
+        masked = self.oov in ("mask", "placeholder")
+        return np.full(count, _MASKED if masked else _DROPPED, dtype=np.int64)
 
     def _assemble_all(
         self, segmented: list[Segmented], released: np.ndarray, state: SentenceState | None
@@ -286,6 +299,10 @@ class WordMechanism(Mechanism[WordPack]):
         out, start = [], 0
         for item in segmented:
             end = start + len(item.words)
-            out.append(assemble(item, spelled[start:end], self.casing, state))
+            replacements = spelled[start:end]
+            if self.oov == "placeholder":
+                for index in item.protected:
+                    replacements[index] = placeholder(item.kinds[index])
+            out.append(assemble(item, replacements, self.casing, state))
             start = end
         return out

@@ -61,3 +61,16 @@ def test_cli_dry_run_releases_nothing_and_counts_the_kinds(monkeypatch, capsys):
         "name", "proper-noun", "date", "email", "digits",
     }  # fmt: skip
     assert "nothing released: date 1, digits 1, email 1, name 2, proper-noun 1" in err
+
+
+def test_placeholders_say_the_kind_of_each_protected_slot(default_pack):
+    import edgedp
+
+    brr = edgedp.BRR(default_pack, epsilon=50.0, oov="placeholder")
+    assert brr.privatize(NOTE + " Zyxqv.") == (
+        "[NAME] [PROPER-NOUN] called [NAME] on [DATE]. write to [EMAIL] or [DIGITS]. [PROPER-NOUN]."
+    )
+    plain = edgedp.BRR(default_pack, epsilon=50.0, oov="placeholder", protect=())
+    assert plain.privatize("the zyxqv cat") == "the [OOV] cat"  # not protected: only OOV
+    rebuilt = type(brr)(default_pack, **brr.parameters())
+    assert rebuilt.oov == "placeholder"
