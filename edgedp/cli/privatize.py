@@ -38,6 +38,7 @@ from edgedp.cli.word_options import (
     build_word_mechanism,
     mechanism_options,
     parse_protect,
+    read_deny,
 )
 from edgedp.errors import InputError, NotPrivateWarning
 from edgedp.packs.loading import load_pack
@@ -312,7 +313,8 @@ def _dry_run(args: argparse.Namespace) -> None:
     total = input_bytes([args.file])
     with Progress(NAME, total=total, unit="B") as progress, text_output(args.output) as out:
         lines = read_lines(args.file, args.encoding, progress)
-        for number, found in enumerate(findings_by_line(lines, protect), start=1):
+        found_lines = findings_by_line(lines, protect, read_deny(args.deny))
+        for number, found in enumerate(found_lines, start=1):
             for finding in found:
                 counts[finding.kind] = counts.get(finding.kind, 0) + 1
             spans = [dataclasses.asdict(finding) for finding in found]

@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 import warnings
+from pathlib import Path
 from typing import Any
 
 from edgedp.errors import InputError, NotPrivateWarning
@@ -13,7 +14,7 @@ from edgedp.packs.loading import load_pack
 from edgedp.progress import Progress, message
 from edgedp.registry import WORD_MECHANISMS
 from edgedp.text.identifiers import DEFAULT_PROTECT, PROTECT_KINDS
-from edgedp.text.segmentation import CASINGS
+from edgedp.text.segmentation import CASINGS, check_deny
 from edgedp.words.mechanism import OOV_POLICIES, WordMechanism
 from edgedp.words.spaces import SPACE_NAMES
 
@@ -22,6 +23,21 @@ PROTECT_HELP = (
     f"through the mechanism ({', '.join(PROTECT_KINDS)}), 'all' or 'none' "
     f"(default: {','.join(DEFAULT_PROTECT)})"
 )
+
+
+def read_deny(path: str | None) -> frozenset[str]:
+    """The deny-list file of ``--deny`` (one word a line, ``#`` comments) as normalized words."""
+    if path is None:
+        return frozenset()
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as error:
+        raise InputError(f"--deny {path}: cannot read it ({error})") from None
+    terms = [line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#")]
+    try:
+        return check_deny(terms)
+    except InputError as error:
+        raise InputError(f"--deny {path}: {error}") from None
 
 
 def parse_protect(text: str | None) -> tuple[str, ...]:
@@ -109,6 +125,12 @@ def add_word_mechanism_arguments(
     )
     parser.add_argument("--casing", choices=CASINGS, help="word mechanisms (default: lower)")
     parser.add_argument("--protect", help="word mechanisms: " + PROTECT_HELP)
+    parser.add_argument(
+        "--deny",
+        metavar="FILE",
+        help="word mechanisms: a file of words always protected, one a line (e.g. an app's "
+        "contact names; '#' lines are comments), whatever --protect says (default: none)",
+    )
 
 
 #: The mechanism-specific flags each word mechanism accepts.
@@ -171,6 +193,7 @@ def build_word_mechanism(
             oov=args.oov or "sample",
             casing=args.casing or "lower",
             protect=parse_protect(args.protect),
+            deny=read_deny(args.deny),
             **mechanism_options(args),
         )
     if args.space is None and getattr(mechanism, "space_name", None) == "hamming":

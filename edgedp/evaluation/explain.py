@@ -67,7 +67,7 @@ from edgedp.evaluation.empirical_privacy import (
 from edgedp.privacy.randomness import RandomSource, public_statistics_source, resolve_rng
 from edgedp.privacy.validation import check_positive_int, check_unit_interval
 from edgedp.progress import ProgressCallback
-from edgedp.text.segmentation import check_text, segment
+from edgedp.text.segmentation import check_text
 from edgedp.words.euclidean import regularized_covariance, symmetric_square_root
 from edgedp.words.keep_rate import DEFAULT_WORDS as DEFAULT_WORDS  # re-exported (moved)
 from edgedp.words.keep_rate import Z_975, weighted_keep
@@ -345,7 +345,7 @@ def text_losses(
     mechanism: WordMechanism, text: str, metric: str
 ) -> tuple[list[SlotLoss], dict[str, float]]:
     """Per word slot of ``text``: epsilon * d to the nearest other and the farthest vocabulary word."""
-    segmented = segment(check_text(text), mechanism.protect)
+    segmented = mechanism.segment(check_text(text))
     ids = mechanism.pack.vocabulary.ids(segmented.words)
     known = [
         (slot, int(word_id))

@@ -28,11 +28,16 @@ class Finding:
 
 
 def guard_findings(
-    text: str, protect: Iterable[str] | str | None, *, sentence_start: bool = True
+    text: str,
+    protect: Iterable[str] | str | None,
+    *,
+    sentence_start: bool = True,
+    deny: frozenset[str] = frozenset(),
 ) -> tuple[list[Finding], bool]:
     """The protected slots of ``text`` under ``protect`` (the kinds of
-    :mod:`edgedp.text.identifiers`), and whether a text that follows it would start a sentence."""
-    segmented = segment(text, check_protect(protect), sentence_start=sentence_start)
+    :mod:`edgedp.text.identifiers`) and the deny-list ``deny``, and whether a text that follows it
+    would start a sentence."""
+    segmented = segment(text, check_protect(protect), sentence_start=sentence_start, deny=deny)
     findings = [
         Finding(
             *segmented.spans[index], segmented.kinds[index], text[slice(*segmented.spans[index])]
@@ -43,13 +48,13 @@ def guard_findings(
 
 
 def findings_by_line(
-    lines: Iterable[str], protect: Iterable[str] | str | None
+    lines: Iterable[str], protect: Iterable[str] | str | None, deny: frozenset[str] = frozenset()
 ) -> Iterator[list[Finding]]:
     """:func:`guard_findings` of each line, the sentence state carried from line to line as a
     release of the whole text carries it (offsets are within each line)."""
     sentence_start = True
     for line in lines:  # with its line break, which a release reads too (a full stop ends there)
         findings, sentence_start = guard_findings(
-            f"{line}\n", protect, sentence_start=sentence_start
+            f"{line}\n", protect, sentence_start=sentence_start, deny=deny
         )
         yield findings

@@ -169,7 +169,11 @@ def _tokens(text: str, protect: frozenset[str]) -> Iterator[tuple[str, int, int,
 
 
 def segment(
-    text: str, protect: frozenset[str] = frozenset(), *, sentence_start: bool = True
+    text: str,
+    protect: frozenset[str] = frozenset(),
+    *,
+    sentence_start: bool = True,
+    deny: frozenset[str] = frozenset(),
 ) -> Segmented:
     """Split ``text`` (already checked) into separators and word slots.
 
@@ -178,8 +182,30 @@ def segment(
     ``protect`` (kinds of :mod:`edgedp.text.identifiers`) marks slots as protected: an identifier
     span is one slot, and a slot merged with a protected span is protected. ``sentence_start``:
     whether the text starts a sentence (``False`` for a piece of a stream that continues one).
+    ``deny``: normalized words always protected (a user's deny-list, :func:`check_deny`; kind
+    ``deny``).
     """
-    return slots(text, _tokens(text, protect), protect, sentence_start=sentence_start)
+    return slots(text, _tokens(text, protect), protect, sentence_start=sentence_start, deny=deny)
+
+
+def check_deny(terms: Iterable[str] | None) -> frozenset[str]:
+    """A deny-list as the normalized words a slot is compared with; each term must be one word (a
+    slot: no whitespace, no pass-through punctuation), e.g. the contact names of an app."""
+    if terms is None:
+        return frozenset()
+    if isinstance(terms, str):
+        raise InputError("deny takes an iterable of words, not a single string")
+    words = set()
+    for term in terms:
+        if not isinstance(term, str) or not term.strip():
+            raise InputError(f"a deny-list term must be a non-empty word, got {term!r}")
+        tokens = [token for token in _TOKEN.findall(term.strip()) if not is_pass_through(token)]
+        if len(tokens) != 1 or tokens[0] != term.strip():
+            raise InputError(
+                f"a deny-list term is one word (a word slot), got {term!r}: list each word of it"
+            )
+        words.add(normalize_word(tokens[0]))
+    return frozenset(words)
 
 
 def slots(
@@ -188,6 +214,7 @@ def slots(
     protect: frozenset[str],
     *,
     sentence_start: bool = True,
+    deny: frozenset[str] = frozenset(),
 ) -> Segmented:
     """Separators and word slots from ``tokens`` (text, start, end, the identifier kind of a span,
     else ``""``) in order: adjacent non-separator tokens merge into one slot (see :func:`segment`)."""
@@ -219,6 +246,10 @@ def slots(
         pieces.append(_released_whitespace(text[position:]))
         starts.gap(text[position:])
     words = tuple(normalize_word(word) for word in raw_words)
+    if deny:
+        for index, word in enumerate(words):
+            if word in deny:
+                kinds.setdefault(index, "deny")
     if "names" in protect:
         names = public_names()
         for index, word in enumerate(words):

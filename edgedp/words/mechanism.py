@@ -73,6 +73,7 @@ from edgedp.text.segmentation import (
     Segmented,
     SentenceState,
     assemble,
+    check_deny,
     check_text,
     segment,
 )
@@ -85,14 +86,16 @@ class WordOptions(TypedDict, total=False):
 
     ``rng``: ``None`` for OS entropy (private) or an int seed (tests only, warns); ``oov``:
     ``"sample"``, ``"mask"`` or ``"drop"``; ``casing``: ``"lower"`` or ``"sentence"``; ``protect``:
-    the identifier guard's kinds (:mod:`edgedp.text.identifiers`). Subclasses take them as
-    ``**options: Unpack[WordOptions]`` and pass them on.
+    the identifier guard's kinds (:mod:`edgedp.text.identifiers`); ``deny``: words always
+    protected, whatever the guard's kinds (an app's contact names; kind ``deny``). Subclasses take
+    them as ``**options: Unpack[WordOptions]`` and pass them on.
     """
 
     rng: RandomSource | int | None
     oov: str
     casing: str
     protect: Iterable[str] | None
+    deny: Iterable[str] | None
 
 
 OOV_POLICIES = ("sample", "mask", "drop", "placeholder")
@@ -133,13 +136,19 @@ class WordMechanism(Mechanism[WordPack]):
         oov: str = "sample",
         casing: str = "lower",
         protect: Iterable[str] | None = DEFAULT_PROTECT,
+        deny: Iterable[str] | None = None,
     ) -> None:
         super().__init__(pack, rng=rng)
         self.epsilon = check_epsilon(epsilon)
         self.oov = check_choice(oov, "oov", OOV_POLICIES)
         self.casing = check_choice(casing, "casing", CASINGS)
         self.protect = check_protect(protect)
+        self.deny = check_deny(deny)
         self.space = self._build_space()
+
+    def segment(self, text: str, *, sentence_start: bool = True) -> Segmented:
+        """``text`` cut into slots under this mechanism's guard (its kinds and deny-list)."""
+        return segment(text, self.protect, sentence_start=sentence_start, deny=self.deny)
 
     def _build_space(self) -> Space | None:
         """The space this mechanism perturbs in (built once, at construction).
@@ -166,6 +175,7 @@ class WordMechanism(Mechanism[WordPack]):
             "oov": self.oov,
             "casing": self.casing,
             "protect": sorted(self.protect),
+            "deny": sorted(self.deny),
         }
 
     def guarantee(self) -> Guarantee:
@@ -184,7 +194,7 @@ class WordMechanism(Mechanism[WordPack]):
 
     def units(self, inputs: Sequence[str]) -> int:
         """The number of word slots of ``inputs`` (every slot is charged, OOV slots included)."""
-        return sum(len(segment(check_text(text), self.protect).words) for text in inputs)
+        return sum(len(self.segment(check_text(text)).words) for text in inputs)
 
     def prepare(self, progress: ProgressCallback | None = None) -> None:
         """Do the mechanism's one-time set-up now rather than at its first release (tables built
@@ -246,7 +256,7 @@ class WordMechanism(Mechanism[WordPack]):
             pieces = []
             for text in batch:
                 start = continued.word_starts_sentence
-                pieces.append(segment(text, self.protect, sentence_start=start))
+                pieces.append(self.segment(text, sentence_start=start))
                 continued.word_starts_sentence = pieces[-1].ends_at_sentence_start
             sizes = [len(item.words) for item in pieces]
             parts = map_in_threads(self._release_segmented, self._runs(pieces, sizes))
@@ -267,7 +277,7 @@ class WordMechanism(Mechanism[WordPack]):
 
     def _release_texts(self, texts: list[str]) -> tuple[list[Segmented], np.ndarray]:
         """The texts' segmentation (each starting a sentence) and :meth:`_release_segmented`."""
-        return self._release_segmented([segment(text, self.protect) for text in texts])
+        return self._release_segmented([self.segment(text) for text in texts])
 
     def _release_segmented(self, segmented: list[Segmented]) -> tuple[list[Segmented], np.ndarray]:
         """``segmented`` and one released id per word slot (see :meth:`_assemble_all`)."""

@@ -6,6 +6,7 @@ import io
 import json
 import sys
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -74,3 +75,30 @@ def test_placeholders_say_the_kind_of_each_protected_slot(default_pack):
     assert plain.privatize("the zyxqv cat") == "the [OOV] cat"  # not protected: only OOV
     rebuilt = type(brr)(default_pack, **brr.parameters())
     assert rebuilt.oov == "placeholder"
+
+
+def test_a_deny_list_protects_its_words_whatever_the_guard(
+    default_pack, tmp_path, capsys, monkeypatch
+):
+    import edgedp
+    from edgedp.errors import InputError
+    from edgedp.text.segmentation import check_deny
+
+    brr = edgedp.BRR(
+        default_pack, epsilon=50.0, oov="placeholder", protect=("identifiers",), deny=["Okonkwo"]
+    )
+    assert brr.privatize("ask okonkwo, not maria") == "ask [DENY], not maria"
+    assert type(brr)(default_pack, **brr.parameters()).deny == frozenset({"okonkwo"})
+    for bad in (["New York"], "okonkwo", [""], ["a,b"]):
+        with pytest.raises(InputError, match="deny"):
+            check_deny(bad)
+    contacts = tmp_path / "contacts.txt"
+    contacts.write_text("# an app's contacts\nOkonkwo\n\nAdebayo\n", encoding="utf-8")
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"call adebayo or okonkwo\n")))
+    argv = ["privatize", "--dry-run", "--protect", "none", "--deny", str(contacts)]
+    assert main(argv) in (0, None)
+    (line,) = [json.loads(text) for text in capsys.readouterr().out.splitlines()]
+    assert [(span["text"], span["kind"]) for span in line["protected"]] == [
+        ("adebayo", "deny"),
+        ("okonkwo", "deny"),
+    ]

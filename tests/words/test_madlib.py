@@ -49,7 +49,7 @@ def test_madlib_outputs_nearest_words(euclid_pack, planted, seeded):
 
 
 def test_needs_vectors_with_a_helpful_error(default_pack):
-    with pytest.raises(AssetError, match="--preset medium"):
+    with pytest.raises(AssetError, match="--from-pack words-small --vectors float16"):
         edgedp.Madlib(default_pack, epsilon=1.0).privatize("hello")
 
 
