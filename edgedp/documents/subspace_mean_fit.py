@@ -355,10 +355,12 @@ def subspace_fit(
     recommend: Callable[[float, int], tuple[int, float]],
     documents: Sequence[np.ndarray],
     labels: Sequence[str] | None = None,
+    built_from_corpus: bool = False,
 ) -> SubspaceFit:
     """:class:`SubspaceFit` from a PUBLIC sample's sentence embeddings (and its labels, if any);
-    ``recommend(epsilon, k)`` is the pack's (d', C) (:meth:`SubspacePack.recommendation`). Nothing
-    here is private."""
+    ``recommend(epsilon, k)`` is the pack's (d', C) (:meth:`SubspacePack.recommendation`);
+    ``built_from_corpus``: the pack is itself a domain pack (its advice is then never "build a
+    domain pack"). Nothing here is private."""
     if labels is not None:
         labels = [tag for tag, d in zip(labels, documents, strict=True) if len(d) > 0]
     used = [np.asarray(d, dtype=np.float64) for d in documents if len(d) > 0]
@@ -396,7 +398,7 @@ def subspace_fit(
             for epsilon in FIT_EPSILONS
         }
     verdict, advice = _subspace_verdict(
-        name, len(used), float(np.mean(lengths < 2)), k, signal, domain
+        name, len(used), float(np.mean(lengths < 2)), k, signal, domain, built_from_corpus
     )
     return SubspaceFit(
         pack=name,
@@ -448,6 +450,7 @@ def _subspace_verdict(
     sentences: int,
     signal: dict[float, float],
     domain: dict[float, float] | None,
+    built_from_corpus: bool = False,
 ) -> tuple[str, list[str]]:
     advice = too_few_documents(
         documents,
@@ -460,7 +463,17 @@ def _subspace_verdict(
             "a domain pack built from documents like these would keep"
         )
     poor = domain is not None and domain[10.0] >= signal[10.0] + BETTER_SIGNAL
-    if poor and domain is not None:
+    if poor and domain is not None and built_from_corpus:
+        # The pack is itself a domain pack: advising "build a domain pack" would send the user in
+        # a circle (issue 34). Say what the gap can mean instead.
+        advice.append(
+            f"a pack fitted to documents like these would keep {domain[10.0]:.0%} of the signal at "
+            f"epsilon 10 against {signal[10.0]:.0%} with {name}, which was itself built from a "
+            "domain corpus: if this sample is of that domain, rebuild the pack from more of its "
+            f"public documents ({RECOMMENDED_DOMAIN_DOCUMENTS} or more); if not, this sample is "
+            "of another domain and wants a pack of its own"
+        )
+    elif poor and domain is not None:
         out = DOMAIN_PACK if name != DOMAIN_PACK else f"{DOMAIN_PACK}-2"
         advice.append(
             f"a subspace pack built from documents like these would keep {domain[10.0]:.0%} of the "
@@ -527,4 +540,8 @@ def subspace_pack_fit(
         row = pack.recommendation(epsilon, 0.0, sentences)
         return row.dims, row.clip
 
-    return subspace_fit(pack.name, pack.mean, pack.basis, recommend, embeddings, labels)
+    command = str(pack.manifest.data.get("build_command", ""))
+    from_corpus = "--corpus-jsonl" in command or "--corpus-dir" in command
+    return subspace_fit(
+        pack.name, pack.mean, pack.basis, recommend, embeddings, labels, from_corpus
+    )

@@ -295,3 +295,21 @@ def test_packs_fit_reports_progress_while_it_encodes(tmp_path, capsys, monkeypat
     assert cli.main(["packs", "fit", str(pack), str(sample)]) in (0, None)
     err = capsys.readouterr().err
     assert "packs fit: sample sentences encoded: 168 sentences of 168 sentences (100%)" in err
+
+
+def test_a_domain_pack_is_never_told_to_build_a_domain_pack():
+    """Given the pack built from that very domain, packs fit advised building a domain pack, the
+    same circular advice as before (issue 34): a domain pack gets advice that can be followed."""
+    from edgedp.documents.subspace_mean_fit import subspace_fit
+
+    rng = np.random.default_rng(9)
+    documents = _topics(rng, 6, 15, 12)
+    mean = np.concatenate(documents).mean(axis=0)
+    unrelated = unit_rows(rng, 16, 384)
+    general = subspace_fit("general", mean, unrelated, _recommend(8, 0.5), documents)
+    assert general.verdict == "poor"
+    assert any("edgedp-export subspace --corpus-jsonl" in a for a in general.advice)
+    own = subspace_fit("mine", mean, unrelated, _recommend(8, 0.5), documents, None, True)
+    assert own.verdict == "poor"
+    assert not any("edgedp-export subspace" in advice for advice in own.advice)
+    assert any("was itself built from a domain corpus" in advice for advice in own.advice)
