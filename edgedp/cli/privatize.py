@@ -4,7 +4,9 @@ Input (``--input``): ``text`` (default), streamed in bounded memory, one output 
 (whitespace and punctuation pass through); or ``jsonl``, one JSON object per line whose ``"text"``
 is privatized and whose other fields are passed through as they are, NOT privatized (an empty
 line stays empty).
-Output: stdout, or ``--output FILE`` (written whole on success, nothing on failure).
+Output: stdout, or ``--output FILE`` (written whole on success; after a bad JSON Lines record
+under ``--on-error stop``, with exactly the records released before it; nothing on any other
+failure).
 """
 
 from __future__ import annotations
