@@ -188,7 +188,7 @@ def documents_and_ends(
     paths: list[str | None] = [*files] or [None]
     for path in paths:
         if input_format == "text":
-            yield read_document(path, encoding, progress), {}, True
+            yield read_document(path, encoding, progress), {}, False  # read whole: no wait
             continue
         for number, line in enumerate(read_lines(path, encoding, progress), start=1):
             if input_format == "lines":
