@@ -70,9 +70,11 @@ def probe_f1(features: np.ndarray, labels: np.ndarray, folds: Folds) -> float:
         scale[scale == 0] = 1.0
         x = (features[train] - centre) / scale
         targets = np.eye(len(classes))[codes[train]]
+        prior = targets.mean(axis=0)  # the intercept of centred features: the class shares
         gram = x.T @ x + RIDGE * np.eye(x.shape[1])
-        weights = np.linalg.solve(gram, x.T @ (targets - targets.mean(axis=0)))
-        predicted = classes[np.argmax(((features[test] - centre) / scale) @ weights, axis=1)]
+        weights = np.linalg.solve(gram, x.T @ (targets - prior))
+        margins = ((features[test] - centre) / scale) @ weights + prior
+        predicted = classes[np.argmax(margins, axis=1)]
         scores.append(macro_f1(labels[test], predicted))
     return float(np.mean(scores))
 

@@ -87,3 +87,12 @@ def test_cli_packs_fit_reports_the_labels_task(tmp_path, capsys):
     assert set(report["task_kept"]) == {"3", "10", "23"}
     assert cli.main(["packs", "fit", str(pack), str(sample)]) in (0, None)
     assert "your labels" in capsys.readouterr().out
+
+
+def test_the_probe_has_an_intercept():
+    """With features that say nothing, the probe predicts the larger class (the intercept of
+    centred features is the class shares), not whichever class comes first."""
+    labels = np.array(["a"] * 10 + ["b"] * 90)
+    folds = task_probe.stratified_folds(labels)
+    f1 = task_probe.probe_f1(np.zeros((100, 3)), labels, folds)
+    assert f1 == pytest.approx((0 + 2 * 0.9 / 1.9) / 2)
