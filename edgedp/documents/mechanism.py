@@ -190,13 +190,17 @@ class DocumentMechanism(Mechanism[PackT]):
         items = check_iterable(documents, "embed_batch", "document")
         size = len(items) if batch_size is None else check_positive_int(batch_size, "batch_size")
         rows = [np.empty((0, self.output_dims), dtype=np.float32)]
-        shown = Progress(f"{self.name}: documents embedded", total=len(items), unit="documents")
-        with shown if show_progress else contextlib.nullcontext(shown):
+        progress = (
+            Progress(f"{self.name}: documents embedded", total=len(items), unit="documents")
+            if show_progress
+            else None
+        )
+        with progress if progress is not None else contextlib.nullcontext():
             for start in range(0, len(items), max(size, 1)):
                 chunk = items[start : start + size]
                 rows.append(self._embed_documents(chunk))
-                if show_progress:
-                    shown.update(len(chunk))
+                if progress is not None:
+                    progress.update(len(chunk))
         return np.concatenate(rows).astype(np.float32, copy=False)
 
     def _embed_documents(self, documents: list[Document]) -> np.ndarray:

@@ -38,12 +38,10 @@ def guard_findings(
     :mod:`edgedp.text.identifiers`) and the deny-list ``deny``, and whether a text that follows it
     would start a sentence."""
     segmented = segment(text, check_protect(protect), sentence_start=sentence_start, deny=deny)
-    findings = [
-        Finding(
-            *segmented.spans[index], segmented.kinds[index], text[slice(*segmented.spans[index])]
-        )
-        for index in sorted(segmented.protected)
-    ]
+    findings = []
+    for index, kind in sorted(segmented.kinds.items()):
+        start, end = segmented.spans[index]
+        findings.append(Finding(start, end, kind, text[start:end]))
     return findings, segmented.ends_at_sentence_start
 
 

@@ -127,20 +127,24 @@ class Segmented:
     """A text cut into released separators and word slots.
 
     ``pieces`` holds the separators in order, with ``None`` at each word slot; ``words`` holds the
-    normalized lookup key of each slot, in order; ``protected`` the indices (into ``words``) of the
-    slots the identifier guard recognised (:mod:`edgedp.text.identifiers`): they must be released like
-    out-of-vocabulary tokens, never through a word mechanism. ``ends_at_sentence_start``: whether a
-    word right after this text would start a sentence (for the next piece of a stream).
-    ``spans``: each slot's (start, end) in the text; ``kinds``: why each protected slot is protected
-    (an identifier kind such as ``email`` or ``phone``, ``name`` or ``proper-noun``).
+    normalized lookup key of each slot, in order; ``kinds`` maps the index (into ``words``) of each
+    slot the guard protects (:mod:`edgedp.text.identifiers`, a deny-list) to why: an identifier
+    kind such as ``email`` or ``phone``, ``name``, ``proper-noun`` or ``deny``; those slots must be
+    released like out-of-vocabulary tokens, never through a word mechanism.
+    ``ends_at_sentence_start``: whether a word right after this text would start a sentence (for
+    the next piece of a stream). ``spans``: each slot's (start, end) in the text.
     """
 
     pieces: tuple[str | None, ...]
     words: tuple[str, ...]
-    protected: frozenset[int] = frozenset()
+    kinds: Mapping[int, str] = field(default_factory=dict)
     ends_at_sentence_start: bool = True
     spans: tuple[tuple[int, int], ...] = ()
-    kinds: Mapping[int, str] = field(default_factory=dict)
+
+    @property
+    def protected(self) -> frozenset[int]:
+        """The indices of the protected slots (the keys of :attr:`kinds`)."""
+        return frozenset(self.kinds)
 
 
 def is_pass_through(token: str) -> bool:
@@ -260,9 +264,7 @@ def slots(
         for index, (raw, word) in enumerate(zip(raw_words, words, strict=True)):
             if is_proper_noun(raw, word, starts.first[index], common):
                 kinds.setdefault(index, "proper-noun")
-    return Segmented(
-        tuple(pieces), words, frozenset(kinds), starts.now, tuple(spans), MappingProxyType(kinds)
-    )
+    return Segmented(tuple(pieces), words, MappingProxyType(kinds), starts.now, tuple(spans))
 
 
 def is_proper_noun(raw: str, word: str, starts_sentence: bool, common: frozenset[str]) -> bool:

@@ -285,7 +285,7 @@ class WordMechanism(Mechanism[WordPack]):
         ids = self.pack.vocabulary.ids(keys)
         offset = 0
         for item in segmented:  # protected slots take the OOV path, whatever their key
-            ids[[offset + index for index in item.protected]] = -1
+            ids[[offset + index for index in item.kinds]] = -1
             offset += len(item.words)
         released = np.empty_like(ids)
         known = ids >= 0
@@ -311,8 +311,8 @@ class WordMechanism(Mechanism[WordPack]):
             end = start + len(item.words)
             replacements = spelled[start:end]
             if self.oov == "placeholder":
-                for index in item.protected:
-                    replacements[index] = placeholder(item.kinds[index])
+                for index, kind in item.kinds.items():
+                    replacements[index] = placeholder(kind)
             out.append(assemble(item, replacements, self.casing, state))
             start = end
         return out
