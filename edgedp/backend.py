@@ -1,0 +1,60 @@
+"""Which implementation runs edgedp's searches and its sentence encoder: native libraries or numpy.
+
+Two tiers give the same results (ties included) and the same guarantees:
+
+* ``native``: FAISS for the word searches, onnxruntime and Hugging Face tokenizers for the sentence
+  encoder. Fastest; their wheels exist for desktop and server platforms.
+* ``numpy``: numpy alone (exact blocked searches, a numpy forward pass of the encoder, a
+  pure-Python WordPiece tokenizer). Runs wherever numpy runs: Android (Chaquopy), iOS, Pyodide.
+
+``EDGEDP_BACKEND=numpy`` or ``native`` chooses; unset (or ``auto``), each component takes the
+native tier where its library imports and numpy otherwise. ``native`` with a library missing is an
+error (:class:`~edgedp.errors.DependencyError`), never a silent fallback. ``edgedp info`` shows the
+choice.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+
+from edgedp.errors import DependencyError, InputError
+
+#: The environment variable that chooses the tier.
+VARIABLE = "EDGEDP_BACKEND"
+BACKENDS = ("native", "numpy")
+#: What each component's native tier imports.
+NATIVE_MODULES = {"search": ("faiss",), "encoder": ("onnxruntime", "tokenizers")}
+
+
+def requested() -> str | None:
+    """The tier ``EDGEDP_BACKEND`` asks for, or ``None`` (unset, empty or ``auto``)."""
+    value = os.environ.get(VARIABLE, "").strip().lower()
+    if value in ("", "auto"):
+        return None
+    if value not in BACKENDS:
+        raise InputError(f"{VARIABLE} must be one of auto, native, numpy; got {value!r}")
+    return value
+
+
+def native_available(component: str) -> bool:
+    """Whether the native libraries of ``component`` (``"search"`` or ``"encoder"``) import."""
+    return all(importlib.util.find_spec(name) is not None for name in NATIVE_MODULES[component])
+
+
+def backend(component: str) -> str:
+    """The tier that runs ``component`` (``"search"`` or ``"encoder"``) in this process."""
+    if component not in NATIVE_MODULES:
+        raise InputError(f"component must be one of {', '.join(NATIVE_MODULES)}, got {component!r}")
+    chosen = requested()
+    if chosen == "numpy":
+        return "numpy"
+    if native_available(component):
+        return "native"
+    if chosen == "native":
+        missing = ", ".join(NATIVE_MODULES[component])
+        raise DependencyError(
+            f"{VARIABLE}=native, but the {component} tier needs {missing}, not installed here; "
+            f"install it, or unset {VARIABLE} to run on numpy alone"
+        )
+    return "numpy"
