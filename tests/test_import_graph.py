@@ -36,6 +36,7 @@ ALLOWED_UPWARD = {
     ("edgedp.packs.loading", "edgedp.documents.pack"),
     ("edgedp.packs.loading", "edgedp.documents.subspace_pack"),
     ("edgedp.packs.loading", "edgedp.adept.pack"),
+    ("edgedp.packs.loading", "edgedp.words.language_model"),
 }
 
 

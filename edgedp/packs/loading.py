@@ -44,6 +44,7 @@ if TYPE_CHECKING:  # the loaders are imported per kind: a words program never lo
     from edgedp.adept.pack import AutoencoderPack
     from edgedp.documents.pack import SentencePack
     from edgedp.documents.subspace_pack import SubspacePack
+    from edgedp.words.language_model import LanguageModelPack
     from edgedp.words.pack import WordPack
 
 DEFAULT_WORD_PACK = "words-small"
@@ -65,15 +66,16 @@ ENTRY_POINT_GROUP = "edgedp.packs"
 #: Distribution name of the pack ``name`` built by ``edgedp-export wheel``.
 DISTRIBUTION_PREFIX = "edgedp-pack-"
 
-PackKind: TypeAlias = Literal["words", "sentences", "subspace", "autoencoder"]
+PackKind: TypeAlias = Literal["words", "sentences", "subspace", "autoencoder", "lm"]
 PackRef: TypeAlias = str | os.PathLike[str]
-AnyPack: TypeAlias = "WordPack | SentencePack | SubspacePack | AutoencoderPack"
+AnyPack: TypeAlias = "WordPack | SentencePack | SubspacePack | AutoencoderPack | LanguageModelPack"
 #: kind -> (module, loader function), imported on first use of that kind.
 _LOADERS: dict[str, tuple[str, str]] = {
     "words": ("edgedp.words.pack", "load_word_pack"),
     "sentences": ("edgedp.documents.pack", "load_sentence_pack"),
     "subspace": ("edgedp.documents.subspace_pack", "load_subspace_pack"),
     "autoencoder": ("edgedp.adept.pack", "load_autoencoder_pack"),
+    "lm": ("edgedp.words.language_model", "load_language_model_pack"),
 }
 
 
@@ -334,6 +336,14 @@ def load_pack(
 ) -> AutoencoderPack: ...
 @overload
 def load_pack(
+    path: PackRef,
+    *,
+    kind: Literal["lm"],
+    verify: bool = True,
+    expected_digest: str | None = None,
+) -> LanguageModelPack: ...
+@overload
+def load_pack(
     path: PackRef, *, kind: None = None, verify: bool = True, expected_digest: str | None = None
 ) -> AnyPack: ...
 def load_pack(
@@ -346,8 +356,8 @@ def load_pack(
     """Load an asset pack, verifying it first.
 
     ``path`` is a pack directory, the name of a bundled pack, or ``None`` for the default word pack.
-    ``kind`` (``"words"``, ``"sentences"``, ``"subspace"``, ``"autoencoder"``) requires a pack of
-    that kind (an :class:`AssetError` otherwise) and tells type checkers what is returned. With
+    ``kind`` (``"words"``, ``"sentences"``, ``"subspace"``, ``"autoencoder"``, ``"lm"``) requires a
+    pack of that kind (an :class:`AssetError` otherwise) and tells type checkers what is returned. With
     ``verify=True`` (the default) every file's SHA-256 is checked; ``verify=False`` checks sizes
     only and is meant for packs on storage you control. ``expected_digest`` pins the SHA-256 of the
     pack's manifest (and so of every file); bundled packs are always pinned. Raises

@@ -46,7 +46,7 @@ FORMAT = "edgedp-pack"
 FORMAT_VERSION = 1
 MANIFEST_NAME = "manifest.json"
 #: The pack kinds this edgedp reads (:mod:`edgedp.packs.loading` has the loader of each).
-PACK_KINDS = ("words", "sentences", "subspace", "autoencoder")
+PACK_KINDS = ("words", "sentences", "subspace", "autoencoder", "lm")
 _MAX_MANIFEST_BYTES = 1 << 20
 _SAFE_FILE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 _SHA256_HEX = re.compile(r"^[0-9a-f]{64}$")

@@ -199,8 +199,8 @@ def _kind(required: dict[str, Node], optional: dict[str, Node] | None = None) ->
 
 
 #: The schema of each pack kind's manifest (the loaders in edgedp.words.pack,
-#: edgedp.documents.pack, edgedp.documents.subspace_pack and edgedp.adept.pack read exactly these
-#: fields).
+#: edgedp.documents.pack, edgedp.documents.subspace_pack, edgedp.adept.pack and
+#: edgedp.words.language_model read exactly these fields).
 SCHEMAS: Mapping[str, Obj] = {
     "words": _kind(
         {
@@ -293,6 +293,26 @@ SCHEMAS: Mapping[str, Obj] = {
                 }
             ),
             "reference": _REFERENCE,
+        }
+    ),
+    "lm": _kind(
+        {
+            "lm": Obj(
+                required={
+                    "vocabulary": Obj(
+                        required={
+                            "name": Str(max_length=256),
+                            "sha256": Str(max_length=64),
+                            "size": Int(1, 1 << 31),
+                        }
+                    ),
+                    "bigrams": Int(0, MAX_COUNT),
+                    "unigram": FILE_NAME,
+                    "rows": FILE_NAME,
+                    "following": FILE_NAME,
+                    "logprob": FILE_NAME,
+                }
+            )
         }
     ),
     "autoencoder": _kind(

@@ -1,0 +1,269 @@
+"""Public bigram language models over a words pack's vocabulary (pack kind ``lm``), for decoding.
+
+A context decoder (post-processing of a word mechanism's releases) scores candidate words by their
+log-probability in context under a *public* language model; it never reads the private input, so it
+costs no privacy. This module loads such a model and answers its queries with numpy alone.
+
+Model: an interpolated bigram model with absolute discounting and Kneser-Ney continuation unigrams
+(built by ``edgedp-export lm``), pruned to the bigrams seen at least ``min_count`` times and stored
+in backoff form. Outcomes are the vocabulary's ids ``0..V-1``, the unknown word (id ``-1`` in the
+API) and the sentence end ``</s>``; contexts are the vocabulary's ids, the unknown word and the
+sentence start :data:`START`. For a context ``v`` with stored bigrams ``K_v``:
+
+    P(w | v) = exp(stored(v, w))                 if w in K_v
+             = alpha(v) * P_unigram(w)           otherwise,
+
+where ``alpha(v) = (1 - sum_K exp(stored)) / (1 - sum_K P_unigram)`` is computed at load time in
+float64 from the stored values, so every conditional distribution sums to 1 to float64 rounding
+whatever the storage precision.
+
+Layout of an ``lm`` pack (the manifest's ``lm`` section names the files):
+
+* ``unigram.npy`` float32 (V + 2,): log P_unigram of the words, the unknown word, ``</s>``;
+* ``rows.npy`` int64 (V + 3,): CSR offsets of the contexts (the words, the unknown word, START);
+* ``following.npy`` int32 (bigrams,): the stored outcomes of each context, strictly increasing;
+* ``logprob.npy`` float16 (bigrams,): their log-probabilities.
+
+The manifest records the vocabulary it was built for (the SHA-256 of its words pack's
+``vocab.txt``): :meth:`LanguageModelPack.check_vocabulary` refuses another one.
+
+Sentences: :func:`slot_sentences` cuts a segmented text into sentences of word slots, the one rule
+that the exporter (training) and the decoder share.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from edgedp.errors import AssetError, InputError
+from edgedp.packs.manifest import Manifest
+from edgedp.text.segmentation import Segmented, check_text, segment
+from edgedp.words.vocabulary import Vocabulary
+
+if TYPE_CHECKING:
+    from edgedp.words.pack import WordPack
+
+#: The sentence-start context id (the unknown word is -1).
+START: int = -2
+#: Characters of a separator that end a sentence.
+SENTENCE_END = frozenset(".!?")
+_BLANK_LINE = re.compile(r"\n[^\S\n]*\n")
+
+
+def slot_sentences(segmented: Segmented) -> list[list[int]]:
+    """The indices (into ``segmented.words``) of the word slots of each sentence, in order.
+
+    A sentence ends at a slot followed, before the next slot, by a separator piece holding ``.``,
+    ``!`` or ``?``, or by a blank line (two line breaks with only whitespace between them).
+    """
+    sentences: list[list[int]] = []
+    current: list[int] = []
+    gap: list[str] = []
+    slot = 0
+    for piece in segmented.pieces:
+        if piece is not None:
+            gap.append(piece)
+            continue
+        if current and _ends_sentence("".join(gap)):
+            sentences.append(current)
+            current = []
+        gap = []
+        current.append(slot)
+        slot += 1
+    if current:
+        sentences.append(current)
+    return sentences
+
+
+def _ends_sentence(gap: str) -> bool:
+    return not SENTENCE_END.isdisjoint(gap) or _BLANK_LINE.search(gap) is not None
+
+
+def sentence_ids(text: str, vocabulary: Vocabulary) -> list[list[int]]:
+    """The vocabulary ids of the word slots of each sentence of ``text`` (-1: unknown word)."""
+    segmented = segment(check_text(text), protect=frozenset())
+    ids = vocabulary.ids(segmented.words).tolist()
+    return [[ids[slot] for slot in sentence] for sentence in slot_sentences(segmented)]
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class LanguageModelPack:
+    """A loaded ``lm`` pack (see the module docstring); build one with ``edgedp.load_pack``.
+
+    All log-probabilities are natural logarithms, returned as float64.
+    """
+
+    name: str
+    path: Path
+    manifest: Manifest
+    vocabulary_name: str
+    vocabulary_sha256: str
+    vocabulary_size: int
+    log_unigram: np.ndarray  # (V + 2,) float64: the words, unknown, </s>
+    rows: np.ndarray  # (V + 3,) int64
+    following: np.ndarray  # (bigrams,) int32
+    log_stored: np.ndarray  # (bigrams,) float64
+    log_backoff: np.ndarray  # (V + 2,) float64: the words, unknown, START
+
+    @property
+    def kind(self) -> str:
+        return "lm"
+
+    @property
+    def bigrams(self) -> int:
+        """How many bigrams the pack stores."""
+        return int(self.following.shape[0])
+
+    def check_vocabulary(self, words_pack: WordPack) -> None:
+        """Raise AssetError unless this model was built for ``words_pack``'s vocabulary."""
+        vocabulary_file = words_pack.manifest.field("vocabulary", "file", str)
+        digest = words_pack.manifest.data["files"][vocabulary_file]["sha256"]
+        if digest != self.vocabulary_sha256:
+            raise AssetError(
+                f"language model {self.name} was built for the vocabulary of "
+                f"{self.vocabulary_name}, not that of words pack {words_pack.name}"
+            )
+
+    def _outcomes(self, ids: np.ndarray, what: str) -> np.ndarray:
+        """Outcome rows: ids 0..V-1, -1 (unknown) -> V."""
+        array = _id_array(ids, what)
+        if array.size and (array.min() < -1 or array.max() >= self.vocabulary_size):
+            raise InputError(f"{what} ids must be -1 or in [0, {self.vocabulary_size})")
+        return np.where(array < 0, self.vocabulary_size, array)
+
+    def _contexts(self, ids: np.ndarray) -> np.ndarray:
+        """Context rows: ids 0..V-1, -1 (unknown) -> V, START -> V + 1."""
+        array = _id_array(ids, "previous")
+        if array.size and (array.min() < START or array.max() >= self.vocabulary_size):
+            raise InputError(
+                f"previous ids must be START (-2), -1 or in [0, {self.vocabulary_size})"
+            )
+        return np.where(array < 0, self.vocabulary_size - 1 - array, array)
+
+    def unigram(self, ids: np.ndarray) -> np.ndarray:
+        """log P(w) under the model's unigram (Kneser-Ney continuation) distribution; id -1 is the
+        unknown word."""
+        result: np.ndarray = self.log_unigram[self._outcomes(ids, "word")]
+        return result
+
+    def transition(self, previous: np.ndarray, following: np.ndarray) -> np.ndarray:
+        """(m, n) matrix of log P(following[j] | previous[i]); previous -1 is the unknown word and
+        START the sentence start; following -1 is the unknown word."""
+        contexts = self._contexts(previous)[:, None]
+        return self._lookup(contexts, self._outcomes(following, "following")[None, :])
+
+    def end(self, previous: np.ndarray) -> np.ndarray:
+        """log P(</s> | previous[i]), shape (m,)."""
+        contexts = self._contexts(previous)
+        return self._lookup(contexts, np.full(contexts.shape, self.vocabulary_size + 1))
+
+    def _lookup(self, contexts: np.ndarray, outcomes: np.ndarray) -> np.ndarray:
+        """log P(outcome | context) for broadcast arrays of rows: a binary search of each
+        context's sorted row, all pairs at once; a pair not stored backs off to alpha * unigram."""
+        contexts, outcomes = np.broadcast_arrays(contexts, outcomes)
+        low, end = self.rows[contexts], self.rows[contexts + 1]
+        high = end.copy()
+        last = max(self.bigrams - 1, 0)
+        for _ in range(int((high - low).max(initial=0)).bit_length()):
+            middle = (low + high) // 2
+            below = (middle < high) & (self.following[np.minimum(middle, last)] < outcomes)
+            low = np.where(below, middle + 1, low)
+            high = np.where(below, high, middle)
+        found = low < end
+        found[found] = self.following[low[found]] == outcomes[found]
+        result: np.ndarray = self.log_backoff[contexts] + self.log_unigram[outcomes]
+        if self.bigrams:
+            result[found] = self.log_stored[low[found]]
+        return result
+
+    def perplexity(self, sentences: Iterable[Sequence[int]]) -> float:
+        """Per-token perplexity of id sentences (-1: unknown), counting each ``</s>``."""
+        total, tokens = 0.0, 0
+        for sentence in sentences:
+            ids = _id_array(list(sentence), "sentence")
+            contexts = self._contexts(np.concatenate([[START], ids]))
+            outcomes = self._outcomes(np.concatenate([ids, [-1]]), "sentence")
+            outcomes[-1] = self.vocabulary_size + 1  # </s>
+            total += float(self._lookup(contexts, outcomes).sum())
+            tokens += outcomes.size
+        if tokens == 0:
+            raise InputError("perplexity needs at least one sentence")
+        return math.exp(-total / tokens)
+
+    def describe(self) -> dict[str, Any]:
+        """A short summary for ``edgedp packs info``."""
+        return {
+            **self.manifest.summary(),
+            "vocabulary": self.vocabulary_name,
+            "vocabulary_size": self.vocabulary_size,
+            "bigrams": self.bigrams,
+        }
+
+
+def _id_array(ids: object, what: str) -> np.ndarray:
+    array = np.asarray(ids)
+    if array.ndim != 1 or not (array.size == 0 or np.issubdtype(array.dtype, np.integer)):
+        raise InputError(f"{what} ids must be a 1-D integer array")
+    return array.astype(np.int64, copy=False)
+
+
+def load_language_model_pack(manifest: Manifest) -> LanguageModelPack:
+    """Build a :class:`LanguageModelPack` from a validated manifest (files already verified)."""
+    where = f"pack {manifest.directory}"
+    section: Mapping[str, Any] = manifest.section("lm")
+    vocabulary: Mapping[str, Any] = section["vocabulary"]
+    size, bigrams = int(vocabulary["size"]), int(section["bigrams"])
+    unigram = manifest.array(section["unigram"], np.float32, (size + 2,)).astype(np.float64)
+    rows = manifest.array(section["rows"], np.int64, (size + 3,))
+    following = manifest.array(section["following"], np.int32, (bigrams,))
+    stored = manifest.array(section["logprob"], np.float16, (bigrams,)).astype(np.float64)
+    if not (np.isfinite(unigram).all() and np.isfinite(stored).all() and (stored <= 0).all()):
+        raise AssetError(f"{where}: log-probabilities must be finite and at most 0")
+    counts = np.diff(rows)
+    if rows[0] != 0 or rows[-1] != bigrams or (counts < 0).any():
+        raise AssetError(f"{where}: the row offsets are not a CSR index of {bigrams} bigrams")
+    starts = np.zeros(bigrams, dtype=bool)
+    starts[rows[:-1][counts > 0]] = True
+    steps = np.diff(following.astype(np.int64), prepend=-1)
+    if bigrams and (
+        following.min() < 0 or following.max() > size + 1 or (steps[~starts] <= 0).any()
+    ):
+        raise AssetError(f"{where}: the stored bigrams are not sorted outcome ids of each context")
+    unigram -= np.logaddexp.reduce(unigram)  # exactly normalized in float64
+    log_backoff = _log_backoff(unigram, rows, following, stored, where)
+    for array in (unigram, stored, log_backoff):
+        array.flags.writeable = False
+    return LanguageModelPack(
+        name=manifest.name,
+        path=manifest.directory,
+        manifest=manifest,
+        vocabulary_name=str(vocabulary["name"]),
+        vocabulary_sha256=str(vocabulary["sha256"]),
+        vocabulary_size=size,
+        log_unigram=unigram,
+        rows=rows,
+        following=following,
+        log_stored=stored,
+        log_backoff=log_backoff,
+    )
+
+
+def _log_backoff(
+    unigram: np.ndarray, rows: np.ndarray, following: np.ndarray, stored: np.ndarray, where: str
+) -> np.ndarray:
+    """log alpha(v): the mass the stored bigrams of v leave, spread in proportion to the unigram."""
+    context = np.repeat(np.arange(rows.size - 1), np.diff(rows))
+    kept = np.bincount(context, weights=np.exp(stored), minlength=rows.size - 1)
+    kept_unigram = np.bincount(context, weights=np.exp(unigram[following]), minlength=rows.size - 1)
+    left, left_unigram = 1.0 - kept, 1.0 - kept_unigram
+    if not ((left > 0).all() and (left_unigram > 0).all()):
+        raise AssetError(f"{where}: the stored bigrams of a context hold all its probability")
+    result: np.ndarray = np.log(left) - np.log(left_unigram)
+    return result
