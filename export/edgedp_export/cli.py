@@ -19,6 +19,7 @@ COMMAND_MODULES = (
     "edgedp_export.commands.sentences",
     "edgedp_export.commands.subspace",
     "edgedp_export.commands.adept",
+    "edgedp_export.commands.lm",
     "edgedp_export.commands.wheel",
 )
 
