@@ -21,7 +21,9 @@ Layout of an ``lm`` pack (the manifest's ``lm`` section names the files):
 
 * ``unigram.npy`` float32 (V + 2,): log P_unigram of the words, the unknown word, ``</s>``;
 * ``rows.npy`` int64 (V + 3,): CSR offsets of the contexts (the words, the unknown word, START);
-* ``following.npy`` int32 (bigrams,): the stored outcomes of each context, strictly increasing;
+* ``following.npy`` int32 (bigrams,): the stored outcomes of each context, strictly increasing
+  (at load they become one sorted key per bigram, ``context * (V + 2) + outcome``, so that a
+  matrix of lookups is one ``np.searchsorted``: ~8 bytes of memory per bigram);
 * ``logprob.npy`` float16 (bigrams,): their log-probabilities.
 
 The manifest records the vocabulary it was built for (the SHA-256 of its words pack's
@@ -109,7 +111,8 @@ class LanguageModelPack:
     log_unigram: np.ndarray  # (V + 2,) float64: the words, unknown, </s>
     rows: np.ndarray  # (V + 3,) int64
     following: np.ndarray  # (bigrams,) int32
-    log_stored: np.ndarray  # (bigrams,) float64
+    keys: np.ndarray  # (bigrams,) int64: context * (V + 2) + outcome, strictly increasing
+    log_stored: np.ndarray  # (bigrams,) float16, a view of the verified bytes
     log_backoff: np.ndarray  # (V + 2,) float64: the words, unknown, START
 
     @property
@@ -165,22 +168,14 @@ class LanguageModelPack:
         return self._lookup(contexts, np.full(contexts.shape, self.vocabulary_size + 1))
 
     def _lookup(self, contexts: np.ndarray, outcomes: np.ndarray) -> np.ndarray:
-        """log P(outcome | context) for broadcast arrays of rows: a binary search of each
-        context's sorted row, all pairs at once; a pair not stored backs off to alpha * unigram."""
-        contexts, outcomes = np.broadcast_arrays(contexts, outcomes)
-        low, end = self.rows[contexts], self.rows[contexts + 1]
-        high = end.copy()
-        last = max(self.bigrams - 1, 0)
-        for _ in range(int((high - low).max(initial=0)).bit_length()):
-            middle = (low + high) // 2
-            below = (middle < high) & (self.following[np.minimum(middle, last)] < outcomes)
-            low = np.where(below, middle + 1, low)
-            high = np.where(below, high, middle)
-        found = low < end
-        found[found] = self.following[low[found]] == outcomes[found]
+        """log P(outcome | context) for broadcast arrays of rows: one binary search of the sorted
+        (context, outcome) keys for all pairs; a pair not stored backs off to alpha * unigram."""
+        queries = contexts * (self.vocabulary_size + 2) + outcomes
         result: np.ndarray = self.log_backoff[contexts] + self.log_unigram[outcomes]
         if self.bigrams:
-            result[found] = self.log_stored[low[found]]
+            position = np.minimum(np.searchsorted(self.keys, queries), self.bigrams - 1)
+            found = self.keys[position] == queries
+            result[found] = self.log_stored[position[found]]
         return result
 
     def perplexity(self, sentences: Iterable[Sequence[int]]) -> float:
@@ -223,22 +218,22 @@ def load_language_model_pack(manifest: Manifest) -> LanguageModelPack:
     unigram = manifest.array(section["unigram"], np.float32, (size + 2,)).astype(np.float64)
     rows = manifest.array(section["rows"], np.int64, (size + 3,))
     following = manifest.array(section["following"], np.int32, (bigrams,))
-    stored = manifest.array(section["logprob"], np.float16, (bigrams,)).astype(np.float64)
-    if not (np.isfinite(unigram).all() and np.isfinite(stored).all() and (stored <= 0).all()):
+    stored = manifest.array(section["logprob"], np.float16, (bigrams,))
+    exact = stored.astype(np.float64)  # the values lookups return (float16 -> float64 is exact)
+    if not (np.isfinite(unigram).all() and np.isfinite(exact).all() and (exact <= 0).all()):
         raise AssetError(f"{where}: log-probabilities must be finite and at most 0")
     counts = np.diff(rows)
     if rows[0] != 0 or rows[-1] != bigrams or (counts < 0).any():
         raise AssetError(f"{where}: the row offsets are not a CSR index of {bigrams} bigrams")
-    starts = np.zeros(bigrams, dtype=bool)
-    starts[rows[:-1][counts > 0]] = True
-    steps = np.diff(following.astype(np.int64), prepend=-1)
-    if bigrams and (
-        following.min() < 0 or following.max() > size + 1 or (steps[~starts] <= 0).any()
-    ):
+    if bigrams and (following.min() < 0 or following.max() > size + 1):
+        raise AssetError(f"{where}: a stored bigram's outcome is not a word, unknown or </s>")
+    context = np.repeat(np.arange(size + 2, dtype=np.int64), counts)
+    keys = context * (size + 2) + following
+    if (np.diff(keys) <= 0).any():
         raise AssetError(f"{where}: the stored bigrams are not sorted outcome ids of each context")
     unigram -= np.logaddexp.reduce(unigram)  # exactly normalized in float64
-    log_backoff = _log_backoff(unigram, rows, following, stored, where)
-    for array in (unigram, stored, log_backoff):
+    log_backoff = _log_backoff(unigram, context, following, exact, where)
+    for array in (unigram, keys, log_backoff):
         array.flags.writeable = False
     return LanguageModelPack(
         name=manifest.name,
@@ -250,18 +245,20 @@ def load_language_model_pack(manifest: Manifest) -> LanguageModelPack:
         log_unigram=unigram,
         rows=rows,
         following=following,
+        keys=keys,
         log_stored=stored,
         log_backoff=log_backoff,
     )
 
 
 def _log_backoff(
-    unigram: np.ndarray, rows: np.ndarray, following: np.ndarray, stored: np.ndarray, where: str
+    unigram: np.ndarray, context: np.ndarray, following: np.ndarray, stored: np.ndarray, where: str
 ) -> np.ndarray:
-    """log alpha(v): the mass the stored bigrams of v leave, spread in proportion to the unigram."""
-    context = np.repeat(np.arange(rows.size - 1), np.diff(rows))
-    kept = np.bincount(context, weights=np.exp(stored), minlength=rows.size - 1)
-    kept_unigram = np.bincount(context, weights=np.exp(unigram[following]), minlength=rows.size - 1)
+    """log alpha(v) of every context (the words, unknown, START): the mass the stored bigrams of v
+    leave, spread in proportion to the unigram."""
+    contexts = unigram.size  # as many contexts as outcomes: V + 2
+    kept = np.bincount(context, weights=np.exp(stored), minlength=contexts)
+    kept_unigram = np.bincount(context, weights=np.exp(unigram[following]), minlength=contexts)
     left, left_unigram = 1.0 - kept, 1.0 - kept_unigram
     if not ((left > 0).all() and (left_unigram > 0).all()):
         raise AssetError(f"{where}: the stored bigrams of a context hold all its probability")
