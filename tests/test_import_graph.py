@@ -21,7 +21,7 @@ PACKAGE = REPO_ROOT / "edgedp"
 
 #: The floors, lowest first; a module may import its own floor and the floors below it.
 FLOORS = [
-    {"edgedp.errors", "edgedp.progress"},
+    {"edgedp.errors", "edgedp.progress", "edgedp.backend"},
     {"edgedp.privacy"},
     {"edgedp.text", "edgedp.packs"},
     {"edgedp.words", "edgedp.adept", "edgedp.documents"},
@@ -151,7 +151,16 @@ def test_imports_go_down_the_floors(name):
 
 def test_top_level_is_a_handful_of_modules():
     top = sorted(path.stem for path in PACKAGE.glob("*.py"))
-    assert top == ["__init__", "console", "dask", "errors", "progress", "registry", "spark"]
+    assert top == [
+        "__init__",
+        "backend",
+        "console",
+        "dask",
+        "errors",
+        "progress",
+        "registry",
+        "spark",
+    ]
 
 
 # -- private names stay in their module --------------------------------------------------------------

@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 from edgedp.cli.options import parse_epsilon
+from edgedp.cli.word_options import add_decoder_arguments, decoder_options
 from edgedp.errors import InputError
 from edgedp.evaluation.calibration import AGGREGATES, METRICS, equivalent_epsilon, metric_statistics
 from edgedp.evaluation.matching import STATISTICS
@@ -42,6 +43,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--lam", type=float, default=0.2, help="lambda of mahalanobis (default: 0.2)"
     )
     parser.add_argument("--pack", help="words pack (default: words-small)")
+    add_decoder_arguments(parser)
     parser.add_argument("--json", action="store_true", help="print the statistics used as JSON")
 
 
@@ -51,6 +53,11 @@ def run(args: argparse.Namespace) -> None:
     if args.match != "bound":
         _run_match(args, pack, epsilon)
         return
+    if args.decode not in (None, "nearest"):
+        raise InputError(
+            "--decode applies to --match kept or inference-error: the bound is the guarantee's, "
+            "which no decoder changes (decoding is post-processing)"
+        )
     result = equivalent_epsilon(
         pack,
         epsilon,
@@ -103,16 +110,21 @@ def _run_match(args: argparse.Namespace, pack: Any, epsilon: float) -> None:
 
     def build(name: str, value: float) -> Any:
         options: dict[str, Any] = {"lam": args.lam} if name == "mahalanobis" else {}
-        return WORD_MECHANISMS[name](pack, epsilon=value, **options)
+        return WORD_MECHANISMS[name](pack, epsilon=value, **options, **decoder_options(args))
 
     source, target = build(args.source, epsilon), build(args.target, start)
     match = matched_epsilon(source, target, statistic=args.match)
     if not args.json:
         what = "share of words kept unchanged" if args.match == "kept" else "adversary's error"
+        decoded = (
+            f", both decoded with --decode {args.decode}, words alone"
+            if args.decode not in (None, "nearest")
+            else ""
+        )
         print(
             f"{args.target} at epsilon {match.epsilon:.6g} has the same {what} as {args.source} "
             f"at epsilon {epsilon:g} (Monte Carlo, 95 % intervals: {match.target_estimate} "
-            f"against {match.source_estimate}; --json for more)"
+            f"against {match.source_estimate}{decoded}; --json for more)"
         )
         return
     print(json.dumps({**match.as_dict(), "pack": pack.name, "bound_epsilon": start}, indent=2))

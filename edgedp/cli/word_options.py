@@ -15,6 +15,7 @@ from edgedp.progress import Progress, message
 from edgedp.registry import WORD_MECHANISMS
 from edgedp.text.identifiers import DEFAULT_PROTECT, PROTECT_KINDS
 from edgedp.text.segmentation import CASINGS, check_deny
+from edgedp.words.decoding import DECODERS, DEFAULT_CANDIDATES, DEFAULT_LANGUAGE_MODEL
 from edgedp.words.mechanism import OOV_POLICIES, WordMechanism
 from edgedp.words.spaces import SPACE_NAMES
 
@@ -125,12 +126,50 @@ def add_word_mechanism_arguments(
     )
     parser.add_argument("--casing", choices=CASINGS, help="word mechanisms (default: lower)")
     parser.add_argument("--protect", help="word mechanisms: " + PROTECT_HELP)
+    add_decoder_arguments(parser)
     parser.add_argument(
         "--deny",
         metavar="FILE",
         help="word mechanisms: a file of words always protected, one a line (e.g. an app's "
         "contact names; '#' lines are comments), whatever --protect says (default: none)",
     )
+
+
+def add_decoder_arguments(parser: argparse.ArgumentParser) -> None:
+    """--decode, --candidates, --lm: which word is printed for each noisy release."""
+    parser.add_argument(
+        "--decode",
+        choices=DECODERS,
+        help="brr, madlib, mahalanobis, vickrey mechanisms: which vocabulary word is printed for "
+        "each noisy release (post-processing: the guarantee is unchanged): the mechanism's own "
+        "rule (nearest, the default), the most probable word under a public unigram prior (map), "
+        "or the most probable sentence under a public bigram language model (context)",
+    )
+    parser.add_argument(
+        "--candidates",
+        type=int,
+        help=f"--decode map or context: nearest words weighed per slot "
+        f"(default: {DEFAULT_CANDIDATES})",
+    )
+    parser.add_argument(
+        "--lm",
+        metavar="PACK",
+        help=f"--decode map or context: the public language model pack, a name or directory "
+        f"(default: {DEFAULT_LANGUAGE_MODEL})",
+    )
+
+
+def decoder_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The decoder's keyword arguments given (``--candidates`` and ``--lm`` need ``--decode``)."""
+    decode = args.decode or "nearest"
+    if decode == "nearest" and (args.candidates is not None or args.lm is not None):
+        raise InputError("--candidates and --lm apply to --decode map or context")
+    if decode == "nearest":
+        return {}
+    options: dict[str, Any] = {"decode": decode, "language_model": args.lm}
+    if args.candidates is not None:
+        options["candidates"] = args.candidates
+    return options
 
 
 #: The mechanism-specific flags each word mechanism accepts.
@@ -145,7 +184,7 @@ MECHANISM_OPTIONS = {
 OPTION_NAMES = ("lam", "t", "weights", "space", "gamma", "beta", "k", "p", "sensitive_fraction")
 
 
-def mechanism_options(args: argparse.Namespace) -> dict[str, object]:
+def mechanism_options(args: argparse.Namespace) -> dict[str, Any]:
     """The mechanism-specific keyword arguments given; a flag of another mechanism is an error."""
     allowed = MECHANISM_OPTIONS.get(args.mechanism, ())
     options: dict[str, object] = {}
@@ -195,6 +234,7 @@ def build_word_mechanism(
             protect=parse_protect(args.protect),
             deny=read_deny(args.deny),
             **mechanism_options(args),
+            **decoder_options(args),
         )
     if args.space is None and getattr(mechanism, "space_name", None) == "hamming":
         message(

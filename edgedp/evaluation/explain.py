@@ -424,6 +424,12 @@ def explain(
         if metric is None:
             raise InputError("per-word bounds need the mechanism's metric")
         slots, totals = text_losses(mechanism, text, metric)
+    if mechanism.decoder is not None:
+        notes.append(
+            f"words are decoded with decode={mechanism.decode!r}: post-processing, the guarantee "
+            "is unchanged; the words kept and the adversary's error above are measured with the "
+            "decoder, on words alone (in a sentence, context decoding keeps more)"
+        )
     if not mechanism.is_private:
         notes.append("the mechanism uses a fixed seed: its outputs are NOT private")
     return Explanation(

@@ -111,6 +111,12 @@ class Tuning:
         else:
             parts.append(f"  exact: {self.stopped}")
         parts.append(f"  words kept unchanged there (text-like): {self.kept}")
+        decode = self.parameters.get("decode", "nearest")
+        if decode != "nearest":
+            parts.append(
+                f"  measured with decode={decode!r} on words alone (post-processing: the "
+                "guarantee is unchanged; in a sentence, context decoding keeps more)"
+            )
         parts.append(f"  {len(self.evaluations)} evaluations")
         return "\n".join(parts)
 

@@ -56,6 +56,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import TypedDict, TypeVar
 
 import numpy as np
@@ -77,6 +78,15 @@ from edgedp.text.segmentation import (
     check_text,
     segment,
 )
+from edgedp.words.decoding import (
+    DEFAULT_CANDIDATES,
+    PERTURBED,
+    Decoder,
+    NoisyRelease,
+    check_decoder,
+    load_language_model,
+)
+from edgedp.words.language_model import LanguageModelPack, slot_sentences
 from edgedp.words.pack import WordPack
 from edgedp.words.spaces import Space
 
@@ -87,8 +97,11 @@ class WordOptions(TypedDict, total=False):
     ``rng``: ``None`` for OS entropy (private) or an int seed (tests only, warns); ``oov``:
     ``"sample"``, ``"mask"`` or ``"drop"``; ``casing``: ``"lower"`` or ``"sentence"``; ``protect``:
     the identifier guard's kinds (:mod:`edgedp.text.identifiers`); ``deny``: words always
-    protected, whatever the guard's kinds (an app's contact names; kind ``deny``). Subclasses take
-    them as ``**options: Unpack[WordOptions]`` and pass them on.
+    protected, whatever the guard's kinds (an app's contact names; kind ``deny``); ``decode``:
+    which word is printed for each noisy release, ``"nearest"``, ``"map"`` or ``"context"``
+    (:mod:`edgedp.words.decoding`: post-processing, the guarantee is unchanged), with
+    ``candidates`` words weighed per slot and the public ``language_model`` pack (default
+    ``lm-general``). Subclasses take them as ``**options: Unpack[WordOptions]`` and pass them on.
     """
 
     rng: RandomSource | int | None
@@ -96,6 +109,9 @@ class WordOptions(TypedDict, total=False):
     casing: str
     protect: Iterable[str] | None
     deny: Iterable[str] | None
+    decode: str
+    candidates: int
+    language_model: LanguageModelPack | str | Path | None
 
 
 OOV_POLICIES = ("sample", "mask", "drop", "placeholder")
@@ -137,6 +153,9 @@ class WordMechanism(Mechanism[WordPack]):
         casing: str = "lower",
         protect: Iterable[str] | None = DEFAULT_PROTECT,
         deny: Iterable[str] | None = None,
+        decode: str = "nearest",
+        candidates: int = DEFAULT_CANDIDATES,
+        language_model: LanguageModelPack | str | Path | None = None,
     ) -> None:
         super().__init__(pack, rng=rng)
         self.epsilon = check_epsilon(epsilon)
@@ -144,7 +163,19 @@ class WordMechanism(Mechanism[WordPack]):
         self.casing = check_choice(casing, "casing", CASINGS)
         self.protect = check_protect(protect)
         self.deny = check_deny(deny)
+        self.decode, self.candidates = check_decoder(decode, candidates)
         self.space = self._build_space()
+        self.decoder: Decoder | None = None
+        #: The name or path of the decoder's language model pack (``None`` without a decoder).
+        self.language_model: str | None = None
+        if self.decode != "nearest":
+            if self.space is None:
+                raise InputError(
+                    f"decode={self.decode!r}: {type(self).__name__} releases a sampled word, "
+                    "not a noisy point to decode (see edgedp.words.decoding); use 'nearest'"
+                )
+            model, self.language_model = load_language_model(language_model, pack)
+            self.decoder = Decoder(self.space, model, mode=self.decode, candidates=self.candidates)
 
     def segment(self, text: str, *, sentence_start: bool = True) -> Segmented:
         """``text`` cut into slots under this mechanism's guard (its kinds and deny-list)."""
@@ -170,12 +201,20 @@ class WordMechanism(Mechanism[WordPack]):
 
     def parameters(self) -> dict[str, object]:
         """The keyword arguments that rebuild this mechanism on its pack (without ``rng``)."""
+        decoding: dict[str, object] = {}
+        if self.decoder is not None:
+            decoding = {
+                "decode": self.decode,
+                "candidates": self.candidates,
+                "language_model": self.language_model,
+            }
         return {
             "epsilon": self.epsilon,
             "oov": self.oov,
             "casing": self.casing,
             "protect": sorted(self.protect),
             "deny": sorted(self.deny),
+            **decoding,
         }
 
     def guarantee(self) -> Guarantee:
@@ -221,10 +260,11 @@ class WordMechanism(Mechanism[WordPack]):
             raise InputError(f"word ids must be in [0, {len(self.pack.vocabulary)})")
         if ids.size == 0:
             return ids
+        release = self._release if self.decoder is None else self.decoder.release_alone
         tasks = self._tasks(ids.size)
         if tasks == 1:
-            return self._release(ids)
-        return np.concatenate(map_in_threads(self._release, np.array_split(ids, tasks)))
+            return release(ids)
+        return np.concatenate(map_in_threads(release, np.array_split(ids, tasks)))
 
     def _tasks(self, words: int) -> int:
         """How many worker-thread tasks ``words`` words are split into (1: the calling thread)."""
@@ -281,17 +321,53 @@ class WordMechanism(Mechanism[WordPack]):
 
     def _release_segmented(self, segmented: list[Segmented]) -> tuple[list[Segmented], np.ndarray]:
         """``segmented`` and one released id per word slot (see :meth:`_assemble_all`)."""
-        keys = [word for item in segmented for word in item.words]
-        ids = self.pack.vocabulary.ids(keys)
+        if self.decoder is not None:
+            return segmented, self.decoder.decode(
+                self._noisy_release(self.decoder.space, segmented)
+            )
+        ids = self._slot_ids(segmented)
+        known = ids >= 0
+        released = np.empty_like(ids)
+        released[known] = self.privatize_ids(ids[known])
+        released[~known] = self._replace_unknown(int((~known).sum()))
+        return segmented, released
+
+    def _slot_ids(self, segmented: list[Segmented]) -> np.ndarray:
+        """The vocabulary id of every slot; -1 where it is out of vocabulary or protected."""
+        ids = self.pack.vocabulary.ids([word for item in segmented for word in item.words])
         offset = 0
         for item in segmented:  # protected slots take the OOV path, whatever their key
             ids[[offset + index for index in item.kinds]] = -1
             offset += len(item.words)
-        released = np.empty_like(ids)
+        return ids
+
+    def noisy_release(self, texts: Iterable[str]) -> NoisyRelease:
+        """The DP release of ``texts`` itself, undecoded (each text starts a sentence): the noisy
+        point of every vocabulary slot, the replacement of every other slot, the sentence layout.
+
+        It carries this mechanism's guarantee whoever decodes it (:mod:`edgedp.words.decoding`):
+        an app may send it, rather than text, to be decoded elsewhere. A mechanism that releases
+        sampled words (TEM, SanText, CusText) has no such release (:class:`InputError`).
+        """
+        if self.space is None:
+            raise InputError(f"{type(self).__name__} releases sampled words, not noisy points")
+        batch = [check_text(text) for text in check_iterable(texts, "noisy_release", "text")]
+        return self._noisy_release(self.space, [self.segment(text) for text in batch])
+
+    def _noisy_release(self, space: Space, segmented: list[Segmented]) -> NoisyRelease:
+        """The noisy points of the known slots (the same draws as ``nearest`` decoding), the
+        out-of-vocabulary policy's replacements, and the sentences of the released separators."""
+        ids = self._slot_ids(segmented)
         known = ids >= 0
-        released[known] = self.privatize_ids(ids[known])
-        released[~known] = self._replace_unknown(int((~known).sum()))
-        return segmented, released
+        points = space.perturb(ids[known])
+        fixed = np.full(len(ids), PERTURBED, dtype=np.int64)
+        fixed[~known] = self._replace_unknown(int((~known).sum()))
+        sentences: list[tuple[int, ...]] = []
+        offset = 0
+        for item in segmented:
+            sentences.extend(tuple(offset + slot for slot in run) for run in slot_sentences(item))
+            offset += len(item.words)
+        return NoisyRelease(points=points, fixed=fixed, sentences=tuple(sentences))
 
     def _replace_unknown(self, count: int) -> np.ndarray:
         if self.oov == "sample":

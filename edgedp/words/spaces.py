@@ -24,12 +24,15 @@ post-processing and the space's guarantee holds for the released word.
 
 from __future__ import annotations
 
+import math
 from abc import ABC, abstractmethod
+from functools import cached_property
 from typing import ClassVar
 
 import numpy as np
 
 from edgedp.errors import AssetError, InputError
+from edgedp.privacy.noise import rr_flip_threshold
 from edgedp.privacy.randomness import RandomSource
 from edgedp.privacy.validation import check_choice, check_unit_interval
 from edgedp.words.euclidean import (
@@ -86,6 +89,14 @@ class Space(ABC):
         """Distances and ids of the ``k`` nearest words to each perturbed input word."""
         return self.nearest(self.perturb(word_ids), k)
 
+    @abstractmethod
+    def log_likelihood(
+        self, points: np.ndarray, distances: np.ndarray, ids: np.ndarray
+    ) -> np.ndarray:
+        """log Pr[release = point | input word = id] up to a constant of the point, for each row's
+        candidate ``ids`` (n, k) at the ``distances`` :meth:`nearest` found (n, k): the exact
+        noise law of :meth:`perturb`, what a decoder weighs candidates with (post-processing)."""
+
 
 class HammingSpace(Space):
     """Randomized response on binary codes (epsilon per bit) and Hamming search."""
@@ -112,6 +123,14 @@ class HammingSpace(Space):
         distances, ids = self.pack.index.search(points, k)
         return distances.astype(np.float64), ids.astype(np.int64)
 
+    def log_likelihood(
+        self, points: np.ndarray, distances: np.ndarray, ids: np.ndarray
+    ) -> np.ndarray:
+        """d log(p / (1 - p)) for Hamming distance d: each bit flipped independently with the
+        realised probability p (:func:`edgedp.privacy.noise.rr_flip_threshold`)."""
+        flip = rr_flip_threshold(self.epsilon) / 2**64
+        return np.asarray(distances, dtype=np.float64) * math.log(flip / (1.0 - flip))
+
 
 class EuclideanSpace(Space):
     """Multivariate Laplace noise on the float vectors and exact Euclidean search."""
@@ -136,6 +155,13 @@ class EuclideanSpace(Space):
         distances, ids = self.pack.euclidean_index(self._user).search(points, k)
         return distances, ids.astype(np.int64)
 
+    def log_likelihood(
+        self, points: np.ndarray, distances: np.ndarray, ids: np.ndarray
+    ) -> np.ndarray:
+        """-epsilon ||point - phi(w)||_2: the density exp(-epsilon ||z||_2) of the noise (its
+        normalizer does not depend on the word)."""
+        return -self.epsilon * np.asarray(distances, dtype=np.float64)
+
 
 class MahalanobisSpace(EuclideanSpace):
     """Elliptical noise shaped by the vectors' regularized covariance, and Euclidean search.
@@ -152,6 +178,24 @@ class MahalanobisSpace(EuclideanSpace):
         self.lam = check_unit_interval(lam, "lam")
         self.metric_matrix = regularized_covariance(np.asarray(pack.covariance), self.lam)
         self.root = symmetric_square_root(self.metric_matrix)
+
+    @cached_property
+    def inverse_root(self) -> np.ndarray:
+        """Sigma_lambda^(-1/2) (pseudo-inverse: lambda = 1 on a singular covariance), for decoders."""
+        inverse: np.ndarray = np.linalg.pinv(self.root, hermitian=True)
+        return inverse
+
+    def log_likelihood(
+        self, points: np.ndarray, distances: np.ndarray, ids: np.ndarray
+    ) -> np.ndarray:
+        """-epsilon ||point - phi(w)||_M, ||z||_M = sqrt(z^T Sigma_lambda^-1 z): the density of
+        z = Sigma_lambda^(1/2) y (candidates are found by Euclidean distance, weighed by this)."""
+        offsets = np.asarray(points, dtype=np.float64)[:, None, :] - np.asarray(
+            self.vectors[ids], dtype=np.float64
+        )
+        whitened = np.einsum("nkd,de->nke", offsets, self.inverse_root)
+        norms: np.ndarray = np.sqrt(np.einsum("nke,nke->nk", whitened, whitened))
+        return -self.epsilon * norms
 
     def noise(self, count: int, dims: int) -> np.ndarray:
         # rows y^T S = (S y)^T; einsum, not matmul: numpy's BLAS would start its own spinning

@@ -84,15 +84,13 @@ class _NeighbourSelection(WordMechanism):
         *,
         epsilon: float,
         space: str | None,
-        candidates: int,
+        choices: int,
         **options: Unpack[WordOptions],
     ) -> None:
         self.space_name = choose_space(pack, space, type(self).__name__)
-        if candidates > len(pack.vocabulary):
-            raise InputError(
-                f"{candidates} candidates but the vocabulary has {len(pack.vocabulary)}"
-            )
-        self.candidates = candidates
+        if choices > len(pack.vocabulary):
+            raise InputError(f"{choices} candidates but the vocabulary has {len(pack.vocabulary)}")
+        self.choices = choices
         super().__init__(pack, epsilon=epsilon, **options)
 
     def _build_space(self) -> Space:
@@ -129,7 +127,7 @@ class Vickrey(_NeighbourSelection):
             pack,
             epsilon=epsilon,
             space=space,
-            candidates=2,
+            choices=2,
             **options,
         )
         self.t = check_unit_interval(t, "t")
@@ -138,7 +136,7 @@ class Vickrey(_NeighbourSelection):
         return {**super().parameters(), "t": self.t}
 
     def _release(self, word_ids: np.ndarray) -> np.ndarray:
-        distances, ids = self.space.neighbours(word_ids, self.candidates)
+        distances, ids = self.space.neighbours(word_ids, self.choices)
         return choose_first_or_second(ids, distances, self.t, self.rng)
 
 
@@ -166,7 +164,7 @@ class GeneralizedVickrey(_NeighbourSelection):
             pack,
             epsilon=epsilon,
             space=space,
-            candidates=len(self.weights),
+            choices=len(self.weights),
             **options,
         )
 
@@ -174,7 +172,7 @@ class GeneralizedVickrey(_NeighbourSelection):
         return {**super().parameters(), "weights": self.weights.tolist()}
 
     def _release(self, word_ids: np.ndarray) -> np.ndarray:
-        distances, ids = self.space.neighbours(word_ids, self.candidates)
+        distances, ids = self.space.neighbours(word_ids, self.choices)
         return choose_by_weights(ids, distances, self.weights, self.rng)
 
 

@@ -1,0 +1,200 @@
+"""Which vocabulary word to print for each noisy release: decoders, post-processing of the DP release.
+
+BRR, Madlib, Mahalanobis and the Vickrey mechanisms release, per word slot, a noisy point (a
+randomized-response code, a noisy vector) that is already differentially private. Which vocabulary
+word is printed for it is post-processing: any rule that reads only the noisy points and public data
+keeps the mechanism's guarantee unchanged (the same epsilon, the same metric). Three rules:
+
+* ``nearest`` (default): the mechanism's own rule: the nearest word to the point (BRR, Madlib,
+  Mahalanobis), Vickrey's random choice among the nearest.
+* ``map``: the most probable word given the point alone: among the ``candidates`` nearest words w,
+  the one maximising log Pr[point | w] + log P(w), the exact log-likelihood of the mechanism's noise
+  (:meth:`edgedp.words.spaces.Space.log_likelihood`) plus a public unigram prior.
+* ``context``: the most probable *sentence*: the same candidates and likelihoods, plus a public
+  bigram language model's log-probability of each word given the one before (and of the sentence's
+  start and end), maximised over the sentence by Viterbi.
+
+**Why it is post-processing, structurally.** A decoder receives a :class:`NoisyRelease`: the noisy
+points, the ids already released for the slots the mechanism did not perturb (out-of-vocabulary
+tokens and protected spans, replaced independently of their content) and the sentence layout, read
+from the released separators only (:func:`edgedp.words.language_model.slot_sentences`). It never
+receives the input words or their ids; tests decode a release in another process and check the
+words are the same. The language model is a public pack (kind ``lm``), built from openly licensed
+text that never sees the user's.
+
+**What moves.** The guarantee does not; the share of words printed unchanged and an adversary's
+inference error do (``explain``, ``tune`` and ``calibrate --match`` measure them with the decoder in
+place, on isolated words: without a sentence around it, ``context`` weighs a word by the language
+model's start-and-end probabilities, close to ``map``).
+
+Slots the mechanism did not perturb are fixed points of the search; a language model sees them as
+unknown words. The sampling mechanisms (TEM, SanText, CusText) release a *word*, not a point: a
+posterior over inputs would need each candidate input's normalizer over the whole vocabulary, which
+costs more than the mechanism itself, so they print their release as is (``nearest`` only).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from edgedp.errors import AssetError, InputError
+from edgedp.privacy.validation import check_choice, check_positive_int
+
+if TYPE_CHECKING:
+    from edgedp.words.language_model import LanguageModelPack
+    from edgedp.words.pack import WordPack
+    from edgedp.words.spaces import Space
+
+DECODERS = ("nearest", "map", "context")
+#: Candidate words per slot: the true word is among the 16 nearest to its noisy point far more
+#: often than it is the nearest (bench/utility/decoding.py measures the share).
+DEFAULT_CANDIDATES = 16
+#: The public language model a decoder loads when none is given.
+DEFAULT_LANGUAGE_MODEL = "lm-general"
+#: In :attr:`NoisyRelease.fixed`: the slot's word is decoded from the next row of ``points``.
+PERTURBED = -3
+
+
+@dataclass(frozen=True)
+class NoisyRelease:
+    """All a decoder may read about a batch of texts: DP releases and public layout, no input.
+
+    ``points``: one noisy point (a packed code row, or a vector) per perturbed slot, in slot order;
+    ``fixed``: per slot, :data:`PERTURBED` or the id already released for it (a vocabulary id, or a
+    negative marker of the out-of-vocabulary policy); ``sentences``: the slot indices of each
+    sentence, from the released separators.
+    """
+
+    points: np.ndarray
+    fixed: np.ndarray
+    sentences: tuple[tuple[int, ...], ...]
+
+
+def check_decoder(decode: str, candidates: int) -> tuple[str, int]:
+    """``decode`` and ``candidates`` validated (an :class:`InputError` names the bad one)."""
+    name = check_choice(decode, "decode", DECODERS)
+    count = check_positive_int(candidates, "candidates")
+    return name, count
+
+
+def load_language_model(
+    language_model: LanguageModelPack | str | Path | None, words: WordPack
+) -> tuple[LanguageModelPack, str]:
+    """The language model a decoder uses (a pack, a pack name or directory; ``None``: the default),
+    checked to be built for ``words``' vocabulary, and the name or path that loads it again."""
+    from edgedp.packs.loading import load_pack
+    from edgedp.words.language_model import LanguageModelPack
+
+    if isinstance(language_model, LanguageModelPack):
+        model, source = language_model, str(language_model.path)
+    else:
+        name = DEFAULT_LANGUAGE_MODEL if language_model is None else language_model
+        if not isinstance(name, str | Path):
+            raise InputError(f"language_model must be an lm pack, its name or path, got {name!r}")
+        try:
+            model = load_pack(name, kind="lm")
+        except AssetError as error:
+            raise AssetError(
+                f"decode='map' and 'context' need a public language model pack: {error} "
+                f"(the default, {DEFAULT_LANGUAGE_MODEL}, is its own distribution: `edgedp-export "
+                f"wheel assets/{DEFAULT_LANGUAGE_MODEL}` in a source checkout builds it)"
+            ) from None
+        source = str(name)
+    model.check_vocabulary(words)
+    return model, source
+
+
+class Decoder:
+    """``map`` or ``context`` decoding of noisy releases in ``space`` with a public language model.
+
+    ``candidates``: how many nearest words of each noisy point are weighed; ``language_model``: the
+    public lm pack. Decoding is deterministic: equal scores go to the nearer candidate.
+    """
+
+    def __init__(
+        self, space: Space, language_model: LanguageModelPack, *, mode: str, candidates: int
+    ) -> None:
+        if mode not in ("map", "context"):
+            raise InputError(f"a Decoder decodes 'map' or 'context', got {mode!r}")
+        self.space, self.language_model, self.mode = space, language_model, mode
+        self.candidates = min(
+            check_positive_int(candidates, "candidates"), len(space.pack.vocabulary)
+        )
+
+    def release_alone(self, word_ids: np.ndarray) -> np.ndarray:
+        """Each vocabulary id perturbed (the DP release) and decoded as a sentence of one word:
+        what ``privatize_ids`` releases with this decoder (explain, tune and calibrate measure it)."""
+        release = NoisyRelease(
+            points=self.space.perturb(word_ids),
+            fixed=np.full(len(word_ids), PERTURBED, dtype=np.int64),
+            sentences=tuple((slot,) for slot in range(len(word_ids))),
+        )
+        return self.decode(release)
+
+    def decode(self, release: NoisyRelease) -> np.ndarray:
+        """One released id per slot of ``release``: ``fixed`` where it is not :data:`PERTURBED`,
+        else the decoded word of the slot's noisy point."""
+        fixed = np.asarray(release.fixed, dtype=np.int64)
+        perturbed = np.flatnonzero(fixed == PERTURBED)
+        if len(perturbed) != len(release.points):
+            raise InputError(
+                f"{len(release.points)} noisy points for {len(perturbed)} perturbed slots"
+            )
+        out = fixed.copy()
+        if not len(perturbed):
+            return out
+        distances, ids = self.space.nearest(release.points, self.candidates)
+        scores = self.space.log_likelihood(release.points, distances, ids)
+        if self.mode == "map":
+            scores = scores + self.language_model.unigram(ids.ravel()).reshape(ids.shape)
+            out[perturbed] = ids[np.arange(len(ids)), np.argmax(scores, axis=1)]
+            return out
+        # per slot: its candidate ids and scores; fixed slots are one unknown-word state
+        row = np.full(len(fixed), -1, dtype=np.int64)
+        row[perturbed] = np.arange(len(perturbed))
+        for sentence in release.sentences:
+            self._viterbi(sentence, row, ids, scores, out)
+        return out
+
+    def _viterbi(
+        self,
+        sentence: tuple[int, ...],
+        row: np.ndarray,
+        ids: np.ndarray,
+        scores: np.ndarray,
+        out: np.ndarray,
+    ) -> None:
+        """Write into ``out`` the best word sequence of ``sentence``'s perturbed slots."""
+        from edgedp.words.language_model import START
+
+        model = self.language_model
+        unknown = np.array([-1], dtype=np.int64)
+        zero = np.zeros(1)
+        states: list[np.ndarray] = []  # the LM ids of each slot's states
+        pointers: list[np.ndarray] = []
+        previous = np.array([START], dtype=np.int64)
+        best = zero
+        for slot in sentence:
+            if row[slot] < 0:
+                current, emission = unknown, zero
+            else:
+                current, emission = ids[row[slot]], scores[row[slot]]
+            total = best[:, None] + model.transition(previous, current)
+            pointer = np.argmax(total, axis=0)
+            best = total[pointer, np.arange(len(current))] + emission
+            states.append(current)
+            pointers.append(pointer)
+            previous = current
+        if not states:
+            return
+        state = int(np.argmax(best + model.end(previous)))
+        for slot, current, pointer in zip(
+            reversed(sentence), reversed(states), reversed(pointers), strict=True
+        ):
+            if row[slot] >= 0:
+                out[slot] = current[state]
+            state = int(pointer[state])
