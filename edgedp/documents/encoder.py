@@ -1,4 +1,4 @@
-"""The on-device sentence encoder: tokenizers + onnxruntime + numpy, no torch.
+"""The on-device sentence encoder: tokenizers + onnxruntime + numpy, or numpy alone; no torch.
 
 :class:`SentenceEncoder` reproduces sentence-transformers' all-MiniLM-L6-v2: the transformer (ONNX)
 gives token embeddings, which are averaged over the attention mask (mean pooling; the mask sum is
@@ -6,9 +6,14 @@ clamped at 1e-9 as sentence-transformers does) and divided by their L2 norm (cla
 ``torch.nn.functional.normalize``). :class:`Recoder` runs the pack's recoder H (SentDP Sec. 4.3) on
 those embeddings.
 
-onnxruntime is imported, and the sessions are created, on first use only: ``import edgedp`` and the
-word-level mechanisms never load it. Sentences are tokenized in batches, sorted by length so that a
-batch pads little, and returned in input order.
+**Tiers** (:func:`edgedp.backend.backend`, ``"encoder"``): the native tier tokenizes with Hugging
+Face tokenizers and runs the ONNX files with onnxruntime; the numpy tier runs the same files with
+numpy alone (:mod:`~edgedp.documents.wordpiece`, :mod:`~edgedp.documents.numpy_encoder`,
+:mod:`~edgedp.documents.numpy_graph`: the same ids, embeddings within 1e-6 of cosine). Both tiers
+have the same tokenizer and session interface, so everything below is shared. onnxruntime and
+tokenizers are imported only on the native tier, and the sessions are created on first use:
+``import edgedp`` and the word-level mechanisms never load them. Sentences are tokenized in
+batches, sorted by length so that a batch pads little, and returned in input order.
 
 **Threads.** By default every onnxruntime call runs on one thread, and after
 ``edgedp.set_num_threads(n)`` the calls of one ``encode`` or ``recode`` are spread over n worker
@@ -24,12 +29,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 
+from edgedp.backend import backend
+from edgedp.documents.numpy_encoder import NumpyTransformer
+from edgedp.documents.numpy_graph import NumpyGraph
+from edgedp.documents.wordpiece import WordPiece
 from edgedp.errors import SENTENCES_EXTRA, AssetError, DependencyError, InputError
-from edgedp.packs.native import GraphIO, lazy_session, map_in_threads, worker_threads
+from edgedp.packs.manifest import REBUILD_HINT
+from edgedp.packs.native import GraphIO, Lazy, lazy_session, map_in_threads, worker_threads
 from edgedp.privacy.validation import check_positive_int
 from edgedp.text.segmentation import check_text
 
@@ -77,20 +87,13 @@ class SentenceEncoder:
         batch_size: int = DEFAULT_BATCH_SIZE,
         batch_tokens: int = DEFAULT_BATCH_TOKENS,
     ) -> None:
-        try:
-            from tokenizers import Tokenizer
-        except ImportError:
-            raise DependencyError(
-                SENTENCES_EXTRA.format(what="the encoder needs tokenizers")
-            ) from None
+        #: "native" (tokenizers + onnxruntime) or "numpy" (numpy alone): module docstring, Tiers.
+        self.backend = backend("encoder")
         shown = "tokenizer.json" if isinstance(tokenizer, bytes) else str(tokenizer)
-        try:
-            if isinstance(tokenizer, bytes):
-                self._tokenizer = Tokenizer.from_str(tokenizer.decode("utf-8"))
-            else:
-                self._tokenizer = Tokenizer.from_file(str(tokenizer))
-        except Exception as error:  # tokenizers raises a plain Exception
-            raise AssetError(f"{shown} is not a readable tokenizer.json ({error})") from None
+        if self.backend == "native":
+            self._tokenizer = _native_tokenizer(tokenizer, shown)
+        else:
+            self._tokenizer = WordPiece(_contents(tokenizer, shown), name=shown)
         truncation, padding = self._tokenizer.truncation, self._tokenizer.padding
         if (
             not truncation
@@ -108,13 +111,8 @@ class SentenceEncoder:
         self.max_seq_length = max_seq_length
         self.batch_size = check_positive_int(batch_size, "batch_size")
         self.batch_tokens = check_positive_int(batch_tokens, "batch_tokens")
-        # int8 weights stay int8 in memory: embed peaks at ~180 MB instead of ~270 MB (native.py)
-        self._session = lazy_session(
-            model,
-            ENCODER_IO,
-            1 if threads is None else threads,
-            name="encoder.onnx",
-            fold_constants=False,
+        self._session = _lazy_model(
+            model, ENCODER_IO, threads, self.backend, name="encoder.onnx", dims=dims
         )
         self._spread = threads is None
 
@@ -174,12 +172,13 @@ class SentenceEncoder:
 
 
 class Recoder:
-    """The pack's recoder H (an MLP R^d -> R^d, SentDP Sec. 4.3) run with onnxruntime."""
+    """The pack's recoder H (an MLP R^d -> R^d, SentDP Sec. 4.3) run with onnxruntime or numpy."""
 
     def __init__(self, model: Path | bytes, *, dims: int, threads: int | None = None) -> None:
         self.dims = dims
-        self._session = lazy_session(
-            model, RECODER_IO, 1 if threads is None else threads, name="recoder.onnx"
+        self.backend = backend("encoder")  # as the encoder's
+        self._session = _lazy_model(
+            model, RECODER_IO, threads, self.backend, name="recoder.onnx", dims=dims
         )
         self._spread = threads is None  # as the encoder's (module docstring, Threads)
 
@@ -202,6 +201,57 @@ class Recoder:
         blocks = [slice(i, i + 1) for i in range(len(array))] if independent else [slice(None)]
         run_calls(recode_rows, blocks, spread=self._spread)
         return out
+
+
+def _native_tokenizer(tokenizer: Path | bytes, shown: str) -> Any:
+    try:
+        from tokenizers import Tokenizer
+    except ImportError:
+        raise DependencyError(SENTENCES_EXTRA.format(what="the encoder needs tokenizers")) from None
+    try:
+        if isinstance(tokenizer, bytes):
+            return Tokenizer.from_str(tokenizer.decode("utf-8"))
+        return Tokenizer.from_file(str(tokenizer))
+    except Exception as error:  # tokenizers raises a plain Exception
+        raise AssetError(f"{shown} is not a readable tokenizer.json ({error})") from None
+
+
+def _contents(file: Path | bytes, shown: str) -> bytes:
+    if isinstance(file, bytes):
+        return file
+    try:
+        return file.read_bytes()
+    except OSError as error:
+        raise AssetError(f"cannot read {shown}: {error.strerror}") from None
+
+
+def _lazy_model(
+    model: Path | bytes, io: GraphIO, threads: int | None, tier: str, *, name: str, dims: int
+) -> Lazy[Any]:
+    """The session that runs ``model`` on ``tier``, made on first use.
+
+    Native: the encoder without constant folding, so that its int8 weights stay int8 in memory
+    (embed peaks at ~180 MB instead of ~270 MB; native.py). numpy: the transformer, or the small
+    graph of the recoder, read from the same file.
+    """
+    count = 1 if threads is None else threads
+    if tier == "native":
+        return lazy_session(model, io, count, name=name, fold_constants=io != ENCODER_IO)
+    check_positive_int(count, "threads")
+    shown = name if isinstance(model, bytes) else str(model)
+
+    def build() -> NumpyTransformer | NumpyGraph:
+        data = _contents(model, shown)
+        if io == ENCODER_IO:
+            runner: NumpyTransformer | NumpyGraph = NumpyTransformer(data, dims=dims, name=shown)
+        else:
+            runner = NumpyGraph(data, name=shown)
+        if (runner.inputs, runner.outputs) != io:
+            found = (runner.inputs, runner.outputs)
+            raise AssetError(f"{shown} has inputs/outputs {found}, expected {io}; {REBUILD_HINT}")
+        return runner
+
+    return Lazy(build)
 
 
 def run_calls(call: Callable[[T], None], items: list[T], *, spread: bool) -> None:
