@@ -58,6 +58,7 @@ BUNDLED_MANIFEST_SHA256 = {
     "sentences-bbc": "549f1812fa8d52c1313c5dde8df98fe4d2d114575be5e9516c2d487ebb4dbcba",
     "adept-bbc": "121e99f35570fda5e8d4feeec6d05ad69e29191041ce61065031e4af87549819",
     "subspace-general": "4c2cd78b9d7f873ad54d7f73747c4cd15e148466ab8861f2c96f5229eae13d43",
+    "lm-general": "db499d60d739ce6247e7fd6766f4a37c231144a0e70b1316fb31069d88c0ab0c",
 }
 
 
