@@ -38,6 +38,7 @@ EXTRA_SUITES = {
     "footprint": "bench.performance.footprint",
     "throughput": "bench.performance.throughput",
     "brr-parity": "bench.utility.brr_parity",
+    "decoding": "bench.utility.decoding",
 }
 
 
