@@ -214,3 +214,16 @@ def test_tampered_and_truncated_files_are_asset_errors(built, model, tmp_path):
         _rewrite(bad, name, _npy(array))
         with pytest.raises(AssetError):
             edgedp.load_pack(bad, kind="lm")
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("bigrams", "many"), ("vocabulary", {"name": "tiny", "size": 64}), ("unigram", 3)],
+)
+def test_a_malformed_lm_section_is_an_asset_error(built, tmp_path, field, value):
+    bad = shutil.copytree(built, tmp_path / "bad")
+    manifest = json.loads((bad / "manifest.json").read_text())
+    manifest["lm"][field] = value
+    (bad / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(AssetError, match=f"lm.{field}"):
+        edgedp.load_pack(bad)
