@@ -180,7 +180,7 @@ def test_viterbi_finds_the_best_sequence(euclid_pack, language_model, seeded):
         distances, ids = space.nearest(points, 3)
         emission = space.log_likelihood(points, distances, ids)
 
-        def score(path: tuple[int, ...]) -> float:
+        def score(path: tuple[int, ...], ids=ids, emission=emission) -> float:
             chosen = [ids[slot, c] for slot, c in enumerate(path)]
             total = sum(emission[slot, c] for slot, c in enumerate(path))
             previous = START
