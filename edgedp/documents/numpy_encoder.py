@@ -17,7 +17,8 @@ than the products of a short sentence). A graph of another layout raises :class:
 encoder drives either tier the same way.
 
 GELU needs erf, which numpy lacks: :func:`erf` is Abramowitz and Stegun 7.1.26 (absolute error
-below 1.5e-7, under float32 rounding of GELU's output for the activations of MiniLM).
+1.5e-7 in exact arithmetic, 5.2e-7 computed in float32): the embeddings stay within 2e-7 of
+cosine of onnxruntime's exact erf on public text (tests/documents/test_numpy_encoder.py).
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ _A = tuple(
 
 
 def erf(x: np.ndarray) -> np.ndarray:
-    """erf in float32 (Abramowitz and Stegun 7.1.26, absolute error < 1.5e-7)."""
+    """erf in float32 (Abramowitz and Stegun 7.1.26; absolute error < 6e-7 in float32)."""
     sign = np.sign(x)
     a = np.abs(x)
     t = np.float32(1) / (np.float32(1) + _P * a)
