@@ -33,7 +33,7 @@ def test_readme_opens_with_the_two_commands_and_ci_runs_both():
     assert "pytest" in install_and_test
     # the packs that are not in the runtime wheel are built from assets/ and installed as wheels
     assert (
-        "edgedp-export wheel assets/sentences-bbc assets/adept-bbc assets/subspace-general "
+        "edgedp-export wheel assets/sentences-bbc assets/adept-bbc assets/subspace-general assets/lm-general "
         "--out dist" in install_and_test
     )
     assert "pip install dist/edgedp_pack_*.whl" in install_and_test
