@@ -12,7 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import edgedp
+from edgedp.backend import NATIVE_MODULES, backend
 from edgedp.cli.packs import COLUMNS, entry_fields, pack_rows, render_table
+from edgedp.errors import DependencyError, InputError
 from edgedp.packs.loading import list_packs
 
 NAME = "info"
@@ -26,7 +28,7 @@ EXTRAS = {
     "export": ("edgedp-export", "torch"),
 }
 #: The environment variables edgedp reads.
-SETTINGS = ("EDGEDP_PACKS", "EDGEDP_PROGRESS", "EDGEDP_DEBUG", "OMP_NUM_THREADS")
+SETTINGS = ("EDGEDP_BACKEND", "EDGEDP_PACKS", "EDGEDP_PROGRESS", "EDGEDP_DEBUG", "OMP_NUM_THREADS")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -41,6 +43,17 @@ def _version(distribution: str) -> str | None:
         return None
 
 
+def _backends() -> dict[str, str]:
+    """The tier of each component (:mod:`edgedp.backend`), or why none can run."""
+    tiers = {}
+    for component in NATIVE_MODULES:
+        try:
+            tiers[component] = backend(component)
+        except (DependencyError, InputError) as error:
+            tiers[component] = f"unavailable ({error})"
+    return tiers
+
+
 def collect() -> dict[str, Any]:
     """Everything ``edgedp info`` reports (distribution metadata and manifests only: fast)."""
     return {
@@ -52,6 +65,7 @@ def collect() -> dict[str, Any]:
         "machine": platform.machine(),
         "cpus": os.cpu_count(),
         "dependencies": {name: _version(name) for name in DEPENDENCIES},
+        "backends": _backends(),
         "extras": {
             extra: {name: _version(name) for name in names} for extra, names in EXTRAS.items()
         },
@@ -69,6 +83,7 @@ def render(report: dict[str, Any]) -> str:
         f"python {report['python']}: {report['executable']}",
         f"platform {report['platform']} ({report['machine']}, {report['cpus']} CPUs)",
         f"dependencies: {versions(report['dependencies'])}",
+        "backends: " + ", ".join(f"{name} {tier}" for name, tier in report["backends"].items()),
         *(f"extra [{extra}]: {versions(found)}" for extra, found in report["extras"].items()),
         "environment: "
         + (", ".join(f"{k}={v}" for k, v in report["environment"].items() if v is not None) or "-"),

@@ -10,7 +10,9 @@
 * :func:`import_onnxruntime` imports onnxruntime with its telemetry off (no file left in
   ``$TMPDIR`` or ``$HOME``; :mod:`edgedp.packs.native_environment`).
 * Thread policy, never slower than one thread: :func:`search_threads` runs small FAISS searches on
-  one thread; :func:`session_threads` gives onnxruntime sessions one thread unless a count was set.
+  one thread (FAISS's thread settings are no-ops on the numpy search tier, :mod:`edgedp.backend`,
+  which never imports FAISS); :func:`session_threads` gives onnxruntime sessions one thread
+  unless a count was set.
 * :class:`Lazy` builds a value (a session, an index) on first use, once, thread-safely: the one
   lazy-cache helper of the package.
 * :func:`map_in_threads` spreads independent tasks over the count set with :func:`set_num_threads`:
@@ -25,8 +27,10 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
+from types import ModuleType
 from typing import Any, Generic, TypeVar
 
+from edgedp.backend import backend
 from edgedp.errors import SENTENCES_EXTRA, AssetError, DependencyError
 from edgedp.packs.manifest import REBUILD_HINT
 from edgedp.packs.native_environment import configure as configure_environment
@@ -44,22 +48,29 @@ def set_num_threads(count: int) -> None:
     """Use ``count`` cores: ``count`` worker threads for the batches of the word mechanisms and the
     calls of the sentence encoder (:func:`map_in_threads`), and ``count`` threads in FAISS
     searches made outside them and in ADePT's sessions created afterwards."""
-    import faiss
-
     global _threads
     _threads = check_positive_int(count, "threads")
-    faiss.omp_set_num_threads(_threads)
+    if (faiss := _faiss()) is not None:
+        faiss.omp_set_num_threads(_threads)
 
 
 def reset_num_threads() -> None:
     """Forget :func:`set_num_threads`: batches and sessions as if no count had been set, and FAISS
     on one OpenMP thread per core (``os.cpu_count()``, OpenMP's default unless OMP_NUM_THREADS
     says otherwise)."""
-    import faiss
-
     global _threads
     _threads = None
-    faiss.omp_set_num_threads(os.cpu_count() or 1)
+    if (faiss := _faiss()) is not None:
+        faiss.omp_set_num_threads(os.cpu_count() or 1)
+
+
+def _faiss() -> ModuleType | None:
+    """FAISS when it runs the searches (the native tier), else None (never imported then)."""
+    if backend("search") != "native":
+        return None
+    import faiss
+
+    return faiss
 
 
 def get_num_threads() -> int | None:
@@ -178,11 +189,10 @@ def search_threads(queries: int) -> Iterator[None]:
     OpenMP's thread count is a per-thread setting (the ICV of the calling thread), so this changes
     nothing for searches made concurrently from other Python threads, and it is restored on exit.
     """
-    if queries >= SERIAL_SEARCH_QUERIES:
+    faiss = None if queries >= SERIAL_SEARCH_QUERIES else _faiss()
+    if faiss is None:
         yield
         return
-    import faiss
-
     previous = faiss.omp_get_max_threads()
     if previous == 1:
         yield
@@ -253,7 +263,6 @@ def _thread_pool() -> ThreadPoolExecutor:
 
 
 def _start_worker() -> None:
-    import faiss
-
-    faiss.omp_set_num_threads(1)  # this thread's OpenMP count (an OpenMP per-thread setting)
+    if (faiss := _faiss()) is not None:
+        faiss.omp_set_num_threads(1)  # this thread's OpenMP count (an OpenMP per-thread setting)
     _worker.active = True

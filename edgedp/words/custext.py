@@ -26,10 +26,11 @@ a set (epsilon whatever the distance). It is not comparable by a privacy ratio; 
 calibrate`` does not list it.
 
 **Cost.** The mapping is a walk over the vocabulary: the nearest words of the words that open a
-set come from FAISS k-nearest searches in batches of the next unassigned words (about |V| / K
-searches, each a scan of the vocabulary with a flat index: O(|V|^2 / K), the paper's cost too);
-when a word's neighbours are all taken (typical late in the walk) its search is widened eightfold
-at a time, and only a nearly exhausted vocabulary is scanned word by word. Packs carry the sets of
+set come from exact k-nearest searches (:mod:`edgedp.words.search`: FAISS or numpy) in
+batches of the next unassigned words (about |V| / K searches, each a scan of the vocabulary:
+O(|V|^2 / K), the paper's cost too); when a word's neighbours are all taken (typical late in
+the walk) its search is widened eightfold at a time, and only a nearly exhausted vocabulary is
+scanned word by word. Packs carry the sets of
 the default ``k`` (``edgedp-export words --custext K``, computed by the same functions), so the
 mechanism loads them; another ``k`` is built on first use (:meth:`CusText.prepare`) and shared by
 every mechanism on the pack. A release is vectorised: O(K) distances per word, one Gumbel-max
@@ -42,7 +43,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Unpack
 
-import faiss
 import numpy as np
 
 from edgedp.privacy.guarantee import Guarantee
@@ -57,6 +57,7 @@ from edgedp.words.sampling import (
     rows_per_block,
     vector_distances,
 )
+from edgedp.words.search import knn_hamming, knn_l2
 from edgedp.words.spaces import choose_space
 
 #: The paper's released code's default output-set size (top_k).
@@ -77,8 +78,10 @@ def build_output_sets(
     """CusText's mapping: each word's set index (sets numbered in the order they open).
 
     ``neighbours(ids, m)`` gives each id's m nearest ids (itself included, nearest first; equal
-    distances in the order the search returns them: FAISS's, fixed for a FAISS version, not by id;
-    12 of the 5,000 sets shipped in words-small differ from an id-order tie-break, which changes no
+    distances in the order the search returns them: by id for codes, on both tiers; for float
+    vectors the float32 rounding of the tier's search decides near-ties, and of words tied at the
+    m-th place FAISS's scalar path keeps an unspecified subset, numpy the lowest ids. 12 of the
+    5,000 sets shipped in words-small differ from an id-order tie-break, which changes no
     guarantee: the sets are public, computed from public vectors, and shipped, not recomputed);
     ``distances(first, second)`` paired distances. Words are taken in id order (frequency
     order). ``progress(done, total)`` is told the words assigned so far.
@@ -146,12 +149,12 @@ def set_members(set_of: np.ndarray) -> np.ndarray:
 def hamming_output_sets(
     codes: np.ndarray, k: int, progress: ProgressCallback | None = None
 ) -> np.ndarray:
-    """:func:`build_output_sets` over packed binary codes (exact Hamming search; equal distances
-    in FAISS's order, see there)."""
+    """:func:`build_output_sets` over packed binary codes (exact Hamming search, equal
+    distances by id on both tiers)."""
     codes = np.ascontiguousarray(codes)
 
     def neighbours(ids: np.ndarray, count: int) -> np.ndarray:
-        _, found = faiss.knn_hamming(np.ascontiguousarray(codes[ids]), codes, count)
+        _, found = knn_hamming(np.ascontiguousarray(codes[ids]), codes, count)
         return np.asarray(found, dtype=np.int64)
 
     def distances(first: np.ndarray, second: np.ndarray) -> np.ndarray:
@@ -163,12 +166,12 @@ def hamming_output_sets(
 def euclidean_output_sets(
     table: VectorDistances, k: int, progress: ProgressCallback | None = None
 ) -> np.ndarray:
-    """:func:`build_output_sets` over float vectors (FAISS float32 search; the float64 distances
+    """:func:`build_output_sets` over float vectors (float32 search on the search tier; the float64 distances
     of ``table`` where a scan is needed)."""
     vectors = np.ascontiguousarray(table.vectors, dtype=np.float32)
 
     def neighbours(ids: np.ndarray, count: int) -> np.ndarray:
-        _, found = faiss.knn(np.ascontiguousarray(vectors[ids]), vectors, count)
+        _, found = knn_l2(vectors[ids], vectors, count)
         return np.asarray(found, dtype=np.int64)
 
     return build_output_sets(len(vectors), k, neighbours, table.pairs, progress)

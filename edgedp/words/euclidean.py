@@ -9,13 +9,19 @@ true Euclidean distances in float64.
 
 from __future__ import annotations
 
-import faiss
+from typing import TYPE_CHECKING
+
 import numpy as np
 
+from edgedp.backend import backend
 from edgedp.errors import InputError
-from edgedp.packs.native import search_threads
+from edgedp.packs.native import Lazy, search_threads
 from edgedp.privacy.noise import multivariate_laplace_radius_scale
 from edgedp.privacy.randomness import RandomSource
+from edgedp.words.search import RunningTop
+
+if TYPE_CHECKING:
+    import faiss
 
 
 def multivariate_laplace(count: int, dims: int, epsilon: float, rng: RandomSource) -> np.ndarray:
@@ -58,14 +64,20 @@ class EuclideanIndex:
     """Exact k-nearest-neighbour search over word vectors (float16 or float32, (n, dims)).
 
     The nearest word to a query q minimises ||v - q||^2 = ||q||^2 - 2 (v.q - ||v||^2 / 2): it
-    maximises the score v.q - ||v||^2 / 2, one matrix product of the queries with the vocabulary
-    vectors augmented by the column -||v||^2 / 2, then a running top-k per query (the GEMM bound
-    of issue 25). The product is float32 on FAISS's BLAS (a ``LinearTransform``), which follows
-    the calling thread's OpenMP thread count (:func:`edgedp.packs.native.search_threads`,
-    ``set_num_threads``) and waits passively, where numpy's BLAS would start spinning threads on
-    every core; the top-k is FAISS's heap, ties to the lower id. A query is divided by
-    max(1, max_i |q_i|) first, and its augmented coordinate is that same factor, which keeps a far
-    query (a tiny epsilon) finite in float32 without changing its ranking.
+    minimises the score ||v||^2 / 2 - v.q, one matrix product of the negated queries with the
+    vocabulary vectors augmented by the column ||v||^2 / 2 (the GEMM bound of issue 25), then a
+    running top-k per query (:class:`edgedp.words.search.RunningTop`, ties to the lower id). A
+    query is divided by max(1, max_i |q_i|) first, and its augmented coordinate is that same
+    factor, which keeps a far query (a tiny epsilon) finite in float32 without changing its
+    ranking.
+
+    The product is float32 on the search tier (:func:`edgedp.backend.backend`): natively FAISS's
+    BLAS (a ``LinearTransform``), which follows the calling thread's OpenMP thread count
+    (:func:`edgedp.packs.native.search_threads`, ``set_num_threads``) and waits passively, where
+    numpy's BLAS would start spinning threads on every core; on the numpy tier ``np.matmul`` of
+    the same float32 operands. The two BLAS may round a score differently in its last bit, so the
+    tiers can disagree only on words whose float32 scores tie to that precision (no guarantee
+    depends on which: the search is post-processing of the noisy query).
 
     The ``k`` words found are returned nearest first by their Euclidean distance to the float64
     query, computed in float64 from the vectors, ties to the lower id (equal vectors give equal
@@ -80,13 +92,19 @@ class EuclideanIndex:
             raise InputError(f"vectors must be a non-empty 2-D array, got shape {vectors.shape}")
         self.dims = vectors.shape[1]
         self._vectors = vectors
-        exact = np.asarray(vectors, dtype=np.float64)
-        augmented = np.empty((len(vectors), self.dims + 1), dtype=np.float32)
+        # the tier's copy of the augmented vectors, built on its first search
+        self._augmented = Lazy(self._augment)
+        self._products = Lazy(lambda: [_product(rows) for rows in self._augment()])
+
+    def _augment(self) -> list[np.ndarray]:
+        """The rows (v, ||v||^2 / 2) in float32, :data:`WORDS_PER_BLOCK` words per block."""
+        exact = np.asarray(self._vectors, dtype=np.float64)
+        augmented = np.empty((len(exact), self.dims + 1), dtype=np.float32)
         augmented[:, : self.dims] = exact
-        augmented[:, self.dims] = -0.5 * np.einsum("ij,ij->i", exact, exact)
-        self._blocks = [
-            (start, _product(augmented[start : start + WORDS_PER_BLOCK]))
-            for start in range(0, len(vectors), WORDS_PER_BLOCK)
+        augmented[:, self.dims] = 0.5 * np.einsum("ij,ij->i", exact, exact)
+        return [
+            augmented[start : start + WORDS_PER_BLOCK]
+            for start in range(0, len(exact), WORDS_PER_BLOCK)
         ]
 
     def __len__(self) -> int:
@@ -114,15 +132,23 @@ class EuclideanIndex:
         count = len(points)
         scale = np.maximum(1.0, np.abs(points).max(axis=1))[:, None]
         queries = np.empty((count, self.dims + 1), dtype=np.float32)
-        queries[:, : self.dims] = points / scale
+        queries[:, : self.dims] = points / -scale
         queries[:, self.dims :] = 1.0 / scale
-        top = _RunningTop(count, k)
+        top = RunningTop(count, k, np.float32)
         scores = np.empty(count * min(WORDS_PER_BLOCK, len(self)), dtype=np.float32)
-        for start, product in self._blocks:
-            block = scores[: count * product.d_out].reshape(count, product.d_out)
-            # apply_noalloc and addn's id offset are real FAISS API missing from its type stubs
-            product.apply_noalloc(count, faiss.swig_ptr(queries), faiss.swig_ptr(block))  # type: ignore[attr-defined]
-            top.add(block, start)
+        if backend("search") == "numpy":
+            for number, rows in enumerate(self._augmented.get()):
+                block = scores[: count * len(rows)].reshape(count, len(rows))
+                np.matmul(queries, rows.T, out=block)
+                top.add(block, number * WORDS_PER_BLOCK)
+        else:
+            import faiss
+
+            for number, product in enumerate(self._products.get()):
+                block = scores[: count * product.d_out].reshape(count, product.d_out)
+                # apply_noalloc is real FAISS API missing from its type stubs
+                product.apply_noalloc(count, faiss.swig_ptr(queries), faiss.swig_ptr(block))  # type: ignore[attr-defined]
+                top.add(block, number * WORDS_PER_BLOCK)
         # exact distances of the words found, nearest first, ties to the lower id
         found = top.ids
         offsets = np.asarray(self._vectors[found], dtype=np.float64) - points[:, None, :]
@@ -134,35 +160,9 @@ class EuclideanIndex:
 
 def _product(rows: np.ndarray) -> faiss.LinearTransform:
     """y = rows @ x as a FAISS ``LinearTransform`` (its BLAS matrix product, into a given buffer)."""
+    import faiss
+
     product = faiss.LinearTransform(rows.shape[1], rows.shape[0], False)
     faiss.copy_array_to_vector(np.ascontiguousarray(rows).ravel(), product.A)
     product.is_trained = True
     return product
-
-
-class _RunningTop:
-    """The ``k`` largest scores of each row seen so far and their ids; on equal scores the id seen
-    first (the lower one) is kept. k = 1 is a numpy argmax per block (the common case, 40 % cheaper
-    than a heap); larger k is FAISS's heap."""
-
-    def __init__(self, rows: int, k: int) -> None:
-        self.best = np.full((rows, k), -np.inf, dtype=np.float32)
-        self.ids = np.full((rows, k), -1, dtype=np.int64)
-        self._rows = np.arange(rows)
-        self._heap = None
-        if k > 1:
-            self._heap = faiss.float_minheap_array_t()
-            self._heap.nh, self._heap.k = rows, k
-            self._heap.val, self._heap.ids = faiss.swig_ptr(self.best), faiss.swig_ptr(self.ids)
-            self._heap.heapify()
-
-    def add(self, scores: np.ndarray, start: int) -> None:
-        """Take in ``scores`` (rows x width, C order) of the ids ``start``, ``start + 1``, ..."""
-        if self._heap is not None:
-            self._heap.addn(scores.shape[1], faiss.swig_ptr(scores), start, 0, len(scores))  # type: ignore[call-arg]
-            return
-        column = scores.argmax(axis=1)  # the first maximum: the lowest id on equal scores
-        value = scores[self._rows, column]
-        better = value > self.best[:, 0]
-        self.best[better, 0] = value[better]
-        self.ids[better, 0] = column[better] + start

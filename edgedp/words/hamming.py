@@ -7,18 +7,24 @@ response is epsilon * Hamming-distance metric DP (BRR paper, Theorem 3). The fli
 realised exactly as T / 2**64 with T from :func:`edgedp.privacy.noise.rr_flip_threshold`, which rounds toward
 more flips (more privacy).
 
-**Search** over a pack's binary codes.
+**Search** over a pack's binary codes, on the tier :func:`edgedp.backend.backend` chooses
+(``"search"``): FAISS (imported on first use) or numpy alone (:mod:`edgedp.words.search`). Exact
+searches give the same answer on both, ties included: by (distance, id).
 
 Three index types, recorded in the pack manifest and honoured at load:
 
-* ``flat`` (exact): ``faiss.knn_hamming`` scans the pack's codes (its verified bytes, no copy).
+* ``flat`` (exact): ``faiss.knn_hamming``, or its numpy counterpart, scans the pack's codes (its
+  verified bytes, no copy).
 * ``hnsw``, ``ivf`` (approximate): a FAISS binary index, deserialized from the bytes the pack
   verified at load (never re-read from its file), with the search parameter (``efSearch`` or
   ``nprobe``) recorded in the manifest. Exact search stays available (``exact=True``). Its contents
   are checked at load: every id it can return names a word of the pack, and an HNSW graph's
   offsets, levels and neighbours are in range (FAISS trusts them and would read out of bounds).
+  numpy cannot read a FAISS index: on the numpy tier the file is left unread (the pack verified
+  its bytes) and every search is exact (:attr:`HammingIndex.exact` says so); an index only ever
+  trades utility for speed, so no pack requires one.
 
-Small searches run on one thread (:func:`edgedp.packs.native.search_threads`).
+Small FAISS searches run on one thread (:func:`edgedp.packs.native.search_threads`).
 
 Whatever the index, the answer is a deterministic function of the (already privatized) query, so the
 search is post-processing and cannot weaken the privacy guarantee; an approximate index changes
@@ -28,17 +34,22 @@ utility only. Exact search breaks ties toward the lowest vocabulary id (the more
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-import faiss
 import numpy as np
 
+from edgedp.backend import backend
 from edgedp.errors import AssetError, InputError
 from edgedp.packs.native import search_threads
 from edgedp.privacy.noise import rr_flip_threshold
 from edgedp.privacy.randomness import RandomSource
+from edgedp.words import search as numpy_search
+from edgedp.words.search import knn_hamming
+
+if TYPE_CHECKING:
+    import faiss
 
 INDEX_TYPES = ("flat", "hnsw", "ivf")
-_FAISS_CLASSES = {"hnsw": faiss.IndexBinaryHNSW, "ivf": faiss.IndexBinaryIVF}
 
 
 def flip_mask(count: int, bits: int, epsilon: float, rng: RandomSource) -> np.ndarray:
@@ -79,22 +90,24 @@ class HammingIndex:
         self.bits = codes.shape[1] * 8
         self.index_type = index_type
         self.search_parameter = search_parameter
-        self._approximate = None
-        self._flat: faiss.IndexBinaryFlat | None = None  # built on the first range search
+        self._approximate: Any = None  # a FAISS binary index, native tier only
+        self._flat: faiss.IndexBinaryFlat | None = None  # built on the first native range search
         if index_type != "flat":
-            self._approximate = _open_index(
-                index_file, index_data, index_type, codes.shape[0], self.bits
-            )
             if search_parameter is None or search_parameter < 1:
                 raise AssetError(f"{index_type} index needs a positive search parameter")
-            if isinstance(self._approximate, faiss.IndexBinaryHNSW):
-                self._approximate.hnsw.efSearch = search_parameter
-            elif isinstance(self._approximate, faiss.IndexBinaryIVF):
-                self._approximate.nprobe = search_parameter
+            if backend("search") == "native":
+                self._approximate = _open_index(
+                    index_file, index_data, index_type, codes.shape[0], self.bits
+                )
+                if index_type == "hnsw":
+                    self._approximate.hnsw.efSearch = search_parameter
+                else:
+                    self._approximate.nprobe = search_parameter
 
     @property
     def exact(self) -> bool:
-        """True when every answer is a true nearest neighbour (the flat index)."""
+        """True when every answer is a true nearest neighbour: the flat index, or any index on
+        the numpy tier (which leaves an approximate index unread and scans)."""
         return self._approximate is None
 
     def __len__(self) -> int:
@@ -109,7 +122,11 @@ class HammingIndex:
         queries = np.ascontiguousarray(queries, dtype=np.uint8)
         if queries.ndim != 2 or queries.shape[1] * 8 != self.bits:
             raise InputError(f"queries must have shape (n, {self.bits // 8}), got {queries.shape}")
+        if backend("search") == "numpy":
+            return numpy_search.hamming_range(queries, self.codes, int(radius))
         if self._flat is None:
+            import faiss
+
             flat = faiss.IndexBinaryFlat(self.bits)
             flat.add(np.ascontiguousarray(self.codes))
             self._flat = flat
@@ -132,15 +149,13 @@ class HammingIndex:
             raise InputError(f"k must be in [1, {len(self)}], got {k}")
         if queries.shape[0] == 0:
             return np.empty((0, k), dtype=np.int32), np.empty((0, k), dtype=np.int64)
+        if exact or self._approximate is None:
+            return knn_hamming(queries, self.codes, k)
         with search_threads(queries.shape[0]):
-            if exact or self._approximate is None:
-                return faiss.knn_hamming(queries, self.codes, k)
             distances, ids = self._approximate.search(queries, k)
-            missing = (ids < 0).any(axis=1)
-            if missing.any():  # an approximate search came back short: answer those rows exactly
-                distances[missing], ids[missing] = faiss.knn_hamming(
-                    queries[missing], self.codes, k
-                )
+        missing = (ids < 0).any(axis=1)
+        if missing.any():  # an approximate search came back short: answer those rows exactly
+            distances[missing], ids[missing] = knn_hamming(queries[missing], self.codes, k)
         return distances, ids
 
 
@@ -149,7 +164,10 @@ def _open_index(
 ) -> faiss.IndexBinary:
     """The index from ``data`` (verified bytes; ``path`` only names it) or, outside a pack, read
     from ``path``; its contents checked."""
+    import faiss
+
     name = "index" if path is None else path.name
+    classes = {"hnsw": faiss.IndexBinaryHNSW, "ivf": faiss.IndexBinaryIVF}
     try:
         if data is not None:
             index = faiss.deserialize_index_binary(np.frombuffer(data, dtype=np.uint8))
@@ -159,7 +177,7 @@ def _open_index(
             raise AssetError(f"a {index_type} index needs its index file")
     except RuntimeError as error:
         raise AssetError(f"{name} is not a readable FAISS binary index ({error})") from None
-    if not isinstance(index, _FAISS_CLASSES[index_type]):
+    if not isinstance(index, classes[index_type]):
         raise AssetError(f"{name} holds a {type(index).__name__}, the manifest says {index_type}")
     if index.ntotal != count or index.d != bits:
         raise AssetError(
@@ -178,6 +196,8 @@ def _open_index(
 
 def _hnsw_problem(index: faiss.IndexBinaryHNSW) -> str | None:
     """Why an HNSW graph could make FAISS read out of bounds or return a non-word, or None."""
+    import faiss
+
     hnsw, count = index.hnsw, index.ntotal
     storage = index.storage
     if storage is None or storage.ntotal != count or storage.d != index.d:
@@ -203,6 +223,8 @@ def _hnsw_problem(index: faiss.IndexBinaryHNSW) -> str | None:
 
 def _ivf_problem(index: faiss.IndexBinaryIVF) -> str | None:
     """Why an IVF index could return an id that names no word, or None."""
+    import faiss
+
     lists = index.invlists
     total = 0
     for number in range(index.nlist):

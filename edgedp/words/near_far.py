@@ -36,10 +36,8 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import faiss
 import numpy as np
 
-from edgedp.packs.native import search_threads
 from edgedp.privacy.randomness import RandomSource
 from edgedp.progress import ProgressCallback
 from edgedp.words.pack import SuffixNeighbours, WordPack
@@ -51,6 +49,7 @@ from edgedp.words.sampling import (
     select_ragged,
     vector_distances,
 )
+from edgedp.words.search import knn_l2
 
 #: Euclidean near set: the words a float32 search returns as nearest (its last distance certifies
 #: the far bound). More words tighten the bound (fewer rounds) and cost more per near draw.
@@ -330,7 +329,13 @@ class EuclideanNeighbours:
     search did not return (tests/words/test_near_far.py checks it against exact arithmetic).
 
     This search is FAISS's ``knn`` (its scalar sum of squared differences for a few queries, its
-    BLAS |x|^2 + |y|^2 - 2 x.y beyond): the bound covers both. It is not the noisy-query search
+    BLAS |x|^2 + |y|^2 - 2 x.y beyond) or, on the numpy tier, the same BLAS formula in numpy
+    (:func:`edgedp.words.search.squared_l2_knn`: float32 norms, a float32 ``np.matmul``, each
+    rounded once per operation, FMA or not): the bound covers all three, since it holds for any
+    float32 evaluation of either formula in any summation order. Only what the bound assumes is
+    used: every word left out has a computed distance at least the k-th. The tiers may keep
+    different words of those tied at the k-th distance (see :mod:`edgedp.words.search`); the far
+    bound holds for either choice, so the near-far law is the same. It is not the noisy-query search
     of Madlib and Vickrey (:class:`edgedp.words.euclidean.EuclideanIndex`, a float32 GEMM whose
     scaled queries would need their own margin); the exporter's neighbour tables use this one too.
     """
@@ -351,8 +356,7 @@ class EuclideanNeighbours:
         every other word of the domain (+inf if there is none)."""
         word_ids = np.asarray(word_ids, dtype=np.int64)
         queries = np.ascontiguousarray(self.table.vectors[word_ids], dtype=np.float32)
-        with search_threads(len(word_ids)):
-            squared, found = faiss.knn(queries, self.vectors, self.k)
+        squared, found = knn_l2(queries, self.vectors, self.k)
         rows = np.repeat(np.arange(len(word_ids)), self.k)
         ids = found.astype(np.int64).ravel() + self.lo
         if self.k == self.hi - self.lo:

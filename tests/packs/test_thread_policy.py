@@ -19,7 +19,7 @@ from helpers import REPO_ROOT
 
 import edgedp
 import edgedp.packs.native as native
-from edgedp.words import euclidean, hamming
+from edgedp.words import search
 from edgedp.words.hamming import HammingIndex
 
 ROOT = REPO_ROOT
@@ -43,7 +43,7 @@ def threads_seen_by_search(monkeypatch, queries: int) -> int:
         seen.append(faiss.omp_get_max_threads())
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(hamming.faiss, "knn_hamming", recording)
+    monkeypatch.setattr(faiss, "knn_hamming", recording)
     codes = np.random.default_rng(0).integers(0, 256, (1000, 8), dtype=np.uint8)
     HammingIndex(codes).search(codes[np.arange(queries) % 1000])
     return seen[-1]
@@ -62,13 +62,13 @@ def test_a_large_search_uses_the_threads_that_were_set(two_threads, monkeypatch)
 def test_euclidean_search_follows_the_same_policy(two_threads, monkeypatch, euclid_pack):
     seen = []
     index = euclid_pack.euclidean_index("test")
-    real = euclidean._RunningTop.add
+    real = search.RunningTop.add
 
     def recording(self, *args, **kwargs):  # runs after each matrix product, in the same block
         seen.append(faiss.omp_get_max_threads())
         return real(self, *args, **kwargs)
 
-    monkeypatch.setattr(euclidean._RunningTop, "add", recording)
+    monkeypatch.setattr(search.RunningTop, "add", recording)
     index.search(np.zeros((1, index.dims), dtype=np.float32))
     assert seen and set(seen) == {1}
     index.search(np.zeros((THRESHOLD, index.dims), dtype=np.float32))

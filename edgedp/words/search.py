@@ -1,0 +1,223 @@
+"""Exact nearest-neighbour search in numpy alone: the ``numpy`` tier of :mod:`edgedp.backend`.
+
+:func:`knn_hamming` and :func:`knn_l2` run on the tier :func:`edgedp.backend.backend` chooses
+(``"search"``): FAISS, imported on first use (small searches on one thread,
+:func:`edgedp.packs.native.search_threads`), or the numpy functions below. Each of these answers
+as its FAISS counterpart does, ties included (FAISS orders equal distances by id, checked in
+tests/words/test_search_backends.py), with one exception said at :func:`squared_l2_knn`:
+
+* :func:`hamming_knn`: ``faiss.knn_hamming``, the ``k`` nearest codes by (distance, id);
+* :func:`hamming_range`: ``IndexBinaryFlat.range_search``, CSR rows with ids ascending;
+* :func:`squared_l2_knn`: ``faiss.knn``, the ``k`` smallest float32 squared distances
+  |x|^2 + |y|^2 - 2 x.y (FAISS's BLAS formula; its rounding is not FAISS's bit for bit, and
+  :class:`edgedp.words.near_far.EuclideanNeighbours` says why its bound covers both). Of words
+  tied at the k-th distance (duplicated vectors) it keeps the lowest ids; FAISS's scalar path
+  (fewer than 20 queries) keeps an unspecified subset of them;
+* :class:`RunningTop`: the ``k`` smallest values over blocks of consecutive ids, ties to the
+  lower id (both tiers of :class:`edgedp.words.euclidean.EuclideanIndex` use it).
+
+Hamming distances are computed exactly in one of two ways, chosen by batch size (the choice never
+changes a result; ``python -m bench backends`` measured the crossover): for a few queries,
+popcounts (``np.bitwise_count``) of the XOR of 64-bit words; for :data:`GEMM_QUERIES` or more, a
+float32 matrix product of +-1 bits, d_H = (n - <2a - 1, 2b - 1>) / 2, exact because every partial
+sum is an integer of magnitude at most n < 2^24. Memory is bounded by blocking (a block of queries
+against a block of codes at a time).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+
+from edgedp.backend import backend
+from edgedp.packs.native import search_threads
+
+#: Queries per call from which Hamming distances come from a matrix product, not popcounts.
+GEMM_QUERIES = 48
+#: (queries, codes) per block: the popcount path stays in cache, the product's scores are 16 MB.
+POPCOUNT_BLOCK = (16, 4096)
+GEMM_BLOCK = (256, 16384)
+#: Ties by repeated argmin up to this k (each a pass over the block), by a partition above.
+REPEATED_ARGMIN = 4
+
+
+class RunningTop:
+    """The ``k`` smallest values of each of ``rows`` rows seen so far and their ids, smallest
+    first; of equal values the lower id comes first (and is kept at the k-th place)."""
+
+    def __init__(self, rows: int, k: int, dtype: type[np.generic] | np.dtype[np.generic]) -> None:
+        self.k = k
+        kind = np.dtype(dtype)
+        self._worst = np.inf if kind.kind == "f" else int(np.iinfo(kind.name).max)
+        self.best = np.full((rows, k), self._worst, dtype=dtype)
+        self.ids = np.full((rows, k), -1, dtype=np.int64)
+        self._rows = np.arange(rows)
+
+    def add(self, values: np.ndarray, start: int) -> None:
+        """Take in ``values`` (rows x width) of the ids ``start``, ``start + 1``, ... (greater than
+        every id seen so far). The block is scratch: it may be overwritten."""
+        if self.k == 1:
+            column = values.argmin(axis=1)  # the first minimum: the lowest id on equal values
+            value = values[self._rows, column]
+            better = value < self.best[:, 0]
+            self.best[better, 0] = value[better]
+            self.ids[better, 0] = column[better] + start
+            return
+        found, columns = _smallest(values, min(self.k, values.shape[1]), self._worst)
+        merged = np.concatenate([self.best, found], axis=1)
+        ids = np.concatenate([self.ids, columns + start], axis=1)
+        order = np.lexsort((ids, merged), axis=1)[:, : self.k]
+        self.best = np.take_along_axis(merged, order, 1)
+        self.ids = np.take_along_axis(ids, order, 1)
+
+
+def _smallest(values: np.ndarray, k: int, worst: float) -> tuple[np.ndarray, np.ndarray]:
+    """The ``k`` smallest values of each row and their columns, by (value, column)."""
+    rows = np.arange(len(values))[:, None]
+    if k <= REPEATED_ARGMIN:
+        columns = np.empty((len(values), k), dtype=np.int64)
+        found = np.empty((len(values), k), dtype=values.dtype)
+        for place in range(k):
+            columns[:, place] = values.argmin(axis=1)
+            found[:, place] = values[rows[:, 0], columns[:, place]]
+            values[rows[:, 0], columns[:, place]] = worst
+        return found, columns
+    threshold = np.partition(values, k - 1, axis=1)[:, k - 1 : k]  # the k-th smallest
+    below = values < threshold
+    equal = values == threshold
+    room = k - below.sum(axis=1, keepdims=True)  # ties at the threshold: the lowest columns
+    chosen = below | (equal & (np.cumsum(equal, axis=1) <= room))
+    columns = np.nonzero(chosen)[1].reshape(len(values), k)  # row-major: columns ascending
+    found = values[rows, columns]
+    order = np.lexsort((columns, found), axis=1)
+    return np.take_along_axis(found, order, 1), np.take_along_axis(columns, order, 1)
+
+
+def _words(codes: np.ndarray) -> np.ndarray:
+    """Packed codes as the widest unsigned words their length divides (popcounts ignore order)."""
+    codes = np.ascontiguousarray(codes)
+    for width in (8, 4, 2):
+        if codes.shape[1] % width == 0:
+            return codes.view(f"<u{width}")
+    return codes
+
+
+def _signs(codes: np.ndarray) -> np.ndarray:
+    """Packed codes as rows of +-1 float32 (bit 1 -> +1)."""
+    signs: np.ndarray = np.unpackbits(codes, axis=1).astype(np.float32)
+    signs *= 2.0
+    signs -= 1.0
+    return signs
+
+
+def hamming_blocks(
+    queries: np.ndarray, codes: np.ndarray
+) -> Iterator[tuple[slice, int, np.ndarray]]:
+    """Exact Hamming distances (int16) block by block: ``(query rows, first code id, block)``,
+    code blocks in id order."""
+    bits = codes.shape[1] * 8
+    gemm = len(queries) >= GEMM_QUERIES
+    query_block, code_block = GEMM_BLOCK if gemm else POPCOUNT_BLOCK
+    prepared = _signs(queries) if gemm else _words(queries)
+    for start in range(0, len(codes), code_block):
+        block = codes[start : start + code_block]
+        other = _signs(block) if gemm else _words(block)
+        for first in range(0, len(queries), query_block):
+            rows = slice(first, first + query_block)
+            if gemm:
+                scores = prepared[rows] @ other.T
+                np.subtract(bits, scores, out=scores)
+                scores *= 0.5
+                yield rows, start, scores.astype(np.int16)
+            else:
+                here = prepared[rows]
+                distances = np.bitwise_count(here[:, None, 0] ^ other[None, :, 0]).astype(np.int16)
+                for word in range(1, other.shape[1]):
+                    distances += np.bitwise_count(here[:, None, word] ^ other[None, :, word])
+                yield rows, start, distances
+
+
+def hamming_knn(queries: np.ndarray, codes: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Distances (int32) and ids (int64) of the ``k`` nearest codes of each query, by
+    (distance, id): ``faiss.knn_hamming``'s answer."""
+    distances = np.empty((len(queries), k), dtype=np.int32)
+    ids = np.empty((len(queries), k), dtype=np.int64)
+    tops: dict[int, RunningTop] = {}
+    for rows, start, block in hamming_blocks(queries, codes):
+        top = tops.setdefault(rows.start, RunningTop(len(block), k, np.int16))
+        top.add(block, start)
+    for first, top in tops.items():
+        distances[first : first + len(top.ids)] = top.best
+        ids[first : first + len(top.ids)] = top.ids
+    return distances, ids
+
+
+def hamming_range(
+    queries: np.ndarray, codes: np.ndarray, radius: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """CSR ``(lims, distances, ids)`` (int64) of every code within ``radius`` bits of each query,
+    ids ascending within a row."""
+    rows_found, ids_found, distances_found = [], [], []
+    for rows, start, block in hamming_blocks(queries, codes):
+        row, column = np.nonzero(block <= radius)
+        rows_found.append(row + rows.start)
+        ids_found.append(column + start)
+        distances_found.append(block[row, column])
+    row = np.concatenate([np.empty(0, dtype=np.int64), *rows_found])
+    ids = np.concatenate([np.empty(0, dtype=np.int64), *ids_found])
+    distances = np.concatenate([np.empty(0, dtype=np.int16), *distances_found])
+    order = np.lexsort((ids, row))
+    lims = np.concatenate([[0], np.cumsum(np.bincount(row, minlength=len(queries)))])
+    return lims.astype(np.int64), distances[order].astype(np.int64), ids[order]
+
+
+def squared_l2_knn(
+    queries: np.ndarray, vectors: np.ndarray, k: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """float32 squared distances |x|^2 + |y|^2 - 2 x.y (at least 0) and ids (int64) of the ``k``
+    nearest ``vectors`` (float32) of each query, by (distance, id): ``faiss.knn``'s answer up to
+    float32 rounding."""
+    query_block, vector_block = GEMM_BLOCK
+    query_norms = np.einsum("ij,ij->i", queries, queries)
+    vector_norms = np.einsum("ij,ij->i", vectors, vectors)
+    distances = np.empty((len(queries), k), dtype=np.float32)
+    ids = np.empty((len(queries), k), dtype=np.int64)
+    for first in range(0, len(queries), query_block):
+        rows = slice(first, first + query_block)
+        top = RunningTop(len(queries[rows]), k, np.float32)
+        for start in range(0, len(vectors), vector_block):
+            block = slice(start, start + vector_block)
+            scores = queries[rows] @ vectors[block].T
+            scores *= -2.0
+            scores += vector_norms[block]
+            scores += query_norms[rows, None]
+            np.maximum(scores, 0.0, out=scores)
+            top.add(scores, start)
+        distances[rows], ids[rows] = top.best, top.ids
+    return distances, ids
+
+
+def knn_hamming(queries: np.ndarray, codes: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Exact Hamming distances (int32) and ids (int64) of the ``k`` nearest ``codes`` (packed
+    uint8) of each query, by (distance, id), on the search tier."""
+    if backend("search") == "numpy":
+        return hamming_knn(queries, codes, k)
+    import faiss
+
+    with search_threads(len(queries)):
+        distances, ids = faiss.knn_hamming(queries, codes, k)
+    return distances, ids.astype(np.int64, copy=False)
+
+
+def knn_l2(queries: np.ndarray, vectors: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """float32 squared distances and ids (int64) of the ``k`` nearest ``vectors`` (float32) of
+    each query, nearest first, on the search tier (``faiss.knn`` or :func:`squared_l2_knn`)."""
+    queries = np.ascontiguousarray(queries, dtype=np.float32)
+    if backend("search") == "numpy":
+        return squared_l2_knn(queries, vectors, k)
+    import faiss
+
+    with search_threads(len(queries)):
+        distances, ids = faiss.knn(queries, vectors, k)
+    return distances, ids.astype(np.int64, copy=False)
