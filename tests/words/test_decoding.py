@@ -254,3 +254,33 @@ def test_the_cli_decodes_with_a_language_model_pack(euclid_pack, language_model)
     assert len(done.stdout.split()) == 3
     refused = run("--candidates", "4")
     assert refused.returncode != 0 and "--decode map or context" in refused.stderr
+
+
+def test_corpus_jobs_decode_with_the_language_model_they_name(euclid_pack, language_model):
+    """Spark and Dask build each partition's mechanism from the job's options: the decoder and
+    its language model (by path or name) travel with them."""
+    import pandas as pd
+
+    from edgedp.engines import corpus
+
+    texts = ["waa0 wab0 wac0.", None, "wad0 wae0."]
+    with pytest.warns(edgedp.NotPrivateWarning):
+        job = corpus.plan_privatize(
+            pack=str(euclid_pack.path),
+            mechanism="madlib",
+            epsilon=3.0,
+            seed=1,
+            decode="context",
+            language_model=str(language_model.path),
+        )
+    (out,) = corpus.privatize_batches([pd.DataFrame({"text": texts})], job, partition=0)
+    assert out["text"][1] is None
+    assert [len(text.split()) for text in out["text"][::2]] == [3, 2]
+    with pytest.raises(InputError, match="sampled word"):
+        corpus.plan_privatize(
+            pack=str(euclid_pack.path),
+            mechanism="tem",
+            epsilon=3.0,
+            decode="context",
+            language_model=str(language_model.path),
+        )
