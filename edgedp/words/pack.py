@@ -6,7 +6,8 @@ Layout of a ``words`` pack (see ``manifest.json`` of the bundled pack for a full
   word id i.
 * ``codes.npy``: uint8 array (vocabulary size, bits / 8), the packed binary code of each word with the
   bit order recorded in the manifest.
-* optional ``index.faissb``: an approximate FAISS binary index (HNSW or IVF) over the codes.
+* optional ``index.faissb``: an approximate FAISS binary index (HNSW or IVF) over the codes (read on
+  the native search tier only; numpy answers every search exactly, :mod:`edgedp.words.hamming`).
 * optional ``vectors.npy`` (float16 or float32, (vocabulary size, dims)) and ``covariance.npy``
   (float64, (dims, dims)): the Euclidean data of the Madlib, Mahalanobis and Vickrey mechanisms.
 
