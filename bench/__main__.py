@@ -40,6 +40,7 @@ EXTRA_SUITES = {
     "brr-parity": "bench.utility.brr_parity",
     "encoder-backends": "bench.performance.encoder_backends",
     "decoding": "bench.utility.decoding",
+    "backends": "bench.performance.backends",
 }
 
 
