@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import sys
 
 from edgedp.errors import DependencyError, InputError
 
@@ -39,7 +40,17 @@ def requested() -> str | None:
 
 def native_available(component: str) -> bool:
     """Whether the native libraries of ``component`` (``"search"`` or ``"encoder"``) import."""
-    return all(importlib.util.find_spec(name) is not None for name in NATIVE_MODULES[component])
+    return all(_importable(name) for name in NATIVE_MODULES[component])
+
+
+def _importable(module: str) -> bool:
+    """Whether ``module`` is imported or can be (``sys.modules[module] = None`` blocks it)."""
+    if module in sys.modules:
+        return sys.modules[module] is not None
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
 
 
 def backend(component: str) -> str:
