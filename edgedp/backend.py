@@ -1,11 +1,14 @@
-"""Which implementation runs edgedp's searches and its sentence encoder: native libraries or numpy.
+"""Which implementation runs edgedp's searches, sentence encoder and sentence splitting.
 
-Two tiers give the same results (ties included) and the same guarantees:
+Two tiers give the same guarantees, and the same results (ties included) but for sentence
+splitting, whose tiers split real text nearly alike (:mod:`edgedp.text.sentences`):
 
 * ``native``: FAISS for the word searches, onnxruntime and Hugging Face tokenizers for the sentence
-  encoder. Fastest; their wheels exist for desktop and server platforms.
+  encoder, sentencex for sentence splitting. Fastest; their wheels exist for desktop and server
+  platforms.
 * ``numpy``: numpy alone (exact blocked searches, a numpy forward pass of the encoder, a
-  pure-Python WordPiece tokenizer). Runs wherever numpy runs: Android (Chaquopy), iOS, Pyodide.
+  pure-Python WordPiece tokenizer, English splitting rules in pure Python). Runs wherever numpy
+  runs: Android (Chaquopy), iOS, Pyodide.
 
 ``EDGEDP_BACKEND=numpy`` or ``native`` chooses; unset (or ``auto``), each component takes the
 native tier where its library imports and numpy otherwise. ``native`` with a library missing is an
@@ -25,7 +28,11 @@ from edgedp.errors import DependencyError, InputError
 VARIABLE = "EDGEDP_BACKEND"
 BACKENDS = ("native", "numpy")
 #: What each component's native tier imports.
-NATIVE_MODULES = {"search": ("faiss",), "encoder": ("onnxruntime", "tokenizers")}
+NATIVE_MODULES = {
+    "search": ("faiss",),
+    "encoder": ("onnxruntime", "tokenizers"),
+    "sentences": ("sentencex",),
+}
 
 
 def requested() -> str | None:
@@ -39,7 +46,7 @@ def requested() -> str | None:
 
 
 def native_available(component: str) -> bool:
-    """Whether the native libraries of ``component`` (``"search"`` or ``"encoder"``) import."""
+    """Whether the native libraries of ``component`` (a key of :data:`NATIVE_MODULES`) import."""
     return all(_importable(name) for name in NATIVE_MODULES[component])
 
 
@@ -54,7 +61,7 @@ def _importable(module: str) -> bool:
 
 
 def backend(component: str) -> str:
-    """The tier that runs ``component`` (``"search"`` or ``"encoder"``) in this process."""
+    """The tier that runs ``component`` (a key of :data:`NATIVE_MODULES`) in this process."""
     if component not in NATIVE_MODULES:
         raise InputError(f"component must be one of {', '.join(NATIVE_MODULES)}, got {component!r}")
     chosen = requested()
