@@ -82,3 +82,11 @@ def euclid_pack(tmp_path_factory, planted) -> edgedp.WordPack:
     )
     assert code == 0
     return edgedp.load_pack(directory / "pack")
+
+
+@pytest.fixture(autouse=True)
+def native_tier_for_native_tests(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch):
+    """A test marked ``native`` checks the native libraries themselves (FAISS index files,
+    onnxruntime sessions, OpenMP threads): it runs on that tier even under EDGEDP_BACKEND=numpy."""
+    if request.node.get_closest_marker("native") is not None:
+        monkeypatch.setenv("EDGEDP_BACKEND", "native")

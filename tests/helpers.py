@@ -7,6 +7,7 @@ import io
 import itertools
 import json
 import math
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -200,3 +201,11 @@ def expect_only_asset_errors(directory: Path, use: Callable[[object], object]) -
         status = main(["packs", "info", str(directory)])
     assert status in (0, 1), stderr.getvalue()
     assert stderr.getvalue().count("\n") == (status == 1)
+
+
+#: For a native test that reads process-wide native state (the OpenMP count of the worker threads,
+#: set when the pool starts): under EDGEDP_BACKEND=numpy the pool started on the numpy tier.
+native_process = pytest.mark.skipif(
+    os.environ.get("EDGEDP_BACKEND", "").strip().lower() == "numpy",
+    reason="reads the worker pool's OpenMP state, which a numpy-tier process never sets",
+)

@@ -57,6 +57,8 @@ def test_ci_runs_every_install_footprint_as_the_readme_prints_it():
         (".venv-domain", '"./export[domain]"'),
         (".venv-domain", "--encoder-from sentences-bbc"),
         (".venv-corpus", 'readme_example.py "import edgedp.dask"'),
+        (".venv-numpy", "--no-deps . dist/edgedp_pack_subspace_general"),
+        (".venv-numpy", "edgedp embed"),
     ):
         assert any(f"python3 -m venv {venv} " in line and needed in line for line in lines)
     assert '.venv-corpus/bin/python .ci/readme_example.py "import edgedp.spark"' in ci

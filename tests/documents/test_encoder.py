@@ -12,6 +12,7 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from helpers import native_process
 
 import edgedp
 import edgedp.packs.native as native
@@ -135,6 +136,7 @@ print(json.dumps({"modules": sorted(sys.modules), "lazy": lazy, "dims": len(out)
 """
 
 
+@pytest.mark.native
 def test_sentence_path_never_loads_torch_and_loads_onnxruntime_lazily():
     result = subprocess.run(
         [sys.executable, "-c", SCRIPT], capture_output=True, text=True, check=True, timeout=120
@@ -167,6 +169,8 @@ def recording_runs(monkeypatch, encoder):
     return names
 
 
+@pytest.mark.native
+@native_process
 def test_worker_threads_share_the_calls_and_change_no_bit(sentence_pack, three_threads):
     # The DP path: one sentence per call, bit for bit what one thread gives, in input order.
     sentences = list(sentence_pack.reference_sentences) * 3
@@ -188,6 +192,7 @@ def test_the_calls_run_on_the_worker_threads(sentence_pack, three_threads, monke
     assert len({name for name in names if name.startswith("edgedp-worker")}) >= 2
 
 
+@pytest.mark.native
 def test_an_encoder_with_its_own_thread_count_runs_its_calls_here(
     sentence_pack, three_threads, monkeypatch
 ):

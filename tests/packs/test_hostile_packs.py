@@ -137,6 +137,7 @@ def test_hostile_manifest_fields(pack_dir, edit, message):
         edgedp.load_pack(pack_dir)
 
 
+@pytest.mark.native
 def test_an_index_of_the_wrong_size_is_refused(pack_dir, tmp_path):
     other = faiss.IndexBinaryHNSW(16, 4)
     other.add(np.zeros((3, 2), dtype=np.uint8))
@@ -149,6 +150,7 @@ def test_an_index_of_the_wrong_size_is_refused(pack_dir, tmp_path):
         edgedp.load_pack(pack_dir)
 
 
+@pytest.mark.native
 def test_a_garbage_index_is_refused(pack_dir):
     replace_file(pack_dir, "index.faissb", b"not an index at all")
     manifest = json.loads((pack_dir / "manifest.json").read_text())
@@ -166,6 +168,7 @@ def _swapped_copy(tmp_path: Path, bundled: str, target: str, source: str) -> Pat
     return copy
 
 
+@pytest.mark.native
 def test_a_swapped_sentence_encoder_is_refused_before_it_runs(tmp_path):
     pack = edgedp.load_pack(
         _swapped_copy(tmp_path, "sentences-bbc", "encoder.onnx", "recoder.onnx")
@@ -281,6 +284,7 @@ def _ivf_pack(pack_dir: Path, tmp_path: Path, shift: int) -> None:
     (pack_dir / "manifest.json").write_text(json.dumps(manifest))
 
 
+@pytest.mark.native
 def test_an_index_whose_ids_exceed_the_vocabulary_is_refused_at_load(pack_dir, tmp_path):
     _ivf_pack(pack_dir, tmp_path, shift=0)
     assert edgedp.load_pack(pack_dir).index.index_type == "ivf"  # the honest index loads
@@ -289,6 +293,7 @@ def test_an_index_whose_ids_exceed_the_vocabulary_is_refused_at_load(pack_dir, t
         edgedp.load_pack(pack_dir)
 
 
+@pytest.mark.native
 def test_an_hnsw_graph_linking_outside_the_vocabulary_is_refused_at_load(pack_dir, tmp_path):
     index = faiss.IndexBinaryHNSW(16, 4)
     index.add(np.load(pack_dir / "codes.npy"))

@@ -22,6 +22,9 @@ import edgedp.packs.native as native
 from edgedp.words import search
 from edgedp.words.hamming import HammingIndex
 
+#: FAISS's own behaviour: the native tier, whatever EDGEDP_BACKEND says.
+pytestmark = pytest.mark.native
+
 ROOT = REPO_ROOT
 THRESHOLD = getattr(native, "SERIAL_SEARCH_QUERIES", 512)
 

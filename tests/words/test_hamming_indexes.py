@@ -15,6 +15,9 @@ import edgedp
 from edgedp.errors import AssetError
 from edgedp.words.hamming import randomized_response
 
+#: FAISS's own behaviour: the native tier, whatever EDGEDP_BACKEND says.
+pytestmark = pytest.mark.native
+
 
 @pytest.fixture(scope="module", params=["hnsw", "ivf"])
 def indexed_pack(request, tmp_path_factory, planted):

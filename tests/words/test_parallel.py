@@ -8,7 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 import faiss
 import numpy as np
 import pytest
-from helpers import all_codes, brr_exact_distribution, write_word_pack
+from helpers import all_codes, brr_exact_distribution, native_process, write_word_pack
 from scipy import stats
 
 import edgedp
@@ -133,6 +133,8 @@ def recording_releases(monkeypatch, mechanism_class):
     return calls
 
 
+@pytest.mark.native
+@native_process
 def test_a_large_batch_is_spread_over_worker_threads_in_order(
     worker_threads, monkeypatch, default_pack
 ):
