@@ -41,6 +41,7 @@ EXTRA_SUITES = {
     "encoder-backends": "bench.performance.encoder_backends",
     "decoding": "bench.utility.decoding",
     "backends": "bench.performance.backends",
+    "sentence-tiers": "bench.performance.sentence_tiers",
 }
 
 

@@ -6,7 +6,8 @@
   URLs and hosts under IANA's top-level domains ``tlds.txt``, IBANs, dates, numbers, ...; the
   public name list ``names.txt``; the common words ``common_words.txt`` of the proper-noun guard),
   recognised as whole spans before word splitting.
-* :mod:`~edgedp.text.sentences`: sentence splitting for the sentence-level mechanisms (sentencex).
+* :mod:`~edgedp.text.sentences`: sentence splitting for the sentence-level mechanisms (sentencex on
+  the native tier, the English rules of :mod:`~edgedp.text.sentence_rules` on the numpy tier).
 
 Who may import it: the rooms and everything above them. It imports only :mod:`edgedp.errors` and
 :mod:`edgedp.privacy.validation`: pure functions of public rules, no packs, no randomness.
