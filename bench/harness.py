@@ -262,3 +262,16 @@ def _fmt(value: Any) -> str:
     if isinstance(value, list | tuple):
         return ", ".join(_fmt(item) for item in value)
     return str(value)
+
+
+def cached(directory: Path, key: str, quick: bool, compute: Callable[[], dict]) -> dict:
+    """``compute()``, or its result stored under ``key`` in ``directory`` by an earlier full run
+    (quick runs neither read nor write the cache: their numbers mean nothing)."""
+    path = directory / (key.replace(" ", "_").replace("/", "-").replace("|", "") + ".json")
+    if not quick and path.is_file():
+        return dict(json.loads(path.read_text()))
+    result = compute()
+    if not quick:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(result))
+    return result

@@ -39,7 +39,6 @@ the 300d variants are sampled (2,000,000 pairs).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property, partial
 from pathlib import Path
@@ -48,7 +47,7 @@ import numpy as np
 
 import edgedp
 from bench.datasets import bbc_splits, opinion_lexicon
-from bench.harness import Report, figure, progress
+from bench.harness import Report, cached, figure, progress
 from bench.packs import PACKS_DIR, ensure_pack
 from bench.utility.product_reviews import seeded
 from edgedp.evaluation.calibration import privacy_ratio
@@ -274,19 +273,6 @@ def matched_changes(
     return (low * high) ** 0.5
 
 
-def cached(key: str, quick: bool, compute: Callable[[], dict]) -> dict:
-    """``compute()``, or its result stored under ``key`` by an earlier full run (quick runs
-    neither read nor write the cache: their numbers mean nothing)."""
-    path = CACHE / (key.replace(" ", "_").replace("/", "-").replace("|", "") + ".json")
-    if not quick and path.is_file():
-        return dict(json.loads(path.read_text()))
-    result = compute()
-    if not quick:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(result))
-    return result
-
-
 def columns(
     epsilon: float,
     madlib: tuple[float, float],
@@ -332,7 +318,7 @@ class VariantRows:
         topics, pack = self.topics, self.pack
         ratio = privacy_ratio(pack, "madlib", "brr")
         key = f"madlib {self.variant.source} {epsilon:g}"
-        madlib = cached(key, self.quick, lambda: self.madlib(epsilon))
+        madlib = cached(CACHE, key, self.quick, lambda: self.madlib(epsilon))
         bound = topics.release(edgedp.BRR(pack, epsilon=epsilon * ratio, rng=seeded(1)))
         matched = matched_changes(pack, topics.sample, madlib["changed"], epsilon * ratio, 4)
         same = topics.release(edgedp.BRR(pack, epsilon=matched, rng=seeded(3)))
@@ -365,7 +351,7 @@ def variants(report: Report, quick: bool) -> dict[str, dict]:
         )
         for epsilon in QUICK_EPSILONS if quick else variant.epsilons:
             key = f"{variant.label} | Madlib {epsilon:g}"
-            row = cached(key, quick, partial(rows.row, epsilon))
+            row = cached(CACHE, key, quick, partial(rows.row, epsilon))
             report.add(table=VARIANTS, **row)
             points[key] = {
                 "pack": rows.pack,

@@ -28,9 +28,7 @@ Mechanisms run seeded: reproducible, NOT private (a benchmark). Rows are cached 
 
 from __future__ import annotations
 
-import json
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -38,7 +36,7 @@ import numpy as np
 
 import edgedp
 from bench.datasets import bbc_splits
-from bench.harness import Report, progress, threads
+from bench.harness import Report, cached, progress, threads
 from bench.packs import ensure_pack
 from bench.utility.judge_lm import judge_language_model
 from bench.utility.product_reviews import seeded
@@ -178,18 +176,6 @@ def decoding(lm: LanguageModelPack, decoder: str) -> dict:
     return {} if decoder == "nearest" else {"decode": decoder, "language_model": lm}
 
 
-def cached(key: str, quick: bool, compute: Callable[[], dict]) -> dict:
-    """``compute()``, or its result stored under ``key`` by an earlier full run."""
-    path = CACHE / (key.replace(" ", "_").replace("/", "-") + ".json")
-    if not quick and path.is_file():
-        return dict(json.loads(path.read_text()))
-    result = compute()
-    if not quick:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(result))
-    return result
-
-
 def _points(pack: edgedp.WordPack, quick: bool) -> list[tuple[str, float, float]]:
     """(label, Madlib epsilon, BRR epsilon at calibrate --match kept) per point."""
     points = []
@@ -201,7 +187,7 @@ def _points(pack: edgedp.WordPack, quick: bool) -> list[tuple[str, float, float]
             found = matched_epsilon(madlib, edgedp.BRR(pack, epsilon=start, rng=seeded(6)))
             return {"brr": found.epsilon}
 
-        brr = cached(f"match-{epsilon}", quick, match)["brr"]
+        brr = cached(CACHE, f"match-{epsilon}", quick, match)["brr"]
         points.append((f"Madlib {epsilon:g}", epsilon, brr))
     return points
 
@@ -233,7 +219,7 @@ def utility(report: Report, pack, lm, judge, tasks: list[Task], quick: bool) -> 
                     return _scores(pack, lm, judge, task, released)
 
                 key = f"{task.name}-{name}-{epsilon:.6g}-k{DEFAULT_CANDIDATES}"
-                scores = cached(key, quick, compute)
+                scores = cached(CACHE, key, quick, compute)
                 for decoder in DECODERS:
                     report.add(
                         table=UTILITY,
@@ -302,7 +288,7 @@ def empirical_privacy(report: Report, pack, lm, quick: bool) -> None:
                         "e_m_uniform": stats["error_uniform"].value,
                     }
 
-                row = cached(f"privacy-{name}-{epsilon:.6g}-{decoder}", quick, compute)
+                row = cached(CACHE, f"privacy-{name}-{epsilon:.6g}-{decoder}", quick, compute)
                 report.add(
                     table=PRIVACY,
                     point=label,
