@@ -334,10 +334,15 @@ def summary(mechanism: WordMechanism, slots: int) -> str:
     bound = f"epsilon * d_{guarantee.metric} metric DP" if guarantee.metric else "epsilon-DP"
     guarded = ",".join(sorted(mechanism.protect)) or "none"
     name, epsilon = mechanism.name, f"{mechanism.epsilon:g}"
+    decoded = (
+        f", decoded with --decode {mechanism.decode} (post-processing: the same guarantee)"
+        if mechanism.decoder is not None
+        else ""
+    )
     return "\n".join(
         [
             f"edgedp: released {slots:,} word slots with {name} at epsilon {epsilon}{per}: "
-            f"{bound} for each vocabulary word",
+            f"{bound} for each vocabulary word{decoded}",
             f"edgedp: out-of-vocabulary tokens and protected spans (--protect {guarded}) are "
             "replaced without being read",
             f"edgedp: at this epsilon about {quick_keep(mechanism).value:.0%} of a text's words "
