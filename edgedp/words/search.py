@@ -83,13 +83,15 @@ def _smallest(values: np.ndarray, k: int, worst: float) -> tuple[np.ndarray, np.
             found[:, place] = values[rows[:, 0], columns[:, place]]
             values[rows[:, 0], columns[:, place]] = worst
         return found, columns
-    threshold = np.partition(values, k - 1, axis=1)[:, k - 1 : k]  # the k-th smallest
-    below = values < threshold
-    equal = values == threshold
-    room = k - below.sum(axis=1, keepdims=True)  # ties at the threshold: the lowest columns
-    chosen = below | (equal & (np.cumsum(equal, axis=1) <= room))
-    columns = np.nonzero(chosen)[1].reshape(len(values), k)  # row-major: columns ascending
-    found = values[rows, columns]
+    columns = np.argpartition(values, k - 1, axis=1)[:, :k]  # every value below the k-th, and
+    found = np.take_along_axis(values, columns, 1)  # some of those equal to it
+    threshold = found.max(axis=1, keepdims=True)
+    short = (values == threshold).sum(axis=1) > (found == threshold).sum(axis=1)
+    for row in np.flatnonzero(short):  # more ties at the k-th value: keep the lowest columns
+        below = np.flatnonzero(values[row] < threshold[row])
+        tied = np.flatnonzero(values[row] == threshold[row])[: k - len(below)]
+        columns[row] = np.concatenate([below, tied])
+        found[row] = values[row, columns[row]]
     order = np.lexsort((columns, found), axis=1)
     return np.take_along_axis(found, order, 1), np.take_along_axis(columns, order, 1)
 
