@@ -94,6 +94,25 @@ def test_map_with_one_candidate_is_nearest_and_the_guarantee_does_not_move(
         assert decoded.guarantee() == plain.guarantee()
 
 
+def test_a_decoded_vickrey_release_is_its_perturbation_decoded(euclid_pack, language_model, seeded):
+    """Vickrey perturbs as Madlib (or BRR) does; decoding replaces its random choice among the
+    nearest, so with one candidate it prints Madlib's nearest word for the same noise."""
+    text = "waa0 wab0 wac0. wad0 wae0 waf0"
+    madlib = edgedp.Madlib(euclid_pack, epsilon=2.0, rng=seeded(8))
+    vickrey = edgedp.Vickrey(
+        euclid_pack,
+        epsilon=2.0,
+        t=0.7,
+        space="euclidean",
+        rng=seeded(8),
+        decode="map",
+        candidates=1,
+        language_model=language_model,
+    )
+    assert vickrey.privatize(text) == madlib.privatize(text)
+    assert vickrey.guarantee() == edgedp.Vickrey(euclid_pack, epsilon=2.0, t=0.7).guarantee()
+
+
 def test_fixed_slots_stay_fixed(euclid_pack, language_model, seeded):
     madlib = edgedp.Madlib(
         euclid_pack,
