@@ -303,3 +303,50 @@ def test_corpus_jobs_decode_with_the_language_model_they_name(euclid_pack, langu
             decode="context",
             language_model=str(language_model.path),
         )
+
+
+class _LeakyDecoding(edgedp.Madlib):
+    """A broken 'decoder' that reads the input: half the time it prints the input word itself."""
+
+    def privatize_ids(self, word_ids):
+        released = super().privatize_ids(word_ids)
+        leak = np.random.default_rng(0).random(len(word_ids)) < 0.5
+        return np.where(leak, word_ids, released)
+
+
+def test_the_audit_finds_no_loss_above_the_bound_with_a_decoder_and_catches_a_leaky_one(
+    euclid_pack, language_model, seeded
+):
+    """Black-box audit of Madlib + context decoding on two words of one cluster: the loss stays
+    within epsilon * d; the same audit catches a decoder that reads the input."""
+    from edgedp.evaluation.audit import audit_pair
+
+    first, second = 0, 1  # neighbours in the planted space: d is small
+    distance = float(np.linalg.norm(euclid_pack.vectors[first] - euclid_pack.vectors[second]))
+    epsilon = 1.0 / distance  # a claimed loss of 1 for the pair
+
+    def sampler(cls, word, seed):
+        mechanism = cls(
+            euclid_pack,
+            epsilon=epsilon,
+            rng=seeded(seed),
+            decode="context",
+            candidates=4,
+            language_model=language_model,
+        )
+        return lambda n: mechanism.privatize_ids(np.full(n, word))
+
+    fair = audit_pair(
+        sampler(edgedp.Madlib, first, 1),
+        sampler(edgedp.Madlib, second, 2),
+        claimed_epsilon=1.0,
+        samples=20_000,
+    )
+    assert fair.epsilon_lower_bound <= 1.0
+    leaky = audit_pair(
+        sampler(_LeakyDecoding, first, 3),
+        sampler(_LeakyDecoding, second, 4),
+        claimed_epsilon=1.0,
+        samples=20_000,
+    )
+    assert leaky.epsilon_lower_bound > 1.0
