@@ -170,13 +170,15 @@ def _decode_documents(
     return out
 
 
-def _judge_sentences(
-    documents: list[np.ndarray], sentences: list[list[list[int]]]
-) -> list[list[int]]:
-    """Sentences of slot ids for the judge model (negative ids: the unknown word)."""
+def _judge_sentences(task: Task, documents: list[np.ndarray]) -> list[list[int]]:
+    """Sentences of slot ids of ``documents`` (the test split's, clean or released) for the judge
+    model; a slot that was not a vocabulary word in the input is the unknown word in every row
+    (the word a release puts there is drawn independently of the text: noise for every decoder)."""
     return [
-        [int(ids[slot]) if ids[slot] >= 0 else -1 for slot in sentence]
-        for ids, document in zip(documents, sentences, strict=True)
+        [int(ids[slot]) if truth[slot] >= 0 else -1 for slot in sentence]
+        for ids, truth, document in zip(
+            documents, task.slots["test"], task.sentences["test"], strict=True
+        )
         for sentence in document
     ]
 
@@ -260,9 +262,7 @@ def _scores(pack, lm, judge, task: Task, released: dict[str, dict[str, list[np.n
         "clean_f1": clean_f1,
         "floor_clean": floor_clean,
         "floor_private": floor_private,
-        "clean_perplexity": judge.perplexity(
-            _judge_sentences(task.slots["test"], task.sentences["test"])
-        ),
+        "clean_perplexity": judge.perplexity(_judge_sentences(task, task.slots["test"])),
     }
     truth = np.concatenate(task.slots["test"])
     vocabulary = truth >= 0
@@ -276,7 +276,7 @@ def _scores(pack, lm, judge, task: Task, released: dict[str, dict[str, list[np.n
             "kept_clean": (f1_clean - floor_clean) / (clean_f1 - floor_clean),
             "f1_private": f1_private,
             "kept_private": (f1_private - floor_private) / (clean_f1 - floor_private),
-            "perplexity": judge.perplexity(_judge_sentences(test, task.sentences["test"])),
+            "perplexity": judge.perplexity(_judge_sentences(task, test)),
         }
     return out
 
