@@ -42,16 +42,17 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from edgedp.errors import AssetError, InputError
+from edgedp.packs.loading import load_pack
 from edgedp.privacy.validation import check_choice, check_positive_int
+from edgedp.words.language_model import START, LanguageModelPack
 
 if TYPE_CHECKING:
-    from edgedp.words.language_model import LanguageModelPack
     from edgedp.words.pack import WordPack
     from edgedp.words.spaces import Space
 
 DECODERS = ("nearest", "map", "context")
-#: Candidate words per slot: the true word is among the 16 nearest to its noisy point far more
-#: often than it is the nearest (bench/utility/decoding.py measures the share).
+#: Candidate words weighed per slot: the 16 nearest to the noisy point (``python -m bench
+#: decoding`` measured the decoders at 16; more costs search time, each space's k-NN grows with k).
 DEFAULT_CANDIDATES = 16
 #: The public language model a decoder loads when none is given.
 DEFAULT_LANGUAGE_MODEL = "lm-general"
@@ -86,9 +87,6 @@ def load_language_model(
 ) -> tuple[LanguageModelPack, str]:
     """The language model a decoder uses (a pack, a pack name or directory; ``None``: the default),
     checked to be built for ``words``' vocabulary, and the name or path that loads it again."""
-    from edgedp.packs.loading import load_pack
-    from edgedp.words.language_model import LanguageModelPack
-
     if isinstance(language_model, LanguageModelPack):
         model, source = language_model, str(language_model.path)
     else:
@@ -169,8 +167,6 @@ class Decoder:
         out: np.ndarray,
     ) -> None:
         """Write into ``out`` the best word sequence of ``sentence``'s perturbed slots."""
-        from edgedp.words.language_model import START
-
         model = self.language_model
         unknown = np.array([-1], dtype=np.int64)
         zero = np.zeros(1)
