@@ -32,7 +32,7 @@ from typing import ClassVar
 import numpy as np
 
 from edgedp.errors import AssetError, InputError
-from edgedp.privacy.noise import rr_flip_threshold
+from edgedp.privacy.noise import multivariate_laplace_radius_scale, rr_flip_threshold
 from edgedp.privacy.randomness import RandomSource
 from edgedp.privacy.validation import check_choice, check_unit_interval
 from edgedp.words.euclidean import (
@@ -142,6 +142,12 @@ class EuclideanSpace(Space):
         self.vectors = pack.require_vectors(user)
         self._user = user
 
+    @property
+    def radius_scale(self) -> float:
+        """The realised scale s of the noise radius (density exp(-||z|| / s)), the one conversion
+        :func:`edgedp.privacy.noise.multivariate_laplace_radius_scale` gives."""
+        return multivariate_laplace_radius_scale(self.epsilon)
+
     def noise(self, count: int, dims: int) -> np.ndarray:
         """``count`` noise vectors of this space."""
         return multivariate_laplace(count, dims, self.epsilon, self.rng)
@@ -158,9 +164,9 @@ class EuclideanSpace(Space):
     def log_likelihood(
         self, points: np.ndarray, distances: np.ndarray, ids: np.ndarray
     ) -> np.ndarray:
-        """-epsilon ||point - phi(w)||_2: the density exp(-epsilon ||z||_2) of the noise (its
-        normalizer does not depend on the word)."""
-        return -self.epsilon * np.asarray(distances, dtype=np.float64)
+        """-||point - phi(w)||_2 / s: the density exp(-||z||_2 / s) of the noise, s the realised
+        radius scale (>= 1 / epsilon; its normalizer does not depend on the word)."""
+        return -np.asarray(distances, dtype=np.float64) / self.radius_scale
 
 
 class MahalanobisSpace(EuclideanSpace):
@@ -188,14 +194,14 @@ class MahalanobisSpace(EuclideanSpace):
     def log_likelihood(
         self, points: np.ndarray, distances: np.ndarray, ids: np.ndarray
     ) -> np.ndarray:
-        """-epsilon ||point - phi(w)||_M, ||z||_M = sqrt(z^T Sigma_lambda^-1 z): the density of
+        """-||point - phi(w)||_M / s, ||z||_M = sqrt(z^T Sigma_lambda^-1 z): the density of
         z = Sigma_lambda^(1/2) y (candidates are found by Euclidean distance, weighed by this)."""
         offsets = np.asarray(points, dtype=np.float64)[:, None, :] - np.asarray(
             self.vectors[ids], dtype=np.float64
         )
         whitened = np.einsum("nkd,de->nke", offsets, self.inverse_root)
         norms: np.ndarray = np.sqrt(np.einsum("nke,nke->nk", whitened, whitened))
-        return -self.epsilon * norms
+        return -norms / self.radius_scale
 
     def noise(self, count: int, dims: int) -> np.ndarray:
         # rows y^T S = (S y)^T; einsum, not matmul: numpy's BLAS would start its own spinning

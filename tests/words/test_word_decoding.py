@@ -25,6 +25,7 @@ from helpers import rr_exact_probability
 
 import edgedp
 from edgedp.errors import AssetError, InputError
+from edgedp.privacy.noise import multivariate_laplace_radius_scale
 from edgedp.registry import WORD_MECHANISMS
 from edgedp.words.decoding import PERTURBED, Decoder, NoisyRelease
 from edgedp.words.language_model import START
@@ -229,7 +230,7 @@ def test_likelihoods_are_the_noise_laws(euclid_pack, seeded):
     inverse = np.linalg.inv(mahalanobis.metric_matrix)
     offsets = point[0] - np.asarray(euclid_pack.vectors[ids[0]], dtype=np.float64)
     norms = np.sqrt(np.einsum("kd,de,ke->k", offsets, inverse, offsets))
-    assert np.allclose(got, -2.0 * norms)
+    assert np.allclose(got, -norms / multivariate_laplace_radius_scale(2.0), rtol=1e-12)
 
 
 def test_bad_decoder_settings_are_clear_errors(euclid_pack, tiny_pack, language_model):
