@@ -146,6 +146,53 @@ class Segmented:
         """The indices of the protected slots (the keys of :attr:`kinds`)."""
         return frozenset(self.kinds)
 
+    @classmethod
+    def join(cls, parts: Iterable[Segmented]) -> Segmented:
+        """Consecutive pieces of one text as one (their separators and slots in order; no spans).
+
+        Examples
+        --------
+        >>> joined = Segmented.join([segment("a cat "), segment("sat.")])
+        >>> joined.words, joined.pieces
+        (('a', 'cat', 'sat'), (None, ' ', None, ' ', None, '.'))
+        """
+        pieces: list[str | None] = []
+        words: list[str] = []
+        kinds: dict[int, str] = {}
+        ends_at_sentence_start = True
+        for part in parts:
+            kinds.update((len(words) + index, kind) for index, kind in part.kinds.items())
+            pieces.extend(part.pieces)
+            words.extend(part.words)
+            ends_at_sentence_start = part.ends_at_sentence_start
+        return cls(tuple(pieces), tuple(words), MappingProxyType(kinds), ends_at_sentence_start)
+
+    def split(self, slot: int) -> tuple[Segmented, Segmented]:
+        """The text before word slot ``slot`` (with the separators after the slot before it) and
+        the text from it on; :meth:`join` of the two is this text (spans aside).
+
+        Examples
+        --------
+        >>> before, after = segment("a cat. sat").split(2)
+        >>> before.pieces, after.pieces
+        ((None, ' ', None, '.', ' '), (None,))
+        """
+        if not 0 <= slot <= len(self.words):
+            raise InputError(f"slot {slot} is not in [0, {len(self.words)}]")
+        slots = [index for index, piece in enumerate(self.pieces) if piece is None]
+        cut = slots[slot] if slot < len(slots) else len(self.pieces)
+        before = {index: kind for index, kind in self.kinds.items() if index < slot}
+        after = {index - slot: kind for index, kind in self.kinds.items() if index >= slot}
+        return (
+            Segmented(self.pieces[:cut], self.words[:slot], MappingProxyType(before)),
+            Segmented(
+                self.pieces[cut:],
+                self.words[slot:],
+                MappingProxyType(after),
+                self.ends_at_sentence_start,
+            ),
+        )
+
 
 def is_pass_through(token: str) -> bool:
     """True if ``token`` is released unchanged (one character of the public punctuation set)."""
@@ -250,10 +297,6 @@ def slots(
         pieces.append(_released_whitespace(text[position:]))
         starts.gap(text[position:])
     words = tuple(normalize_word(word) for word in raw_words)
-    if deny:
-        for index, word in enumerate(words):
-            if word in deny:
-                kinds.setdefault(index, "deny")
     if "names" in protect:
         names = public_names()
         for index, word in enumerate(words):
@@ -264,6 +307,10 @@ def slots(
         for index, (raw, word) in enumerate(zip(raw_words, words, strict=True)):
             if is_proper_noun(raw, word, starts.first[index], common):
                 kinds.setdefault(index, "proper-noun")
+    if deny:  # last: a denied slot the public rules also protect keeps their kind (see placeholder)
+        for index, word in enumerate(words):
+            if word in deny:
+                kinds.setdefault(index, "deny")
     return Segmented(tuple(pieces), words, MappingProxyType(kinds), starts.now, tuple(spans))
 
 

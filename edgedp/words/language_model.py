@@ -30,13 +30,14 @@ The manifest records the vocabulary it was built for (the SHA-256 of its words p
 ``vocab.txt``): :meth:`LanguageModelPack.check_vocabulary` refuses another one.
 
 Sentences: :func:`slot_sentences` cuts a segmented text into sentences of word slots, the one rule
-that the exporter (training) and the decoder share.
+that the exporter (training) and the decoder share. It reads only what a release carries (the
+separators and the number of slots), so a stream decodes a sentence once :func:`finished_slots` says
+it is complete, whatever the pieces the stream was cut into.
 """
 
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -54,38 +55,56 @@ if TYPE_CHECKING:
 
 #: The sentence-start context id (the unknown word is -1).
 START: int = -2
-#: Characters of a separator that end a sentence.
-SENTENCE_END = frozenset(".!?")
-_BLANK_LINE = re.compile(r"\n[^\S\n]*\n")
+#: Characters of a separator that end a sentence: ``.``, ``!``, ``?`` and the line breaks (a
+#: message per line: a chat filter answers each line as soon as it ends).
+SENTENCE_END = frozenset(".!?\n\r\v\f")
+#: The most word slots of one sentence: a longer run is cut after every this many slots, so that
+#: a stream without sentence ends is decoded in bounded pieces (a rule on the slot count, which the
+#: release carries).
+MAX_SENTENCE_SLOTS = 128
 
 
 def slot_sentences(segmented: Segmented) -> list[list[int]]:
     """The indices (into ``segmented.words``) of the word slots of each sentence, in order.
 
-    A sentence ends at a slot followed, before the next slot, by a separator piece holding ``.``,
-    ``!`` or ``?``, or by a blank line (two line breaks with only whitespace between them).
+    A sentence ends at a slot followed, before the next slot, by a separator holding ``.``, ``!``,
+    ``?`` or a line break, and after :data:`MAX_SENTENCE_SLOTS` slots.
     """
+    return _sentences(segmented)[0]
+
+
+def finished_slots(segmented: Segmented) -> int:
+    """How many leading slots of ``segmented``, a text that may go on, are in finished sentences.
+
+    The sentences :func:`slot_sentences` finds in those slots are the ones it finds in the whole
+    text, whatever follows: a stream decodes them now and holds the rest.
+    """
+    sentences, ended = _sentences(segmented)
+    if not sentences or ended or len(sentences[-1]) == MAX_SENTENCE_SLOTS:
+        return len(segmented.words)
+    return sentences[-1][0]
+
+
+def _sentences(segmented: Segmented) -> tuple[list[list[int]], bool]:
+    """The sentences of :func:`slot_sentences`, and whether the separators after the last slot end
+    its sentence."""
     sentences: list[list[int]] = []
     current: list[int] = []
-    gap: list[str] = []
+    ended = False
     slot = 0
     for piece in segmented.pieces:
         if piece is not None:
-            gap.append(piece)
+            ended = ended or not SENTENCE_END.isdisjoint(piece)
             continue
-        if current and _ends_sentence("".join(gap)):
+        if current and (ended or len(current) == MAX_SENTENCE_SLOTS):
             sentences.append(current)
             current = []
-        gap = []
+        ended = False
         current.append(slot)
         slot += 1
     if current:
         sentences.append(current)
-    return sentences
-
-
-def _ends_sentence(gap: str) -> bool:
-    return not SENTENCE_END.isdisjoint(gap) or _BLANK_LINE.search(gap) is not None
+    return sentences, ended
 
 
 def sentence_ids(text: str, vocabulary: Vocabulary) -> list[list[int]]:

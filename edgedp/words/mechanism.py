@@ -55,7 +55,7 @@ mechanism's metric. The layout (token count, separators) is released as is.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TypedDict, TypeVar
 
@@ -86,7 +86,7 @@ from edgedp.words.decoding import (
     check_decoder,
     load_language_model,
 )
-from edgedp.words.language_model import LanguageModelPack, slot_sentences
+from edgedp.words.language_model import LanguageModelPack, finished_slots, slot_sentences
 from edgedp.words.pack import WordPack
 from edgedp.words.spaces import Space
 
@@ -278,31 +278,82 @@ class WordMechanism(Mechanism[WordPack]):
         """Privatize one text; its layout is kept, every word is replaced by a sampled word."""
         return self.privatize_batch([text])[0]
 
-    def privatize_batch(
-        self, texts: Iterable[str], *, continued: SentenceState | None = None
-    ) -> list[str]:
-        """Privatize many texts in one vectorized pass (same guarantee per text as ``privatize``).
-
-        ``continued`` treats the texts as consecutive pieces of one text whose casing state is
-        carried over (and updated): streaming uses it so that ``casing="sentence"`` does not
-        capitalize at the piece boundaries (casing is post-processing), and so that the
-        proper-noun guard knows whether a piece starts a sentence.
-        """
+    def privatize_batch(self, texts: Iterable[str]) -> list[str]:
+        """Privatize many texts in one vectorized pass (same guarantee per text as ``privatize``)."""
         batch = [check_text(text) for text in check_iterable(texts, "privatize_batch", "text")]
-        if continued is None:  # every text starts a sentence: segmented in the worker threads
-            sizes = [len(text) / _CHARS_PER_WORD for text in batch]
-            parts = map_in_threads(self._release_texts, self._runs(batch, sizes))
-        else:  # a piece's segmentation depends on where the one before ended: segmented here
-            pieces = []
-            for text in batch:
-                start = continued.word_starts_sentence
-                pieces.append(self.segment(text, sentence_start=start))
-                continued.word_starts_sentence = pieces[-1].ends_at_sentence_start
-            sizes = [len(item.words) for item in pieces]
-            parts = map_in_threads(self._release_segmented, self._runs(pieces, sizes))
+        sizes = [len(text) / _CHARS_PER_WORD for text in batch]
+        parts = map_in_threads(self._release_texts, self._runs(batch, sizes))
         segmented = [item for part, _ in parts for item in part]
         released = np.concatenate([ids for _, ids in parts])
-        return self._assemble_all(segmented, released, continued)
+        return self._assemble_all(segmented, released, None)
+
+    def privatize_pieces(
+        self,
+        batches: Iterable[list[str]],
+        *,
+        before_release: Callable[[list[str]], None] | None = None,
+    ) -> Iterator[str]:
+        """Privatize consecutive pieces of one text, a batch of pieces at a time, in order.
+
+        The pieces must be cut where the text's segmentation splits anyway (whitespace,
+        pass-through punctuation; :func:`edgedp.words.streaming.privatize_stream` cuts them so).
+        Casing and the proper-noun guard's sentence starts are carried across pieces, so the
+        output is that of the whole text. ``before_release(batch)`` runs before each batch is
+        privatized (a ledger charge); if it raises, nothing more is released.
+
+        With ``decode="context"`` a word is decoded once its sentence is finished
+        (:func:`edgedp.words.language_model.finished_slots`: a released sentence end, a line end,
+        or the end of input), whatever the pieces: the decoder reads only the release, so the
+        output may lag a batch by the rest of a sentence.
+        """
+        state = SentenceState()
+        held = Segmented.join([])  # context decoding: the released slots of an unfinished sentence
+        points: list[np.ndarray] = []  # their noisy points, in slot order
+        fixed = np.empty(0, dtype=np.int64)
+        for batch in batches:
+            if before_release is not None:
+                before_release(batch)
+            pieces = []
+            for text in batch:
+                pieces.append(self.segment(text, sentence_start=state.word_starts_sentence))
+                state.word_starts_sentence = pieces[-1].ends_at_sentence_start
+            if self.decoder is None or self.decode != "context":
+                sizes = [len(piece.words) for piece in pieces]
+                parts = map_in_threads(self._release_segmented, self._runs(pieces, sizes))
+                released = np.concatenate([ids for _, ids in parts])
+                yield "".join(self._assemble_all(pieces, released, state))
+                continue
+            batch_points, batch_fixed = self._perturbed_slots(self.decoder.space, pieces)
+            held = Segmented.join([held, *pieces])
+            points.append(batch_points)
+            fixed = np.concatenate([fixed, batch_fixed])
+            done = finished_slots(held)
+            finished, held = held.split(done)
+            if finished.pieces:
+                yield self._decode_finished(self.decoder, finished, points, fixed[:done], state)
+                fixed = fixed[done:]
+        if self.decoder is not None and held.pieces:
+            yield self._decode_finished(self.decoder, held, points, fixed, state)
+
+    def _decode_finished(
+        self,
+        decoder: Decoder,
+        text: Segmented,
+        points: list[np.ndarray],
+        fixed: np.ndarray,
+        state: SentenceState,
+    ) -> str:
+        """``text``, whose sentences are finished, decoded and assembled. Its noisy points are the
+        first rows of ``points`` (consecutive batches' points), which keeps the rest."""
+        stacked = np.concatenate(points)
+        count = int((fixed == PERTURBED).sum())
+        points[:] = [stacked[count:]]
+        release = NoisyRelease(
+            points=stacked[:count],
+            fixed=fixed,
+            sentences=tuple(tuple(run) for run in slot_sentences(text)),
+        )
+        return self._assemble_all([text], decoder.decode(release), state)[0]
 
     def _runs(self, items: list[_Item], words: Sequence[float]) -> list[list[_Item]]:
         """``items`` (of about ``words`` words each) cut into consecutive runs of about equal
@@ -355,19 +406,27 @@ class WordMechanism(Mechanism[WordPack]):
         return self._noisy_release(self.space, [self.segment(text) for text in batch])
 
     def _noisy_release(self, space: Space, segmented: list[Segmented]) -> NoisyRelease:
-        """The noisy points of the known slots (the same draws as ``nearest`` decoding), the
-        out-of-vocabulary policy's replacements, and the sentences of the released separators."""
-        ids = self._slot_ids(segmented)
-        known = ids >= 0
-        points = space.perturb(ids[known])
-        fixed = np.full(len(ids), PERTURBED, dtype=np.int64)
-        fixed[~known] = self._replace_unknown(int((~known).sum()))
+        """The noisy points and fixed slots of :meth:`_perturbed_slots`, with the sentences of the
+        released separators."""
+        points, fixed = self._perturbed_slots(space, segmented)
         sentences: list[tuple[int, ...]] = []
         offset = 0
         for item in segmented:
             sentences.extend(tuple(offset + slot for slot in run) for run in slot_sentences(item))
             offset += len(item.words)
         return NoisyRelease(points=points, fixed=fixed, sentences=tuple(sentences))
+
+    def _perturbed_slots(
+        self, space: Space, segmented: list[Segmented]
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The noisy points of the known slots (the same draws as ``nearest`` decoding) and, per
+        slot, :data:`PERTURBED` or the out-of-vocabulary policy's replacement."""
+        ids = self._slot_ids(segmented)
+        known = ids >= 0
+        points = space.perturb(ids[known])
+        fixed = np.full(len(ids), PERTURBED, dtype=np.int64)
+        fixed[~known] = self._replace_unknown(int((~known).sum()))
+        return points, fixed
 
     def _replace_unknown(self, count: int) -> np.ndarray:
         if self.oov == "sample":

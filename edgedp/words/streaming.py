@@ -28,7 +28,6 @@ from edgedp.text.identifiers import span_may_continue
 from edgedp.text.segmentation import (
     PASS_THROUGH_PUNCTUATION,
     SPLITTING_WHITESPACE,
-    SentenceState,
     batches,
 )
 from edgedp.words.mechanism import WordMechanism
@@ -132,11 +131,8 @@ def privatize_stream(
     """
     if batch_chars is None:
         batch_chars = BATCH_CHARS * worker_threads()
-    casing = SentenceState()
     guarded = bool(mechanism.protect)  # proper nouns: a piece starts after whitespace (see above)
     bounded = _bounded(pieces, batch_chars)
     pieces_cut = _cut_pieces(bounded, guarded)
-    for batch in batches(pieces_cut, limit=batch_chars, size=len, closes=_ends_a_line):
-        if before_release is not None:
-            before_release(batch)
-        yield from mechanism.privatize_batch(batch, continued=casing)
+    cut = batches(pieces_cut, limit=batch_chars, size=len, closes=_ends_a_line)
+    yield from mechanism.privatize_pieces(cut, before_release=before_release)

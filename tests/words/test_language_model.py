@@ -125,8 +125,8 @@ def test_training_sentences_are_likelier_than_shuffled_ones(model, words):
         model.perplexity([])
 
 
-def test_slot_sentences_cut_at_stops_and_blank_lines():
-    text = "One two. Three!Four five? six\n\nseven eight\nnine ... ten"
+def test_slot_sentences_cut_at_stops_and_line_breaks():
+    text = "One two. Three!Four five? six\n\nseven eight\nnine ... ten eleven\r\ntwelve"
     segmented = segment(text)
     groups = [[segmented.words[i] for i in sentence] for sentence in slot_sentences(segmented)]
     assert groups == [
@@ -134,8 +134,10 @@ def test_slot_sentences_cut_at_stops_and_blank_lines():
         ["three"],
         ["four", "five"],
         ["six"],
-        ["seven", "eight", "nine"],
-        ["ten"],
+        ["seven", "eight"],
+        ["nine"],
+        ["ten", "eleven"],
+        ["twelve"],
     ]
     assert slot_sentences(segment("")) == []
     assert slot_sentences(segment("...")) == []
