@@ -18,9 +18,10 @@ character of an input word is ever copied to the output.
 * ``"drop"``: removed (surrounding whitespace stays). Content hidden; the position is released.
 * ``"placeholder"``: like ``"mask"``, but a slot the identifier guard protects says why: ``[EMAIL]``,
   ``[PHONE]``, ``[DATE]``, ``[NAME]``, ``[PROPER-NOUN]``, ... (the kind of
-  :mod:`edgedp.text.guard_report`); other OOV tokens are ``[OOV]``. Content hidden; the position
-  and the kind the guard recognised (a function of the raw text, like the pattern of slots) are
-  released.
+  :mod:`edgedp.text.guard_report`); other OOV tokens, and words only the ``deny`` list protects,
+  are ``[OOV]``. Content hidden; the position and the kind the guard's public rules recognised (a
+  function of the raw text, like the pattern of slots) are released, never membership of the
+  deny-list.
 
 **Identifier guard** (``protect``, default :data:`edgedp.text.identifiers.DEFAULT_PROTECT`: every
 kind): e-mail addresses, URLs, handles, phone numbers, digit groups, dates and numbers
@@ -125,8 +126,13 @@ OOV_MASK = "[OOV]"
 
 
 def placeholder(kind: str) -> str:
-    """What ``oov="placeholder"`` prints for a protected slot of ``kind`` (``email``: ``[EMAIL]``)."""
-    return f"[{kind.upper()}]"
+    """What ``oov="placeholder"`` prints for a protected slot of ``kind`` (``email``: ``[EMAIL]``).
+
+    A slot only an app's deny-list protects prints :data:`OOV_MASK`, as an out-of-vocabulary token
+    does: whoever knows or guesses the list (a patient list) must not learn that a slot held one of
+    its few words. A denied word the public rules also protect has their kind (``[NAME]``).
+    """
+    return OOV_MASK if kind == "deny" else f"[{kind.upper()}]"
 
 
 _DROPPED = -1

@@ -87,7 +87,7 @@ def test_a_deny_list_protects_its_words_whatever_the_guard(
     brr = edgedp.BRR(
         default_pack, epsilon=50.0, oov="placeholder", protect=("identifiers",), deny=["Okonkwo"]
     )
-    assert brr.privatize("ask okonkwo, not maria") == "ask [DENY], not maria"
+    assert brr.privatize("ask okonkwo, not maria") == "ask [OOV], not maria"
     assert type(brr)(default_pack, **brr.parameters()).deny == frozenset({"okonkwo"})
     for bad in (["New York"], "okonkwo", [""], ["a,b"]):
         with pytest.raises(InputError, match="deny"):
@@ -102,3 +102,19 @@ def test_a_deny_list_protects_its_words_whatever_the_guard(
         ("adebayo", "deny"),
         ("okonkwo", "deny"),
     ]
+
+
+def test_a_denied_slot_says_no_more_than_another_protected_slot(default_pack, seeded):
+    # Whoever knows an app's deny-list (a patient list) must not see that a slot held one of its
+    # words: a denied vocabulary word prints as an out-of-vocabulary token does, with the same
+    # release around it; a denied public name prints as any public name.
+    import edgedp
+
+    def brr(**options):
+        return edgedp.BRR(default_pack, epsilon=1.0, oov="placeholder", rng=seeded(4), **options)
+
+    denied = brr(deny=["tomorrow", "maria"]).privatize("see you tomorrow, maria and anna")
+    unlisted = brr().privatize("see you zyxqvw, maria and anna")
+    assert "[DENY]" not in denied
+    assert denied == unlisted
+    assert denied.endswith(", [NAME] and [NAME]")
