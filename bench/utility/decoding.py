@@ -157,7 +157,9 @@ def _decode_documents(
     """Each document of ``split`` released once (seeded) and decoded by every decoder."""
     out: dict[str, list[np.ndarray]] = {name: [] for name in decoders}
     for text in task.texts[split]:
-        release = mechanism.noisy_release([text])
+        # The in-process release every decoder of the mechanism reads (Madlib's float points are
+        # not a release to send: noisy_release refuses them), decoded here three ways.
+        release = mechanism._noisy_release(mechanism.space, [mechanism.segment(text)])
         for name, decoder in decoders.items():
             if decoder is None:  # nearest: the mechanism's own rule for BRR and Madlib
                 fixed = release.fixed.copy()

@@ -68,6 +68,12 @@ class NoisyRelease:
     ``fixed``: per slot, :data:`PERTURBED` or the id already released for it (a vocabulary id, or a
     negative marker of the out-of-vocabulary policy); ``sentences``: the slot indices of each
     sentence, from the released separators.
+
+    What it states beyond the printed text: which slots were out of vocabulary or protected (their
+    ``fixed`` entry), whatever the ``oov`` policy; with ``oov="sample"`` the printed text only
+    weakly suggests those slots. Only a Hamming-space release (exact bits) may leave the process
+    (:meth:`edgedp.words.mechanism.WordMechanism.noisy_release`); a Euclidean one holds
+    floating-point vectors and is decoded where it was drawn.
     """
 
     points: np.ndarray

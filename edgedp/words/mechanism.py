@@ -400,14 +400,34 @@ class WordMechanism(Mechanism[WordPack]):
 
     def noisy_release(self, texts: Iterable[str]) -> NoisyRelease:
         """The DP release of ``texts`` itself, undecoded (each text starts a sentence): the noisy
-        point of every vocabulary slot, the replacement of every other slot, the sentence layout.
+        code of every vocabulary slot, the replacement of every other slot, the sentence layout.
 
         It carries this mechanism's guarantee whoever decodes it (:mod:`edgedp.words.decoding`):
-        an app may send it, rather than text, to be decoded elsewhere. A mechanism that releases
-        sampled words (TEM, SanText, CusText) has no such release (:class:`InputError`).
+        an app may send it, rather than text, to be decoded elsewhere. Only mechanisms in Hamming
+        space have one (BRR, Vickrey with ``space="hamming"``): randomized response releases exact
+        bits. Madlib's and Mahalanobis's noisy vectors are floating-point numbers whose support has
+        holes (points one word can produce and a neighbour cannot), so they never leave the
+        process: decode them there (``decode=``). Mechanisms that release sampled words (TEM,
+        SanText, CusText) have no noisy points.
+
+        ``fixed`` marks every slot that was not perturbed (an out-of-vocabulary token or a
+        protected span), whatever the ``oov`` policy: with ``oov="sample"`` the printed text only
+        weakly suggests such slots, this release states them.
+
+        Raises
+        ------
+        InputError
+            For a mechanism whose noisy points are not a release (see above), or bad ``texts``.
         """
         if self.space is None:
             raise InputError(f"{type(self).__name__} releases sampled words, not noisy points")
+        if not self.space.releasable_points:
+            raise InputError(
+                f"{type(self).__name__}'s noisy points are floating-point vectors, not a release: "
+                "their support has holes (points one word can produce and a neighbour cannot), so "
+                "no epsilon holds for them; decode them in the process (decode='map' or "
+                "'context') and send the text, or use a Hamming-space mechanism (BRR)"
+            )
         batch = [check_text(text) for text in check_iterable(texts, "noisy_release", "text")]
         return self._noisy_release(self.space, [self.segment(text) for text in batch])
 

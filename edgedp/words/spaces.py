@@ -73,13 +73,18 @@ class Space(ABC):
     metric: ClassVar[str]
     #: What epsilon is per (``"bit"`` in Hamming space), or None.
     metric_unit: ClassVar[str | None] = None
+    #: Whether :meth:`perturb`'s points may leave the process as a release. Randomized response's
+    #: bits are exact; a float vector plus continuous noise is not: floating point leaves holes in
+    #: its support (Mironov 2012), points one word can produce and a neighbour cannot, so no
+    #: epsilon holds for the points themselves. Their nearest or decoded *word* is the release.
+    releasable_points: ClassVar[bool] = False
 
     def __init__(self, pack: WordPack, epsilon: float, rng: RandomSource) -> None:
         self.pack, self.epsilon, self.rng = pack, epsilon, rng
 
     @abstractmethod
     def perturb(self, word_ids: np.ndarray) -> np.ndarray:
-        """The DP release: one perturbed point per vocabulary id."""
+        """One perturbed point per vocabulary id (a release only if :attr:`releasable_points`)."""
 
     @abstractmethod
     def nearest(self, points: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -103,6 +108,7 @@ class HammingSpace(Space):
 
     metric = "hamming"
     metric_unit = "bit"
+    releasable_points = True
 
     def perturb_codes(self, codes: np.ndarray) -> np.ndarray:
         """Randomized response on packed codes (uint8, shape (n, bits / 8))."""

@@ -139,7 +139,7 @@ _DECODE_ELSEWHERE = textwrap.dedent(
     release = NoisyRelease(
         data["points"], data["fixed"], tuple(tuple(s) for s in json.loads(sys.argv[4]))
     )
-    space = edgedp.Madlib(words, epsilon=float(sys.argv[5])).space
+    space = edgedp.BRR(words, epsilon=float(sys.argv[5])).space
     print(json.dumps(Decoder(space, model, mode="context", candidates=8).decode(release).tolist()))
     """
 )
@@ -154,9 +154,9 @@ def test_a_release_decoded_in_another_process_gives_the_same_words(
     texts = [grammar_sentence(words, 0, 2) + " " + grammar_sentence(words, 5, 3), "Bob wab0."]
 
     def mechanism():
-        return edgedp.Madlib(
+        return edgedp.BRR(
             euclid_pack,
-            epsilon=3.0,
+            epsilon=0.5,
             rng=seeded(11),
             oov="mask",
             decode="context",
@@ -175,7 +175,7 @@ def test_a_release_decoded_in_another_process_gives_the_same_words(
             str(language_model.path),
             str(tmp_path / "release.npz"),
             json.dumps(release.sentences),
-            "3.0",
+            "0.5",
         ],
         capture_output=True,
         text=True,
@@ -187,6 +187,18 @@ def test_a_release_decoded_in_another_process_gives_the_same_words(
     expected = " ".join(mechanism().privatize_batch(texts)).replace(".", "").split()
     assert printed == expected
     assert list(release.fixed).count(PERTURBED) == len(release.points)
+
+
+def test_euclidean_noisy_points_are_not_offered_as_a_release(euclid_pack, seeded):
+    # Float vectors plus continuous noise have holes in their support: on a 1-D pack at epsilon 1,
+    # ~2 % of one word's points cannot come from a neighbour 0.01 away. They stay in the process.
+    for mechanism in (edgedp.Madlib, edgedp.Mahalanobis):
+        with pytest.raises(InputError, match="not a release"):
+            mechanism(euclid_pack, epsilon=3.0, rng=seeded(1)).noisy_release(["wab0"])
+    release = edgedp.BRR(euclid_pack, epsilon=0.5, rng=seeded(1)).noisy_release(["wab0 Bob"])
+    assert release.points.dtype == np.uint8  # exact bits: the release an app may send
+    # the guarded name is marked as not perturbed although oov="sample" printed a word there
+    assert release.fixed[0] == PERTURBED and release.fixed[1] >= 0 and len(release.points) == 1
 
 
 def test_viterbi_finds_the_best_sequence(euclid_pack, language_model, seeded):
