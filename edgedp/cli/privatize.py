@@ -4,9 +4,13 @@ Input (``--input``): ``text`` (default), streamed in bounded memory, one output 
 (whitespace and punctuation pass through); or ``jsonl``, one JSON object per line whose ``"text"``
 is privatized and whose other fields are passed through as they are, NOT privatized (an empty
 line stays empty).
-Output: stdout, or ``--output FILE`` (written whole on success; after a bad JSON Lines record
-under ``--on-error stop``, with exactly the records released before it; nothing on any other
-failure).
+With ``--ledger``, each line (or record) is its own release and its own charge, whatever a pipe
+delivers together. A line the budget refuses is not released: one ``edgedp: line N not released``
+line on stderr and an empty line out (a record: the record without its ``"text"``, with an
+``"error"`` field), and the filter goes on; ``--on-error stop`` ends the run there instead.
+Output: stdout, or ``--output FILE`` (written whole on success; after a bad JSON Lines record or a
+refusal under ``--on-error stop``, with exactly the records released before it; nothing on any
+other failure).
 """
 
 from __future__ import annotations
@@ -42,10 +46,10 @@ from edgedp.cli.word_options import (
     parse_protect,
     read_deny,
 )
-from edgedp.errors import InputError, NotPrivateWarning
+from edgedp.errors import BudgetError, EdgedpError, InputError, LedgerError, NotPrivateWarning
 from edgedp.packs.loading import load_pack
 from edgedp.packs.native import set_num_threads
-from edgedp.progress import Progress, message
+from edgedp.progress import PROGRAM, Progress, message
 from edgedp.registry import SENTENCE_REWRITERS
 from edgedp.text.guard_report import findings_by_line
 from edgedp.text.records import ON_ERROR, BadRecords, parse_record
@@ -104,10 +108,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--on-error",
         choices=ON_ERROR,
-        default="stop",
-        help='--input jsonl, a record that is not an object with a "text" string: stop (the '
-        "records before it are released and written) or skip (one stderr line each, a count at "
-        "the end) (default: stop)",
+        default="skip",
+        help="a line or record the --ledger budget refuses, or (--input jsonl) a record that is "
+        'not an object with a "text" string: skip (one stderr line each, the filter goes on: an '
+        "empty line or an error record out for a refused one) or stop (what came before it is "
+        "released and written, then the run ends) (default: skip)",
     )
     parser.add_argument("--encoding", default="utf-8", help="input encoding (default: utf-8)")
     parser.add_argument("file", nargs="?", help="input file (default: stdin)")
@@ -115,52 +120,101 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 class Release:
     """How one run releases text: ``stream`` privatizes the concatenation of decoded pieces (plain
-    text); :meth:`batch` a list of separate texts (JSON Lines records), with ``before(texts)`` (a
-    ledger charge) first and ``after()`` once they are released."""
+    text, uncharged); :meth:`batch` a list of separate texts (JSON Lines records). ``charge(texts)``
+    (a ledger charge) runs for each line or record on its own before it is released, ``prepare``
+    before each batch is privatized, ``after()`` once it is released; ``on_error`` says whether a
+    refused charge ends the run (``"stop"``) or only its own line (``"skip"``)."""
 
     def __init__(
         self,
         mechanism: Any,
         stream: Privatizer,
-        before: Callable[[list[str]], None] | None = None,
+        *,
+        charge: Callable[[list[str]], None] | None = None,
+        prepare: Callable[[list[str]], None] | None = None,
         after: Callable[[], None] | None = None,
+        on_error: str = "skip",
     ) -> None:
         self.mechanism = mechanism
         self.stream = stream
-        self.before = before
+        self.charge = charge
+        self.prepare = prepare
         self.after = after
+        self.stops = on_error == "stop"
+        self.refused = 0
 
-    def batch(self, texts: list[str]) -> list[str]:
-        if self.before is not None:
-            self.before(texts)
-        released: list[str] = self.mechanism.privatize_batch(texts)
+    def allowed(self, text: str, where: str) -> bool:
+        """Charge ``text``'s release: False if the budget refuses it and the run goes on (said on
+        stderr); the :class:`BudgetError` is raised under ``--on-error stop``, and a ledger that
+        cannot be used (:class:`LedgerError`) always ends the run."""
+        if self.charge is None:
+            return True
+        try:
+            self.charge([text])
+        except LedgerError:
+            raise
+        except BudgetError as error:
+            if self.stops:
+                raise
+            self.refused += 1
+            message(f"{PROGRAM}: {where} not released: {error}")
+            return False
+        return True
+
+    def batch(
+        self, texts: list[str], wheres: list[str]
+    ) -> tuple[list[str | None], BudgetError | None]:
+        """The released text of each of ``texts`` (``None``: refused), charged one by one; under
+        ``--on-error stop`` the texts before a refusal, and the refusal."""
+        allowed: list[bool] = []
+        failure = None
+        for text, where in zip(texts, wheres, strict=True):
+            try:
+                allowed.append(self.allowed(text, where))
+            except LedgerError:
+                raise
+            except BudgetError as error:
+                failure = error
+                break
+        kept = [text for text, ok in zip(texts, allowed, strict=False) if ok]
+        if self.prepare is not None:
+            self.prepare(kept)
+        released = iter(self.mechanism.privatize_batch(kept) if kept else ())
+        out = [next(released) if ok else None for ok in allowed]
         if self.after is not None:
             self.after()
-        return released
+        return out, failure
 
 
 def write_privatized(args: argparse.Namespace, release: Release) -> None:
     """FILE (or stdin) privatized to stdout or ``--output``, as UTF-8 (see the module docstring).
 
-    A bad JSON Lines record under ``--on-error stop`` ends the run after every record before it is
-    released and written (``--output`` is then kept with exactly those: they were charged)."""
+    A bad JSON Lines record or a refused charge under ``--on-error stop`` ends the run after every
+    record before it is released and written (``--output`` is then kept with exactly those: they
+    were charged)."""
     total = input_bytes([args.file])
-    failure: InputError | None = None
+    failure: EdgedpError | None = None
     bad = BadRecords(args.on_error, message)
     with Progress(NAME, total=total, unit="B") as progress, text_output(args.output) as out:
         if args.input == "jsonl":
             lines = read_lines(args.file, args.encoding, progress)
             try:
-                for line in privatize_records(lines, release.batch, bad):
+                for line in privatize_records(lines, release, bad):
                     out.write(line)
                     if args.output is None:
                         out.flush()
-            except InputError as error:
+            except (InputError, BudgetError) as error:
+                if isinstance(error, LedgerError):
+                    raise
                 failure = error
+        elif release.charge is not None:
+            _write_lines(args, release, progress, out)
         else:
             _write_text(args, release, progress, out)
     if bad.summary() is not None:
         message(str(bad.summary()))
+    if release.refused:
+        message(f"{PROGRAM}: {release.refused} line(s) or record(s) refused by the budget")
     if failure is not None:
         raise failure
 
@@ -175,54 +229,83 @@ def _write_text(
                 out.flush()  # line in, line out: a pipe's reader gets each line at once
 
 
-def privatize_records(
-    lines: Iterable[str], privatize: Callable[[list[str]], list[str]], bad: BadRecords
-) -> Iterator[str]:
+def _write_lines(
+    args: argparse.Namespace, release: Release, progress: Progress, out: TextIO
+) -> None:
+    """With a ledger: each line charged and released on its own (a refused one: an empty line)."""
+    lines = read_lines(args.file, args.encoding, progress, keep_ends=True)
+    for number, line in enumerate(lines, start=1):
+        if release.allowed(line, f"line {number}"):
+            for text in release.stream(iter([line])):
+                out.write(text)
+        else:
+            out.write(line[len(line.splitlines()[0]) :] if line.strip("\r\n") else line)
+        if args.output is None:
+            out.flush()
+
+
+def privatize_records(lines: Iterable[str], release: Release, bad: BadRecords) -> Iterator[str]:
     """JSON Lines in, JSON Lines out: each object's ``"text"`` privatized, its other fields kept.
 
     Records are gathered into batches of about :data:`~edgedp.words.streaming.BATCH_CHARS`
     characters of text (a batch also closes at a line that ends what a pipe held: see
     :class:`~edgedp.cli.streams.Line`); each record's text is a text of its own (its layout and
-    casing too). An empty line stays empty. A line that is not an object with a string ``"text"``
-    is skipped (``bad`` skips) or, after the records before it are released and yielded, raised
-    as the :class:`InputError` naming it.
+    casing too) and its own charge. An empty line stays empty; a record the budget refuses comes
+    out without its text, with an ``"error"``. A line that is not an object with a string
+    ``"text"`` is skipped (``bad`` skips) or, after the records before it are released and
+    yielded, raised as the :class:`InputError` naming it (likewise a refusal under stop).
     """
 
-    def parsed() -> Iterator[tuple[dict[str, Any] | InputError | None, bool]]:
+    def parsed() -> Iterator[tuple[dict[str, Any] | InputError | None, bool, int]]:
         for number, line in enumerate(lines, start=1):
             drained = bool(getattr(line, "drained", False))
             if not line.strip():
-                yield None, drained
+                yield None, drained, number
                 continue
             try:
-                yield parse_record(line, f"line {number}"), drained
+                yield parse_record(line, f"line {number}"), drained, number
             except InputError as error:
                 if bad.stops:
-                    yield error, True
+                    yield error, True, number
                     return
                 bad.skip(error)
 
     for batch in batches(parsed(), limit=BATCH_CHARS, size=_size, closes=drained):
-        failure = next((r for r, _ in batch if isinstance(r, InputError)), None)
-        records = [r for r, _ in batch if not isinstance(r, InputError)]
-        texts = [record["text"] for record in records if record is not None]
-        released = iter(privatize(texts) if texts else ())
-        for record in records:
+        failure = next((r for r, _, _ in batch if isinstance(r, InputError)), None)
+        records = [(r, n) for r, _, n in batch if not isinstance(r, InputError)]
+        texts = [(r["text"], f"line {n}") for r, n in records if r is not None]
+        released, refusal = release.batch([t for t, _ in texts], [w for _, w in texts])
+        outputs = iter(released)
+        for record, _ in records:
             if record is None:
                 yield "\n"
                 continue
-            record["text"] = next(released)
+            text = next(outputs, _STOPPED)
+            if text is _STOPPED:
+                break
+            if text is None:
+                del record["text"]
+                record["error"] = "not released: the privacy budget refused it"
+            else:
+                record["text"] = text
             yield json.dumps(record, ensure_ascii=False) + "\n"
+        if refusal is not None:
+            raise refusal
         if failure is not None:
             raise failure
 
 
-def drained(item: tuple[object, bool]) -> bool:
-    """Whether a (record, drained) item ends what the input held: its batch is released now."""
+#: What a batch gives for the records after a refusal under ``--on-error stop``: nothing.
+_STOPPED = object()
+
+
+def drained(item: tuple[object, bool, int]) -> bool:
+    """Whether a (record, drained, line number) item ends what the input held: its batch is
+    released now."""
     return item[1]
 
 
-def _size(item: tuple[dict[str, Any] | InputError | None, bool]) -> int:
+def _size(item: tuple[dict[str, Any] | InputError | None, bool, int]) -> int:
     record = item[0]
     return len(record["text"]) if isinstance(record, dict) else 0
 
@@ -250,9 +333,9 @@ def _run_sentence_rewriter(args: argparse.Namespace) -> None:
     from edgedp.adept.mechanism import privatize_lines
 
     def stream(pieces: Iterator[str]) -> Iterator[str]:
-        return privatize_lines(mechanism, pieces, charge)
+        return privatize_lines(mechanism, pieces)
 
-    write_privatized(args, Release(mechanism, stream, charge))
+    write_privatized(args, Release(mechanism, stream, charge=charge, on_error=args.on_error))
 
 
 def run(args: argparse.Namespace) -> None:
@@ -275,18 +358,16 @@ def run(args: argparse.Namespace) -> None:
     slots = 0
     warning: list[str | None] = []  # the keep-rate warning, decided before the first batch
 
-    def before_release(batch: list[str]) -> None:
+    def prepare(batch: list[str]) -> None:
         nonlocal slots
         if not warning:
             from edgedp.words.keep_rate import keep_warning
 
             # warn if epsilon keeps < 5 % or > 95 % of words: a small Monte Carlo on public
             # words, cached in memory per pack and parameters. Computed before the first batch,
-            # whose work then reuses its freed memory (issue 17: ~1 MB less peak RSS), and printed
-            # once that batch is released (not if the ledger refuses it).
+            # whose work then reuses its freed memory (~1 MB less peak RSS), and printed once that
+            # batch is released (not if the ledger refuses it).
             warning.append(keep_warning(mechanism))
-        if charge is not None:
-            charge(batch)
         if args.summary:
             slots += mechanism.units(batch)
 
@@ -296,11 +377,14 @@ def run(args: argparse.Namespace) -> None:
             warning[0] = None
 
     def stream(pieces: Iterator[str]) -> Iterator[str]:
-        for text in privatize_stream(mechanism, pieces, before_release=before_release):
+        for text in privatize_stream(mechanism, pieces, before_release=prepare):
             yield text
             announce()
 
-    write_privatized(args, Release(mechanism, stream, before_release, announce))
+    release = Release(
+        mechanism, stream, charge=charge, prepare=prepare, after=announce, on_error=args.on_error
+    )
+    write_privatized(args, release)
     if args.summary:
         message(summary(mechanism, slots))
 

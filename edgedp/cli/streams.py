@@ -127,10 +127,16 @@ class Line(str):
     drained: bool = False
 
 
-def read_lines(path: str | None, encoding: str, progress: Progress | None = None) -> Iterator[Line]:
-    """The input's lines (as ``str.splitlines`` cuts them, without their ends), streamed as soon
-    as each is complete; a line over :data:`MAX_TEXT_CHARS` is refused as soon as it passes the
-    limit."""
+def read_lines(
+    path: str | None,
+    encoding: str,
+    progress: Progress | None = None,
+    *,
+    keep_ends: bool = False,
+) -> Iterator[Line]:
+    """The input's lines (as ``str.splitlines`` cuts them, without their ends unless
+    ``keep_ends``), streamed as soon as each is complete; a line over :data:`MAX_TEXT_CHARS` is
+    refused as soon as it passes the limit."""
     pending = ""  # the last line seen, maybe incomplete (or a "\r" whose "\n" comes next)
     with open_input(path) as source:
         for piece, drained in read_blocks(source, encoding, progress):
@@ -139,13 +145,13 @@ def read_lines(path: str | None, encoding: str, progress: Progress | None = None
             if len(pending) > MAX_TEXT_CHARS:
                 raise too_long(path or "stdin")
             for index, line in enumerate(lines):
-                yield _line(line, drained and index == len(lines) - 1 and not pending)
+                yield _line(line, drained and index == len(lines) - 1 and not pending, keep_ends)
     if pending:
-        yield _line(pending, True)
+        yield _line(pending, True, keep_ends)
 
 
-def _line(text: str, drained: bool) -> Line:
-    line = Line(text.splitlines()[0])
+def _line(text: str, drained: bool, keep_ends: bool) -> Line:
+    line = Line(text if keep_ends else text.splitlines()[0])
     line.drained = drained
     return line
 

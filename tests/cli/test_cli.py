@@ -213,10 +213,11 @@ def test_jsonl_errors_name_the_line(line, expected, tmp_path):
     target = tmp_path / "out.jsonl"
     stdin = '{"text": "fine"}\n' + line + "\n"
     result = run(
-        "privatize", "--input", "jsonl", "--epsilon", "1", "--output", str(target), stdin=stdin
-    )
+        "privatize", "--input", "jsonl", "--epsilon", "1", "--output", str(target),
+        "--on-error", "stop", stdin=stdin,
+    )  # fmt: skip
     assert result.returncode == 1 and expected in result.stderr.decode()
-    # --on-error stop (the default): the record before the bad one was released (and charged),
+    # --on-error stop: the record before the bad one was released (and charged),
     # so it is written, and nothing else is left beside the output
     assert len(target.read_text(encoding="utf-8").splitlines()) == 1
     assert list(tmp_path.iterdir()) == [target]
