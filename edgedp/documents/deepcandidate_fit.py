@@ -34,12 +34,21 @@ the non-private mean's macro-F1 gain at epsilon 10, the 26 others 6 % to 45 % (2
 cosine to a whole domain). The estimate is only as good as the sample is representative;
 it is not a privacy statement and spends no privacy budget as long as the sample is public. **Never
 run it on private documents**: its output is computed from them without any noise.
+
+A poor general pack (``--default``, ``--general``) is told to build a domain pack. A pack that is
+itself a domain pack (built with ``--corpus-jsonl`` or ``--corpus-dir``: :class:`PackSource`) is
+never sent to build itself again: it is told how to improve (more public documents, a recoder
+with clusters its documents can fill), and that a sample of another domain wants a pack of its
+own. A sample that is the pack's own corpus (the same file, or ids among its candidates) is said
+to flatter the pack: its candidates are those very documents.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -50,7 +59,10 @@ from edgedp.documents.pack import SentencePack
 from edgedp.documents.public_sample import (
     FIT_EPSILONS,
     MIN_SAMPLE_DOCUMENTS,
+    corpus_of,
     encoded_sample,
+    is_corpus_file,
+    sample_ids,
     too_few_documents,
 )
 from edgedp.documents.tukey import CandidateDepth
@@ -69,6 +81,80 @@ POOR_SHORT_SHARE = 0.5
 BETTER_PROJECTIONS = 0.01
 #: The output directory the rebuild advice names (never the pack that was given).
 DOMAIN_PACK = "my-domain-pack"
+#: Documents per cluster the recoder's k-means wants (faiss's default minimum of training points
+#: per centroid; ``edgedp-export sentences`` warns below it).
+DOCUMENTS_PER_CLUSTER = 39
+
+
+@dataclass(frozen=True)
+class PackSource:
+    """Where a sentences pack came from, as far as the advice of :func:`pack_fit` needs it.
+
+    Parameters
+    ----------
+    corpus : str or None, default None
+        The public corpus a *domain* pack was built from (``--corpus-jsonl`` file name or the
+        corpus's name); None for a pack of general corpora (``--default``, ``--general``).
+    documents : int, default 0
+        Public documents of that corpus.
+    train_documents : int, default 0
+        Those that trained the recoder and gave the candidates (the rest validated).
+    clusters : int or None, default None
+        k-means clusters the recoder H was trained to keep apart; None for a recoder without.
+    sample_is_corpus : bool, default False
+        The sample file is the corpus file itself (the same SHA-256).
+    sample_candidates : int, default 0
+        Sample documents whose ``"id"`` is the id of one of the pack's candidates.
+    candidates : int, default 0
+        The pack's candidates.
+    """
+
+    corpus: str | None = None
+    documents: int = 0
+    train_documents: int = 0
+    clusters: int | None = None
+    sample_is_corpus: bool = False
+    sample_candidates: int = 0
+    candidates: int = 0
+
+    def in_sample(self, documents: int) -> bool:
+        """Whether a sample of ``documents`` is mostly the pack's own corpus."""
+        return self.sample_is_corpus or 2 * self.sample_candidates >= max(documents, 1)
+
+
+def pack_source(pack: SentencePack, sample: Path | None = None) -> PackSource:
+    """:class:`PackSource` of ``pack`` from its manifest, and how the ``sample`` file (if given)
+    overlaps the corpus it was built from.
+
+    Parameters
+    ----------
+    pack : SentencePack
+        The pack ``packs fit`` checks.
+    sample : pathlib.Path or None, default None
+        The sample's JSONL file.
+
+    Returns
+    -------
+    PackSource
+        The pack's origin; a general pack's has ``corpus`` None.
+    """
+    data = pack.manifest.data
+    corpus = corpus_of(data)
+    source = data.get("source", {})
+    candidates = data.get("candidates", {})
+    recoder = data.get("recoder", {})
+    clusters = recoder.get("clusters")
+    ids = set(pack.candidate_sources)
+    in_candidates = 0 if sample is None else sum(i in ids for i in sample_ids(sample))
+    return PackSource(
+        corpus=corpus,
+        documents=int(source.get("documents", 0) or 0),
+        train_documents=int(candidates.get("train_documents", 0) or 0),
+        clusters=int(clusters) if isinstance(clusters, int) else None,
+        sample_is_corpus=sample is not None and is_corpus_file(data, sample),
+        sample_candidates=in_candidates,
+        candidates=len(pack.candidate_sources),
+    )
 
 
 @dataclass(frozen=True)
@@ -94,6 +180,8 @@ class PackFit:
     best_projections: dict[float, int] = field(default_factory=dict)
     best_cosine: dict[float, float] = field(default_factory=dict)
     neighbour_cosine: float | None = None
+    built_from: str | None = None
+    in_sample: bool = False
 
     def as_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -168,12 +256,15 @@ def fit_from_embeddings(
     *,
     depth: CandidateDepth | None = None,
     alternatives: Sequence[int] = (),
+    source: PackSource | None = None,
 ) -> PackFit:
     """:func:`pack_fit` on precomputed sentence embeddings (plain G and recoded H o G).
 
     ``alternatives``: other projection counts (the pack's table) tried at every epsilon; the best
-    is reported beside the pack's choice, and advised when it is clearly better.
+    is reported beside the pack's choice, and advised when it is clearly better. ``source``: where
+    the pack came from (:class:`PackSource`; default: a general pack, the sample not its corpus).
     """
+    source = source if source is not None else PackSource()
     if not sentences or len(sentences) != len(recoded):
         raise InputError("the sample needs documents (one embedding array per document)")
     depth = depth if depth is not None else CandidateDepth(candidates, projections)
@@ -230,7 +321,7 @@ def fit_from_embeddings(
     short = float(np.mean(sizes < SHORT_SENTENCES))
     neighbour = float(np.mean(thresholds)) if len(used) > 1 else None
     verdict, advice = _verdict(
-        name, len(used), short, kept, hits, expected, neighbour, projections_for, best
+        name, len(used), short, kept, hits, expected, neighbour, projections_for, best, source
     )
     return PackFit(
         pack=name,
@@ -252,6 +343,8 @@ def fit_from_embeddings(
         best_projections={e: count for e, (_, count) in best.items()},
         best_cosine={e: round(value, 4) for e, (value, _) in best.items()},
         neighbour_cosine=None if neighbour is None else round(neighbour, 4),
+        built_from=source.corpus,
+        in_sample=source.in_sample(len(used)),
     )
 
 
@@ -265,51 +358,58 @@ def _verdict(
     neighbour: float | None,
     projections: dict[float, int],
     best: dict[float, tuple[float, int]],
+    source: PackSource,
 ) -> tuple[str, list[str]]:
     advice = too_few_documents(
         documents,
         MIN_SAMPLE_DOCUMENTS,
-        f"the nearest {NEIGHBOUR_SHARE:.0%} and the neighbours need at least {MIN_SAMPLE_DOCUMENTS}",
+        f"each document is compared with its {NEIGHBOURS} nearest and its nearest "
+        f"{NEIGHBOUR_SHARE:.0%} among the other sample documents, which needs at least "
+        f"{MIN_SAMPLE_DOCUMENTS}",
     )
     reference = min(hits, key=lambda e: abs(np.log(e / 10.0)))
     poor_pack = hits[reference] < POOR_HITS
     poor_recoder = kept is not None and kept < POOR_NEIGHBOURS
+    if source.in_sample(documents):
+        advice.append(_in_sample(name, documents, source))
     if poor_pack:
         advice.append(
-            f"at epsilon {reference:g} the released candidate is among the document's nearest "
-            f"{NEIGHBOUR_SHARE:.0%} in only {hits[reference]:.0%} of the cases (needs "
-            f"{POOR_HITS:.0%}): the candidates do not cover this domain well enough"
+            f"at epsilon {reference:g} the released candidate is as close to the document as its "
+            f"nearest {NEIGHBOUR_SHARE:.0%} of the other sample documents in only "
+            f"{hits[reference]:.0%} of the cases (a good fit needs {POOR_HITS:.0%}): the pack's "
+            "candidates do not cover this domain well enough"
         )
         if neighbour is not None and expected[reference] >= neighbour - 0.05:
             advice.append(
                 f"the releases are close to the documents (expected cosine "
                 f"{expected[reference]:.3f}), but the sample's documents are as close to each "
-                f"other (nearest {NEIGHBOUR_SHARE:.0%} at cosine {neighbour:.3f} on average): a "
-                "release says which domain a document is from, not which document it is"
+                f"other (a document's nearest {NEIGHBOUR_SHARE:.0%} of the others at cosine "
+                f"{neighbour:.3f} on average): a release says which domain a document is from, "
+                "not which document it is"
             )
     if poor_recoder:
         advice.append(
-            f"the recoder H keeps only {kept:.0%} of each document's nearest neighbours (needs "
-            f"{POOR_NEIGHBOURS:.0%}): it loses much of the structure of this domain"
+            f"the pack's recoder H (the map of sentence embeddings into the space candidates are "
+            f"chosen in) keeps only {kept:.0%} of each document's {NEIGHBOURS} nearest sample "
+            f"documents among its {NEIGHBOURS} nearest (a good fit needs {POOR_NEIGHBOURS:.0%}): "
+            "it blurs what tells this domain's documents apart"
         )
     if poor_pack or poor_recoder:
-        out = DOMAIN_PACK if name != DOMAIN_PACK else f"{DOMAIN_PACK}-2"
-        advice.append(
-            "build a domain pack from public documents of this domain: edgedp-export sentences "
-            f"--corpus-jsonl public.jsonl --license ... --encoder-from {name} --min-sentences 4 "
-            f"--out {out} (README; or a subspace pack for SubspaceMean: edgedp-export subspace)"
-        )
+        advice += _rebuild(name, documents, source)
     for epsilon, (value, count) in best.items():
         if value > expected[epsilon] + BETTER_PROJECTIONS:
             advice.append(
-                f"at epsilon {epsilon:g}, {count} projections give expected cosine {value:.3f} on "
-                f"this sample against {expected[epsilon]:.3f} with the pack's "
-                f"{projections[epsilon]}: edgedp embed --projections {count}"
+                f"at epsilon {epsilon:g}, measuring depth along {count} random projections instead "
+                f"of the pack's {projections[epsilon]} brings the releases closer to the "
+                f"documents (expected cosine {value:.3f} against {expected[epsilon]:.3f} on this "
+                f"sample): edgedp embed --projections {count}"
             )
     if short > POOR_SHORT_SHARE:
         advice.append(
-            f"{short:.0%} of the documents have fewer than {SHORT_SENTENCES} sentences: depth is at "
-            "most k/2, so their releases are close to random with any pack"
+            f"{short:.0%} of the documents have fewer than {SHORT_SENTENCES} sentences: "
+            "DeepCandidate chooses the candidate that lies deepest among a document's sentences, "
+            "and a few sentences cannot tell candidates apart, so these releases are close to a "
+            "random candidate with any pack"
         )
     if documents < MIN_SAMPLE_DOCUMENTS:
         return "sample too small", advice
@@ -320,17 +420,74 @@ def _verdict(
     return "good", advice
 
 
+def _in_sample(name: str, documents: int, source: PackSource) -> str:
+    """The advice line of a sample that is (mostly) the corpus the pack was built from."""
+    if source.sample_is_corpus:
+        which = f"this sample is {source.corpus}, the file {name} was built from"
+    else:
+        which = (
+            f"{source.sample_candidates} of the sample's {documents} documents are documents "
+            f"{name} was built from (their ids are among its candidates)"
+        )
+    return (
+        f"{which}: the pack's candidates are those very documents, so this check flatters it; "
+        "check it on public documents of the domain that were not used to build it"
+    )
+
+
+def _rebuild(name: str, documents: int, source: PackSource) -> list[str]:
+    """The advice of a poor fit: build a domain pack; for a pack that already is one, how to
+    improve it (never "build the pack you have")."""
+    out = DOMAIN_PACK if name != DOMAIN_PACK else f"{DOMAIN_PACK}-2"
+    command = (
+        "edgedp-export sentences --corpus-jsonl public.jsonl --license ... "
+        f"--encoder-from {name} --min-sentences 4 --out {out}"
+    )
+    if source.corpus is None:
+        return [
+            f"build a domain pack from public documents of this domain: {command} (README; or a "
+            "subspace pack for SubspaceMean: edgedp-export subspace)"
+        ]
+    if source.in_sample(documents):
+        lines = [
+            f"{name} already is the domain pack of these documents (built from "
+            f"{source.corpus}): building it again from them gives the same pack; to do better, "
+            f"rebuild it from more public documents of this domain ({source.documents} so far)"
+        ]
+    else:
+        lines = [
+            f"{name} is itself a domain pack, built from {source.documents} public documents "
+            f"({source.corpus}): if this sample is of that domain, rebuild it from more of that "
+            "domain's public documents; if it is of another domain, build a pack from that "
+            "domain's public documents: " + command.replace("public.jsonl", "other-domain.jsonl")
+        ]
+    clusters, train = source.clusters, source.train_documents
+    if clusters is not None and 0 < train < DOCUMENTS_PER_CLUSTER * clusters:
+        wanted = DOCUMENTS_PER_CLUSTER * clusters * max(source.documents, train) / train
+        lines.append(
+            f"{name}'s recoder H was trained to keep {clusters} clusters (groups of similar "
+            f"documents) apart with {train} training documents, about {round(train / clusters)} "
+            f"a cluster where k-means wants {DOCUMENTS_PER_CLUSTER}: rebuild it from about "
+            f"{math.ceil(wanted / 100) * 100:,} public documents, or with --clusters "
+            f"{max(2, train // DOCUMENTS_PER_CLUSTER)}"
+        )
+    return lines
+
+
 def pack_fit(
     pack: SentencePack,
     documents: Sequence[Document],
     labels: Sequence[str] | None = None,
     *,
     epsilons: Sequence[float] = FIT_EPSILONS,
+    source: PackSource | None = None,
 ) -> PackFit:
     """Estimate how DeepCandidate with ``pack`` will do on documents like ``documents``.
 
     ``documents`` must be PUBLIC (see the module docstring); ``labels`` (optional, one per document)
-    add ``label_signal_kept``. Nothing here is private: it is a planning tool.
+    add ``label_signal_kept``; ``source`` says where the pack came from and whether the sample is
+    its corpus (default: :func:`pack_source` of the pack alone). Nothing here is private: it is a
+    planning tool.
     """
     sentences = encoded_sample(pack, documents)
     recoded = [pack.recoder.recode(array) if array.shape[0] else array for array in sentences]
@@ -345,18 +502,22 @@ def pack_fit(
         labels,
         depth=pack.candidate_depth,
         alternatives=sorted(set(pack.recommended_projections.values())),
+        source=source if source is not None else pack_source(pack),
     )
 
 
 def format_fit(fit: PackFit) -> str:
     """A short human-readable report of a :class:`PackFit`."""
     lines = [
-        f"pack {fit.pack}: {fit.documents} sample documents, median {fit.median_sentences:g} "
+        f"pack {fit.pack}"
+        + ("" if fit.built_from is None else f" (a domain pack built from {fit.built_from})")
+        + f": {fit.documents} sample documents, median {fit.median_sentences:g} "
         f"sentences, {fit.short_share:.0%} with fewer than {SHORT_SENTENCES}",
     ]
     if fit.neighbours_kept is not None:
         lines.append(
-            f"recoder keeps {fit.neighbours_kept:.0%} of each document's 10 nearest neighbours"
+            f"recoder keeps {fit.neighbours_kept:.0%} of each document's {NEIGHBOURS} nearest "
+            "sample documents among its nearest"
         )
     if fit.label_signal_kept is not None:
         lines.append(
@@ -375,8 +536,8 @@ def format_fit(fit: PackFit) -> str:
     for epsilon, value in fit.expected_cosine.items():
         lines.append(
             f"epsilon {epsilon:g}: expected cosine {value:.3f} ({fit.relative[epsilon]:.0%} of the "
-            f"way from random to nearest), release among the document's nearest "
-            f"{NEIGHBOUR_SHARE:.0%}: {fit.hits[epsilon]:.0%} (random candidate "
+            f"way from random to nearest), release as close as the document's nearest "
+            f"{NEIGHBOUR_SHARE:.0%} of the sample: {fit.hits[epsilon]:.0%} (random candidate "
             f"{fit.random_hits:.0%}; {fit.projections[epsilon]} projections)"
         )
     lines.append(f"fit: {fit.verdict}")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from edgedp.documents.deepcandidate_fit import PackFit, format_fit, pack_fit
+from edgedp.documents.deepcandidate_fit import PackFit, format_fit, pack_fit, pack_source
 from edgedp.documents.pack import SentencePack
 from edgedp.documents.public_sample import read_sample
 from edgedp.documents.subspace_mean_fit import SubspaceFit, format_subspace_fit, subspace_pack_fit
@@ -28,6 +28,6 @@ def run_fit(pack: object, sample: Path, *, as_json: bool = False) -> PackFit | S
         raise InputError(
             f"packs fit needs a sentences or subspace pack, not a {getattr(pack, 'kind', '?')} pack"
         )
-    fit = pack_fit(pack, texts, labels)
+    fit = pack_fit(pack, texts, labels, source=pack_source(pack, sample))
     print(json.dumps(fit.as_dict(), indent=2) if as_json else format_fit(fit))
     return fit

@@ -9,7 +9,7 @@ same sample size. The sample must be PUBLIC: the checks are exact functions of i
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +18,7 @@ import numpy as np
 from edgedp.documents.mechanism import Document, document_sentences, sentence_embeddings
 from edgedp.documents.pack import EncoderPack
 from edgedp.errors import InputError
+from edgedp.packs.manifest import sha256_file
 from edgedp.progress import Progress
 from edgedp.text.records import parse_record
 
@@ -55,6 +56,37 @@ def read_sample(path: Path) -> tuple[list[str], list[str] | None]:
     return texts, None
 
 
+def sample_ids(path: Path) -> list[str]:
+    """The ``"id"`` of every record of a JSONL sample that gives one, as strings (the ids
+    ``edgedp-export`` gives the documents of a ``--corpus-jsonl`` corpus)."""
+    return [str(record["id"]) for _, record in text_records(path) if record.get("id") is not None]
+
+
+def corpus_of(manifest: Mapping[str, Any]) -> str | None:
+    """The public corpus a domain pack was built from (``--corpus-jsonl`` or ``--corpus-dir``,
+    as its manifest's ``source`` names it), or None for a pack of general corpora (``--default``,
+    ``--general``): whether ``packs fit`` may advise building a domain pack."""
+    command = str(manifest.get("build_command", ""))
+    if "--corpus-jsonl" not in command and "--corpus-dir" not in command:
+        return None
+    source = manifest.get("source")
+    files = source.get("files_sha256") if isinstance(source, Mapping) else None
+    if isinstance(files, Mapping) and len(files) == 1:
+        return str(next(iter(files)))
+    name = source.get("name") if isinstance(source, Mapping) else None
+    return str(name) if name else "a public corpus"
+
+
+def is_corpus_file(manifest: Mapping[str, Any], sample: Path) -> bool:
+    """Whether the file ``sample`` is byte for byte the ``--corpus-jsonl`` file the pack of
+    ``manifest`` was built from (its manifest records the file's SHA-256)."""
+    source = manifest.get("source")
+    files = source.get("files_sha256") if isinstance(source, Mapping) else None
+    if not isinstance(files, Mapping) or not sample.is_file():
+        return False
+    return sha256_file(sample) in {str(digest) for digest in files.values()}
+
+
 #: Documents encoded between two progress updates of :func:`encoded_sample`.
 ENCODE_DOCUMENTS = 64
 
@@ -80,5 +112,5 @@ def too_few_documents(documents: int, minimum: int, needed: str) -> list[str]:
         return []
     return [
         f"the sample has {documents} documents with sentences: too few for a verdict ({needed}); "
-        "give more public documents of the domain"
+        "add more public documents of the domain to the sample"
     ]

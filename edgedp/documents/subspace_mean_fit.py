@@ -36,6 +36,7 @@ from edgedp.documents.mechanism import Document
 from edgedp.documents.public_sample import (
     FIT_EPSILONS,
     MIN_SAMPLE_DOCUMENTS,
+    corpus_of,
     encoded_sample,
     too_few_documents,
 )
@@ -455,7 +456,8 @@ def _subspace_verdict(
     advice = too_few_documents(
         documents,
         MIN_SAMPLE_DOCUMENTS,
-        f"at least {MIN_SAMPLE_DOCUMENTS}; {DOMAIN_SAMPLE_DOCUMENTS} to compare with a domain pack",
+        f"the signal estimate needs at least {MIN_SAMPLE_DOCUMENTS}, the comparison with a "
+        f"domain pack {DOMAIN_SAMPLE_DOCUMENTS}",
     )
     if not advice and domain is None:
         advice.append(
@@ -484,8 +486,9 @@ def _subspace_verdict(
         )
     if sentences < 2 or single > 0.5:
         advice.append(
-            f"the median document has {sentences} sentence(s): a release of fewer than 2 sentences "
-            "is mostly noise (k = 1) or the public mean (k = 0) with any pack"
+            f"the median document has {sentences} sentence(s): with any pack, the release of a "
+            "one-sentence document is mostly noise, and that of a document without sentences "
+            "the public mean"
         )
     if documents < MIN_SAMPLE_DOCUMENTS:
         return "sample too small", advice
@@ -540,8 +543,7 @@ def subspace_pack_fit(
         row = pack.recommendation(epsilon, 0.0, sentences)
         return row.dims, row.clip
 
-    command = str(pack.manifest.data.get("build_command", ""))
-    from_corpus = "--corpus-jsonl" in command or "--corpus-dir" in command
+    from_corpus = corpus_of(pack.manifest.data) is not None
     return subspace_fit(
         pack.name, pack.mean, pack.basis, recommend, embeddings, labels, from_corpus
     )

@@ -43,7 +43,10 @@ def select_candidates(
     """Candidate embeddings (recoded means) and the id of the public document behind each."""
     eligible = [i for i, document in enumerate(recoded) if document.shape[0] >= min_sentences]
     if not eligible:
-        raise InputError(f"no public training document has >= {min_sentences} sentences")
+        raise InputError(
+            f"no public training document has {min_sentences} sentences or more, the fewest a "
+            "candidate needs (--min-sentences): give longer documents or a smaller --min-sentences"
+        )
     if len(eligible) > limit:
         chosen = np.random.default_rng(seed).choice(len(eligible), size=limit, replace=False)
         eligible = [eligible[i] for i in sorted(chosen)]

@@ -44,25 +44,47 @@ class RecoderTraining:
 FAISS_POINTS_PER_CENTROID = 39
 
 
+def thin_clusters_warning(documents: int, clusters: int) -> str:
+    """The warning of a recoder asked for more clusters than ``documents`` can fill.
+
+    Parameters
+    ----------
+    documents : int
+        Training documents (>= 1).
+    clusters : int
+        k-means clusters asked for (``--clusters``).
+
+    Returns
+    -------
+    str
+        One line: what the clusters are for, what is thin, and the two fixes with their numbers.
+    """
+    fewer = max(2, documents // FAISS_POINTS_PER_CENTROID)
+    return (
+        f"edgedp-export: warning: DeepCandidate's recoder H is trained to keep {clusters} "
+        "clusters of similar documents apart (groups k-means finds among the training documents; "
+        f"--clusters), but {documents} training documents make about "
+        f"{max(1, round(documents / clusters))} a cluster where k-means wants "
+        f"{FAISS_POINTS_PER_CENTROID}: the clusters are thin and H may blur what tells your "
+        f"documents apart; give {FAISS_POINTS_PER_CENTROID * clusters:,} or more training "
+        f"documents (add public documents), or ask for fewer, fuller clusters with --clusters {fewer}"
+    )
+
+
 def cluster_documents(
     document_means: np.ndarray, clusters: int, seed: int
 ) -> tuple[np.ndarray, np.ndarray]:
     """k-means centroids (clusters, d) and each document's cluster label."""
     if document_means.shape[0] < clusters:
         raise InputError(
-            f"{document_means.shape[0]} training documents cannot make {clusters} clusters"
+            f"{document_means.shape[0]} training documents cannot make {clusters} clusters of "
+            "similar documents for the recoder: give more public documents or a smaller --clusters"
         )
     data = np.ascontiguousarray(document_means, dtype=np.float32)
     if data.shape[0] < FAISS_POINTS_PER_CENTROID * clusters:
         # faiss would print its own "please provide at least N training points" warning on the C
         # stream; say it once in edgedp's words instead, with the fix.
-        print(
-            f"edgedp-export: warning: {data.shape[0]} training documents for {clusters} clusters "
-            f"(k-means wants {FAISS_POINTS_PER_CENTROID} per cluster): the recoder learns from thin "
-            f"clusters; give more public documents or fewer --clusters "
-            f"({max(2, data.shape[0] // FAISS_POINTS_PER_CENTROID)})",
-            file=sys.stderr,
-        )
+        print(thin_clusters_warning(data.shape[0], clusters), file=sys.stderr)
     kmeans = faiss.Kmeans(
         data.shape[1], clusters, niter=50, seed=seed, verbose=False, min_points_per_centroid=1
     )

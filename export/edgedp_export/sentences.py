@@ -297,8 +297,10 @@ def build_sentences_pack(
         _, validation_sentences = split_documents(corpus, "validation")
         if len(train_sentences) < config.clusters or not validation_sentences:
             raise InputError(
-                f"the corpus needs >= {config.clusters} training documents and some validation "
-                f"documents (has {len(train_sentences)} and {len(validation_sentences)})"
+                f"the corpus has {len(train_sentences)} training and {len(validation_sentences)} "
+                f"validation documents: the recoder needs at least one training document for "
+                f"each of its {config.clusters} clusters (--clusters) and some validation "
+                "documents; give more public documents or a smaller --clusters"
             )
         train = per_document(
             encode_sentences(

@@ -11,6 +11,7 @@ from sentence_helpers import bundled_sentence_pack, unit_rows
 from edgedp import cli
 from edgedp.documents.deepcandidate import selection_probabilities
 from edgedp.documents.deepcandidate_fit import (
+    PackSource,
     fit_from_embeddings,
     label_signal_kept,
     neighbours_kept,
@@ -162,6 +163,11 @@ def test_a_verdict_from_too_few_documents_says_the_sample_is_too_small():
     )
     assert fit.verdict == "sample too small"
     assert "too few for a verdict" in fit.advice[0]
+    # What the 30 is for, in words (it read "the nearest 5% and the neighbours need at least 30").
+    assert (
+        "compared with its 10 nearest and its nearest 5% among the other sample documents, "
+        "which needs at least 30" in fit.advice[0]
+    )
 
 
 def test_the_rebuild_advice_never_names_the_given_pack():
@@ -206,6 +212,9 @@ def test_a_poor_verdict_at_a_high_cosine_says_why():
 
 
 def test_few_documents_per_cluster_are_said_once_in_our_words(capfd):
+    """The warning ended "fewer --clusters (4)": a bare number a person could read as the
+    clusters used. It says what the clusters are for, that 50 were asked for, how thin they
+    are, and both fixes as they are typed."""
     pytest.importorskip("faiss")
     from edgedp_export.recoder import cluster_documents
 
@@ -213,7 +222,140 @@ def test_few_documents_per_cluster_are_said_once_in_our_words(capfd):
     assert centroids.shape == (50, 8) and labels.shape == (120,)
     err = capfd.readouterr().err
     assert "please provide at least" not in err  # faiss's own line
-    assert err.count("edgedp-export: warning: 120 training documents for 50 clusters") == 1
+    (line,) = [line for line in err.splitlines() if line.startswith("edgedp-export: warning:")]
+    assert "recoder H is trained to keep 50 clusters of similar documents apart" in line
+    assert "120 training documents make about 2 a cluster where k-means wants 39" in line
+    assert "give 1,950 or more training documents" in line
+    assert line.endswith("--clusters 3")  # 120 // 39, typed as the option is
+    assert "(3)" not in line
+
+
+# -- a pack that already is the domain pack --------------------------------------------------------
+
+
+def _foreign_fit(source=None, name="my-pack"):
+    """A poor fit: candidates far from every document of a 4-topic domain."""
+    rng = np.random.default_rng(5)
+    centres = 3 * unit_rows(rng, 4, DIMS)
+    documents, _ = _clustered(rng, centres, 12, 12, 0.6)
+    foreign = 3 * unit_rows(rng, 24, DIMS) + 6 * np.eye(DIMS)[0]
+    return fit_from_embeddings(
+        name, foreign, unit_rows(rng, 10, DIMS), {10.0: 10}, documents, documents, source=source
+    )
+
+
+def test_a_domain_sentences_pack_is_never_told_to_build_itself():
+    """packs fit on a DeepCandidate pack just built with --corpus-jsonl advised "build a domain
+    pack ... --encoder-from my-pack": building the pack the user has. A domain pack is told how to
+    improve it instead (more documents, clusters its documents can fill)."""
+    source = PackSource(corpus="public.jsonl", documents=200, train_documents=182, clusters=50)
+    fit = _foreign_fit(source)
+    assert fit.verdict == "poor" and fit.built_from == "public.jsonl" and not fit.in_sample
+    assert not any("build a domain pack" in advice for advice in fit.advice)
+    assert not any("--corpus-jsonl public.jsonl" in advice for advice in fit.advice)
+    (domain,) = [a for a in fit.advice if "is itself a domain pack" in a]
+    assert "built from 200 public documents (public.jsonl)" in domain
+    assert "--corpus-jsonl other-domain.jsonl" in domain  # a sample of another domain
+    (clusters,) = [a for a in fit.advice if "clusters (groups of similar documents)" in a]
+    assert "182 training documents, about 4 a cluster" in clusters
+    assert clusters.endswith("about 2,200 public documents, or with --clusters 4")
+    # A general pack (no corpus) is still told to build one.
+    general = _foreign_fit()
+    assert any("build a domain pack" in advice for advice in general.advice)
+    assert general.built_from is None
+
+
+def test_a_sample_that_is_the_packs_corpus_is_recognised():
+    """The sample of the user study was the corpus the pack was built from: the pack already is
+    the domain pack of those documents, and the in-sample check flatters it."""
+    same = PackSource(
+        corpus="public.jsonl", documents=48, train_documents=44, sample_is_corpus=True
+    )
+    fit = _foreign_fit(same)
+    assert fit.verdict == "poor" and fit.in_sample
+    assert not any("edgedp-export sentences" in advice for advice in fit.advice)
+    assert any("already is the domain pack of these documents" in a for a in fit.advice)
+    assert any(
+        a.startswith("this sample is public.jsonl, the file my-pack was built from")
+        for a in fit.advice
+    )
+    by_id = PackSource(
+        corpus="public.jsonl", documents=48, train_documents=44, sample_candidates=30
+    )
+    assert _foreign_fit(by_id).in_sample
+    assert any(
+        a.startswith("30 of the sample's 48 documents are documents my-pack was built from")
+        for a in _foreign_fit(by_id).advice
+    )
+    few = PackSource(corpus="public.jsonl", documents=48, train_documents=44, sample_candidates=3)
+    assert not _foreign_fit(few).in_sample
+
+
+def _domain_pack(tmp_path):
+    """The bundled pack, as a domain pack built from ``corpus.jsonl`` (a manifest that says so)."""
+    import dataclasses
+    import types
+
+    from edgedp.packs.manifest import sha256_file
+
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text(
+        "".join(json.dumps({"id": f"doc-{i}", "text": t}) + "\n" for i, t in enumerate(SAMPLE * 12))
+    )
+    pack = bundled_sentence_pack()
+    data = dict(pack.manifest.data)
+    data["build_command"] = (
+        "edgedp-export sentences --corpus-jsonl corpus.jsonl --license 'PSF-2.0' --encoder-from "
+        "sentences-bbc --clusters 50 --name mine --out mine"
+    )
+    data["source"] = {"documents": 36, "files_sha256": {"corpus.jsonl": sha256_file(corpus)}}
+    data["candidates"] = {**data["candidates"], "train_documents": 32}
+    data["recoder"] = {**data["recoder"], "clusters": 50}
+    sources = tuple(f"doc-{i}" for i in range(len(pack.candidate_sources)))
+    fake = dataclasses.replace(
+        pack, name="mine", manifest=types.SimpleNamespace(data=data), candidate_sources=sources
+    )
+    return fake, corpus
+
+
+def test_pack_source_reads_the_manifest_and_the_sample(tmp_path):
+    from edgedp.documents.deepcandidate_fit import pack_source
+
+    general = pack_source(bundled_sentence_pack())
+    assert general.corpus is None and not general.sample_is_corpus
+    pack, corpus = _domain_pack(tmp_path)
+    source = pack_source(pack, corpus)
+    assert source.corpus == "corpus.jsonl" and source.sample_is_corpus
+    assert (source.documents, source.train_documents, source.clusters) == (36, 32, 50)
+    assert source.sample_candidates == 36  # every id doc-0..doc-35 is a candidate's
+    other = tmp_path / "other.jsonl"
+    other.write_text(
+        "".join(json.dumps({"id": f"x-{i}", "text": t}) + "\n" for i, t in enumerate(SAMPLE))
+    )
+    assert not pack_source(pack, other).in_sample(3)
+    assert pack_source(pack, other).corpus == "corpus.jsonl"
+
+
+def test_packs_fit_on_its_own_corpus_says_so(tmp_path, capsys):
+    """The user study's loop end to end: a domain pack checked on the file it was built from,
+    with a poor fit (candidates far from the documents), is not told to build itself."""
+    import dataclasses
+
+    from sentence_helpers import with_candidates
+
+    from edgedp.documents.fit_check import run_fit
+
+    pack, corpus = _domain_pack(tmp_path)
+    rng = np.random.default_rng(12)
+    poor = with_candidates(pack, unit_rows(rng, 40, pack.dims), unit_rows(rng, 100, pack.dims))
+    poor = dataclasses.replace(poor, candidate_sources=pack.candidate_sources[:40])
+    fit = run_fit(poor, corpus)
+    out = capsys.readouterr().out
+    assert fit.verdict == "poor"
+    assert out.startswith("pack mine (a domain pack built from corpus.jsonl): 36 sample documents")
+    assert "- this sample is corpus.jsonl, the file mine was built from" in out
+    assert "- mine already is the domain pack of these documents" in out
+    assert "build a domain pack" not in out and "--encoder-from mine" not in out
 
 
 # -- subspace packs --------------------------------------------------------------------------------

@@ -325,3 +325,16 @@ def test_build_command_records_every_setting_that_applies():
     assert "--weights" not in command and "--clusters" not in command
     for option in ("--recoder pca", "--components 8", "--candidates 5000", "--min-sentences 8"):
         assert option in command
+
+
+def test_too_few_documents_for_the_clusters_or_the_candidates_say_which_option_to_change():
+    """The builder's errors name what the number is and the option that changes it."""
+    from edgedp_export.candidates import select_candidates
+
+    with pytest.raises(InputError, match=r"3 training documents cannot make 5 clusters of similar"):
+        recoder.cluster_documents(np.zeros((3, 4)), 5, 0)
+    with pytest.raises(InputError, match=r"a smaller --clusters"):
+        recoder.cluster_documents(np.zeros((3, 4)), 5, 0)
+    short = [np.zeros((2, 4)), np.zeros((3, 4))]
+    with pytest.raises(InputError, match=r"the fewest a candidate needs \(--min-sentences\)"):
+        select_candidates(short, ["a", "b"], min_sentences=4, limit=10, seed=0)
