@@ -19,9 +19,18 @@ tests/words/test_search_backends.py), with one exception said at :func:`squared_
 Hamming distances are computed exactly in one of two ways, chosen by batch size (the choice never
 changes a result; ``python -m bench backends`` measured the crossover): for a few queries,
 popcounts (``np.bitwise_count``) of the XOR of 64-bit words; for :data:`GEMM_QUERIES` or more, a
-float32 matrix product of +-1 bits, d_H = (n - <2a - 1, 2b - 1>) / 2, exact because every partial
-sum is an integer of magnitude at most n < 2^24. Memory is bounded by blocking (a block of queries
-against a block of codes at a time).
+float32 matrix product of the query bits as -+1/2 with the code bits as +-1, d_H = n / 2 +
+<(1 - 2a) / 2, 2b - 1>, exact because every partial sum is a multiple of 1/2 of magnitude at most
+n / 2 <= 2^15 (float32 holds those exactly below 2^23). Blocks of distances are int16 for codes of
+up to :data:`INT16_BITS` bits (fewer bytes per pass) and int32 above, which holds every code width
+a pack may have (8 to 65,536 bits, :mod:`edgedp.packs.schema`; int16 would wrap from 32,768 bits,
+uint16 at 65,536); the k nearest are returned as int32, as FAISS's. Memory is bounded by blocking
+(a block of queries against a block of codes at a time; codes wider than 256 bits get
+proportionally fewer rows per block).
+
+:class:`RunningTop` selects the k > 1 smallest values of a wide block without partitioning it: a
+bound from group minima (one pass) leaves about 32 k candidates per row to sort, exactly (its
+docstring says why); the decoders' 16 candidates per word cost little more than the nearest word.
 """
 
 from __future__ import annotations
@@ -38,13 +47,33 @@ GEMM_QUERIES = 48
 #: (queries, codes) per block: the popcount path stays in cache, the product's scores are 16 MB.
 POPCOUNT_BLOCK = (16, 4096)
 GEMM_BLOCK = (256, 16384)
-#: Ties by repeated argmin up to this k (each a pass over the block), by a partition above.
+#: +-1 floats per operand of one product (16 MB): wider codes than 256 bits get fewer rows per
+#: block (at 65,536 bits, 64 queries against 64 codes).
+GEMM_ELEMENTS = GEMM_BLOCK[1] * 256
+#: In a narrow block (:data:`GROUP_FACTOR`): ties by repeated argmin up to this k (each a pass
+#: over the block), by a partition above.
 REPEATED_ARGMIN = 4
+#: Widest codes (bits) whose distances are blocks of int16 (every distance <= 32,767 fits).
+INT16_BITS = int(np.iinfo(np.int16).max)
+#: Columns per group of a block's bound (:class:`RunningTop`, k > 1): a block is bounded by group
+#: minima where it has at least ``GROUP_FACTOR * k`` groups.
+GROUP = 32
+GROUP_FACTOR = 4
 
 
 class RunningTop:
     """The ``k`` smallest values of each of ``rows`` rows seen so far and their ids, smallest
-    first; of equal values the lower id comes first (and is kept at the k-th place)."""
+    first; of equal values the lower id comes first (and is kept at the k-th place).
+
+    For k > 1, a wide block is not partitioned: its columns are dealt into
+    groups (column c into group c mod G, :data:`GROUP` columns each), and t, the smaller of the
+    k-th smallest group minimum and the k-th value kept so far, bounds the k-th smallest value of
+    the block and the values kept: k distinct groups, or the k values kept, hold a value <= t.
+    Every value that can be kept (at most that k-th smallest, ties included) is <= t, so it lies in
+    a group whose minimum is <= t: only those groups' values, about k * GROUP per row instead of
+    the block's width, are sorted by (value, id) with the values kept. The bound costs one pass
+    (the group minima, an elementwise minimum of GROUP slices) where a partition costs several.
+    """
 
     def __init__(self, rows: int, k: int, dtype: type[np.generic] | np.dtype[np.generic]) -> None:
         self.k = k
@@ -64,18 +93,56 @@ class RunningTop:
             self.best[better, 0] = value[better]
             self.ids[better, 0] = column[better] + start
             return
-        found, columns = _smallest(values, min(self.k, values.shape[1]), self._worst)
+        if values.shape[1] >= GROUP * GROUP_FACTOR * self.k:
+            self._add_bounded(values, start)
+            return
+        found, columns = _smallest(values, min(self.k, values.shape[1]))
         merged = np.concatenate([self.best, found], axis=1)
         ids = np.concatenate([self.ids, columns + start], axis=1)
         order = np.lexsort((ids, merged), axis=1)[:, : self.k]
         self.best = np.take_along_axis(merged, order, 1)
         self.ids = np.take_along_axis(ids, order, 1)
 
+    def _add_bounded(self, values: np.ndarray, start: int) -> None:
+        """:meth:`add` of a block of at least ``GROUP_FACTOR * k`` groups: only the values under
+        the groups' bound are sorted (the class docstring says why that is exact)."""
+        rows, width = values.shape
+        groups = width // GROUP
+        # group g: the columns g, g + groups, ..., g + (GROUP - 1) * groups; the rest: the tail
+        dealt = values[:, : GROUP * groups].reshape(rows, GROUP, groups)
+        minima = np.minimum.reduce(dealt, axis=1)
+        bound = np.partition(minima, self.k - 1, axis=1)[:, self.k - 1]
+        bound = np.minimum(bound, self.best[:, self.k - 1])
+        row, group = np.nonzero(minima <= bound[:, None])
+        columns = group[:, None] + groups * np.arange(GROUP)
+        row = np.repeat(row, GROUP)
+        columns = columns.ravel()
+        tail = np.arange(GROUP * groups, width)
+        if len(tail):
+            row = np.concatenate([row, np.repeat(self._rows, len(tail))])
+            columns = np.concatenate([columns, np.tile(tail, rows)])
+        found = values[row, columns]
+        under = found <= bound[row]
+        row, found, ids = row[under], found[under], columns[under] + start
+        # the values kept and the block's candidates, sorted by (row, value, id)
+        row = np.concatenate([np.repeat(self._rows, self.k), row])
+        found = np.concatenate([self.best.ravel(), found])
+        ids = np.concatenate([self.ids.ravel(), ids])
+        order = np.lexsort((ids, found, row))
+        # every row has at least its k values kept: its first k in that order
+        firsts = np.concatenate([[0], np.cumsum(np.bincount(row, minlength=rows))[:-1]])
+        take = order[(firsts[:, None] + np.arange(self.k)).ravel()]
+        self.best = found[take].reshape(rows, self.k)
+        self.ids = ids[take].reshape(rows, self.k)
 
-def _smallest(values: np.ndarray, k: int, worst: float) -> tuple[np.ndarray, np.ndarray]:
-    """The ``k`` smallest values of each row and their columns, by (value, column)."""
+
+def _smallest(values: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """The ``k`` smallest values of each row and their columns, by (value, column). The block is
+    scratch: for k <= :data:`REPEATED_ARGMIN` each value found is overwritten by the type's largest
+    (above every Hamming distance of its blocks, :data:`INT16_BITS`)."""
     rows = np.arange(len(values))[:, None]
     if k <= REPEATED_ARGMIN:
+        worst = np.inf if values.dtype.kind == "f" else np.iinfo(values.dtype).max
         columns = np.empty((len(values), k), dtype=np.int64)
         found = np.empty((len(values), k), dtype=values.dtype)
         for place in range(k):
@@ -105,39 +172,48 @@ def _words(codes: np.ndarray) -> np.ndarray:
     return codes
 
 
-def _signs(codes: np.ndarray) -> np.ndarray:
-    """Packed codes as rows of +-1 float32 (bit 1 -> +1)."""
+def _signs(codes: np.ndarray, one: float = 1.0) -> np.ndarray:
+    """Packed codes as rows of float32 +-``one`` (bit 1 -> +``one``, bit 0 -> -``one``)."""
     signs: np.ndarray = np.unpackbits(codes, axis=1).astype(np.float32)
-    signs *= 2.0
-    signs -= 1.0
+    signs *= 2.0 * one
+    signs -= one
     return signs
 
 
 def hamming_blocks(
     queries: np.ndarray, codes: np.ndarray
 ) -> Iterator[tuple[slice, int, np.ndarray]]:
-    """Exact Hamming distances (int16) block by block: ``(query rows, first code id, block)``,
-    code blocks in id order."""
+    """Exact Hamming distances block by block: ``(query rows, first code id, block)``, the code
+    blocks of each query block in id order; int16 for codes of at most :data:`INT16_BITS` bits,
+    else int32."""
     bits = codes.shape[1] * 8
+    dtype = np.int16 if bits <= INT16_BITS else np.int32
     gemm = len(queries) >= GEMM_QUERIES
     query_block, code_block = GEMM_BLOCK if gemm else POPCOUNT_BLOCK
-    prepared = _signs(queries) if gemm else _words(queries)
-    for start in range(0, len(codes), code_block):
-        block = codes[start : start + code_block]
-        other = _signs(block) if gemm else _words(block)
-        for first in range(0, len(queries), query_block):
-            rows = slice(first, first + query_block)
-            if gemm:
-                scores = prepared[rows] @ other.T
-                np.subtract(bits, scores, out=scores)
-                scores *= 0.5
-                yield rows, start, scores.astype(np.int16)
-            else:
-                here = prepared[rows]
-                distances = np.bitwise_count(here[:, None, 0] ^ other[None, :, 0]).astype(np.int16)
-                for word in range(1, other.shape[1]):
-                    distances += np.bitwise_count(here[:, None, word] ^ other[None, :, word])
-                yield rows, start, distances
+    # the queries are prepared (unpacked to floats for a product) a chunk at a time: all at once
+    # but for codes wider than 256 bits in a product, whose operands stay within GEMM_ELEMENTS
+    chunk = max(1, len(queries))
+    if gemm and bits * code_block > GEMM_ELEMENTS:
+        query_block = chunk = max(1, min(query_block, GEMM_ELEMENTS // bits))
+        code_block = max(1, GEMM_ELEMENTS // bits)
+    for begin in range(0, len(queries), chunk):
+        part = queries[begin : begin + chunk]
+        prepared = _signs(part, -0.5) if gemm else _words(part)
+        for start in range(0, len(codes), code_block):
+            block = codes[start : start + code_block]
+            other = _signs(block) if gemm else _words(block)
+            for first in range(0, len(part), query_block):
+                rows = slice(begin + first, begin + first + query_block)
+                here = prepared[first : first + query_block]
+                if gemm:  # n / 2 + <-+1/2, +-1>, cast to integers in the same pass
+                    scores = here @ other.T
+                    distances = np.empty(scores.shape, dtype=dtype)
+                    yield rows, start, np.add(scores, bits / 2, out=distances, casting="unsafe")
+                else:
+                    distances = np.bitwise_count(here[:, None, 0] ^ other[None, :, 0]).astype(dtype)
+                    for word in range(1, other.shape[1]):
+                        distances += np.bitwise_count(here[:, None, word] ^ other[None, :, word])
+                    yield rows, start, distances
 
 
 def hamming_knn(queries: np.ndarray, codes: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -147,7 +223,7 @@ def hamming_knn(queries: np.ndarray, codes: np.ndarray, k: int) -> tuple[np.ndar
     ids = np.empty((len(queries), k), dtype=np.int64)
     tops: dict[int, RunningTop] = {}
     for rows, start, block in hamming_blocks(queries, codes):
-        top = tops.setdefault(rows.start, RunningTop(len(block), k, np.int16))
+        top = tops.setdefault(rows.start, RunningTop(len(block), k, np.int32))
         top.add(block, start)
     for first, top in tops.items():
         distances[first : first + len(top.ids)] = top.best
@@ -165,13 +241,13 @@ def hamming_range(
         row, column = np.nonzero(block <= radius)
         rows_found.append(row + rows.start)
         ids_found.append(column + start)
-        distances_found.append(block[row, column])
+        distances_found.append(block[row, column].astype(np.int64))
     row = np.concatenate([np.empty(0, dtype=np.int64), *rows_found])
     ids = np.concatenate([np.empty(0, dtype=np.int64), *ids_found])
-    distances = np.concatenate([np.empty(0, dtype=np.int16), *distances_found])
+    distances = np.concatenate([np.empty(0, dtype=np.int64), *distances_found])
     order = np.lexsort((ids, row))
     lims = np.concatenate([[0], np.cumsum(np.bincount(row, minlength=len(queries)))])
-    return lims.astype(np.int64), distances[order].astype(np.int64), ids[order]
+    return lims.astype(np.int64), distances[order], ids[order]
 
 
 def squared_l2_knn(

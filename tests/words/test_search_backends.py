@@ -23,6 +23,7 @@ import edgedp
 from edgedp.backend import VARIABLE
 from edgedp.words import search
 from edgedp.words.custext import euclidean_output_sets, hamming_output_sets
+from edgedp.words.euclidean import EuclideanIndex
 from edgedp.words.sampling import vector_distances
 
 TIERS = ("native", "numpy")
@@ -111,6 +112,58 @@ def test_running_top_keeps_the_k_smallest_by_value_then_id(k):
     order = np.lexsort((np.broadcast_to(np.arange(1000), values.shape), values), axis=1)[:, :k]
     assert np.array_equal(top.ids, order)
     assert np.array_equal(top.best, np.take_along_axis(values, order, 1))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int16, np.int32])
+@pytest.mark.parametrize("k", [2, 5, 16])
+def test_running_top_bounds_wide_blocks_exactly(dtype, k, monkeypatch):
+    """Wide blocks take the group-minimum bound (RunningTop's docstring); the result is still the
+    k smallest by (value, id): ties everywhere, the smallest values crowded into one group (c mod
+    groups), blocks with a tail of columns beyond the last full group, and a narrow block."""
+    bounded = []
+    real = search.RunningTop._add_bounded
+
+    def spy(self, values, start):
+        bounded.append(values.shape[1])
+        return real(self, values, start)
+
+    monkeypatch.setattr(search.RunningTop, "_add_bounded", spy)
+    rng = np.random.default_rng(k)
+    widths = [16384, 3000, 4100, 100, 9000]  # 3000 = 93 groups of 32 + a tail of 24
+    total = sum(widths)
+    values = rng.integers(20, 40, (30, total)).astype(dtype)
+    values[:, 512:16384:512] = rng.integers(0, 3, (30, 31))  # one group holds the smallest
+    values[:7, 20000:20100] = 1  # long runs of ties below the bound, in a later block
+    values[-3:] = 5  # a row of one value: every place is a tie
+    top = search.RunningTop(30, k, dtype)
+    start = 0
+    for width in widths:
+        top.add(values[:, start : start + width].copy(), start)
+        start += width
+    assert search.GROUP * search.GROUP_FACTOR * k > 100  # the narrow block was not bounded
+    assert bounded == [w for w in widths if w >= search.GROUP * search.GROUP_FACTOR * k]
+    ids_all = np.broadcast_to(np.arange(total), values.shape)
+    order = np.lexsort((ids_all, values), axis=1)[:, :k]
+    assert np.array_equal(top.ids, order)
+    assert np.array_equal(top.best, np.take_along_axis(values, order, 1))
+
+
+def test_euclidean_top_16_is_the_exact_nearest_on_both_tiers(monkeypatch):
+    """The decoders' search (16 nearest, blocks wide enough to be bounded): the nearest words by
+    exact distance, duplicated vectors in id order, the same on both tiers."""
+    rng = np.random.default_rng(16)
+    vectors = rng.standard_normal((6000, 16)).astype(np.float32)
+    vectors[3000:3040] = vectors[10]  # 41 words at one point: ties past the 16th place
+    points = np.concatenate([vectors[[10, 11, 5999]], rng.standard_normal((300, 16))])
+    exact = np.sqrt(((points[:, None, :] - vectors.astype(np.float64)) ** 2).sum(axis=2))
+    order = np.lexsort((np.broadcast_to(np.arange(6000), exact.shape), exact), axis=1)[:, :16]
+    found = {}
+    for tier in TIERS:
+        monkeypatch.setenv(VARIABLE, tier)
+        found[tier] = EuclideanIndex(vectors).search(points, 16)
+        assert np.array_equal(found[tier][1], order)
+        assert np.allclose(found[tier][0], np.take_along_axis(exact, order, 1), rtol=1e-12)
+    assert np.array_equal(found["native"][0], found["numpy"][0])
 
 
 # -- the mechanisms: one fixed seed, the same output on both tiers --------------------------------
