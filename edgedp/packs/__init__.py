@@ -5,6 +5,8 @@
 * :mod:`~edgedp.packs.schema`: the declarative schema each pack kind's manifest is checked against.
 * :mod:`~edgedp.packs.loading`: finding packs by name (bundled, installed distributions through the
   ``edgedp.packs`` entry points, ``EDGEDP_PACKS``) or path, pins, ``load_pack`` / ``list_packs``.
+* :mod:`~edgedp.packs.wheel`: a pack as its own installable wheel, built with the runtime alone
+  (``python -m edgedp.packs.wheel PACKDIR... --out DIR``; ``edgedp-export wheel`` runs the same code).
 * :mod:`~edgedp.packs.native`, :mod:`~edgedp.packs.native_environment`: FAISS and onnxruntime
   (thread counts, checked ONNX sessions, lazy creation) and the environment they need at import.
 

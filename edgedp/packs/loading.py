@@ -1,19 +1,24 @@
 """Finding and loading asset packs.
 
 ``load_pack()`` with no argument loads the bundled default word pack; ``load_pack("name")`` loads a
-bundled pack by name; ``load_pack("some/dir")`` loads a pack directory. Loading validates the manifest,
+pack by name; ``load_pack("some/dir")`` loads a pack directory. Loading validates the manifest,
 reads every file once into private memory, checks its size and SHA-256 there and returns an immutable
 pack object whose arrays and models are parsed from those verified bytes (see :mod:`edgedp.packs.manifest`).
 
 Where packs are found by name, in this order:
 
-1. bundled: the runtime wheel ships only the default words pack, as ``edgedp/assets/words-small``;
-   in a source checkout every pack of the repository's top-level ``assets/`` is bundled;
-2. installed pack distributions: a wheel made by ``edgedp-export wheel PACKDIR`` installs the pack as
-   package data of a module ``edgedp_pack_<name>`` and registers it in the entry-point group
-   ``edgedp.packs`` (pack name -> a function returning the pack directory); the module's
-   ``MANIFEST_SHA256`` is the digest the wheel was built for (spaCy models and model2vec ship the
-   same way);
+1. bundled: the packs of :data:`BUNDLED_PACKS` (the default words pack and the ``lm-general``
+   language model of ``decode="map"``/``"context"``), which the runtime wheel ships as
+   ``edgedp/assets/NAME``; a source checkout takes the same names, and only those, from the
+   repository's top-level ``assets/``, so a checkout finds exactly the packs an installed edgedp
+   finds (its other ``assets/`` packs load by path, or by name once installed as their wheels);
+2. installed pack distributions: a wheel made by ``python -m edgedp.packs.wheel PACKDIR`` (or
+   ``edgedp-export wheel``, the same code) installs the pack as package data of a module
+   ``edgedp_pack_<name>`` and registers it in the entry-point group ``edgedp.packs`` (pack name ->
+   a function returning the pack directory); the module's ``MANIFEST_SHA256`` is the digest the
+   wheel was built for (spaCy models and model2vec ship the same way). A distribution that
+   registers a bundled name is never loaded (the bundled copy answers; ``packs list`` shows it
+   shadowed);
 3. ``EDGEDP_PACKS``: an ``os.pathsep``-separated list of directories that hold pack directories.
 
 4. the working directory (a directory of that name under it).
@@ -50,9 +55,15 @@ if TYPE_CHECKING:  # the loaders are imported per kind: a words program never lo
 DEFAULT_WORD_PACK = "words-small"
 DEFAULT_SENTENCE_PACK = "sentences-bbc"
 DEFAULT_AUTOENCODER_PACK = "adept-bbc"
-#: SHA-256 of the manifest of every bundled pack. The manifest lists the SHA-256 of every file, so
-#: this pins the whole pack: a bundled pack rewritten consistently (files and manifest) still fails.
-#: Rebuilding a bundled pack means updating its pin (tests/packs/test_packs.py checks they agree).
+DEFAULT_LANGUAGE_MODEL_PACK = "lm-general"
+#: The packs the runtime wheel ships (``pyproject.toml`` force-includes ``assets/NAME`` as
+#: ``edgedp/assets/NAME``, and the sdist carries them; tests/packs checks the three lists agree).
+#: They are the only bundled packs, in a wheel install and in a source checkout alike.
+BUNDLED_PACKS = (DEFAULT_WORD_PACK, DEFAULT_LANGUAGE_MODEL_PACK)
+#: SHA-256 of the manifest of every pack this edgedp knows by name: the bundled ones and those
+#: shipped as their own distributions. The manifest lists the SHA-256 of every file, so this pins
+#: the whole pack: a pack rewritten consistently (files and manifest) still fails. Rebuilding one
+#: of these packs means updating its pin (tests/packs/test_packs.py checks they agree).
 BUNDLED_MANIFEST_SHA256 = {
     "words-small": "c6e9cc6753a1b9ceb94a603d76b72965f34ab7991a6bd4d4ecce00a30160e57b",
     "sentences-bbc": "549f1812fa8d52c1313c5dde8df98fe4d2d114575be5e9516c2d487ebb4dbcba",
@@ -62,10 +73,12 @@ BUNDLED_MANIFEST_SHA256 = {
 }
 
 
-#: Entry-point group of pack distributions (``edgedp-export wheel``).
+#: Entry-point group of pack distributions (:mod:`edgedp.packs.wheel`).
 ENTRY_POINT_GROUP = "edgedp.packs"
-#: Distribution name of the pack ``name`` built by ``edgedp-export wheel``.
+#: Distribution name of the pack ``name`` built by :mod:`edgedp.packs.wheel`.
 DISTRIBUTION_PREFIX = "edgedp-pack-"
+#: Import name prefix of the module that carries a pack distribution's pack.
+MODULE_PREFIX = "edgedp_pack_"
 
 PackKind: TypeAlias = Literal["words", "sentences", "subspace", "autoencoder", "lm"]
 PackRef: TypeAlias = str | os.PathLike[str]
@@ -94,15 +107,61 @@ class Pack(Protocol):
 
 
 def bundled_packs_dir() -> Path:
-    """The directory of the packs shipped with edgedp (wheel first, then a source checkout)."""
+    """The directory that holds the bundled packs.
+
+    Returns
+    -------
+    Path
+        ``edgedp/assets`` in an installed wheel; in a source checkout (``pip install -e .``, or the
+        package imported from the checkout) the repository's ``assets/``, of which only the
+        packs named in :data:`BUNDLED_PACKS` count as bundled.
+
+    Raises
+    ------
+    AssetError
+        If neither exists (a broken installation).
+    """
     package_dir = Path(__file__).resolve().parent.parent  # edgedp/, beside edgedp/packs/
-    for candidate in (package_dir / "assets", package_dir.parent / "assets"):
-        if candidate.is_dir():
-            return candidate
+    if (package_dir / "assets").is_dir():
+        return package_dir / "assets"
+    checkout = package_dir.parent
+    if (checkout / "pyproject.toml").is_file() and (checkout / "assets").is_dir():
+        return checkout / "assets"
     raise AssetError(
         "the bundled asset packs are missing from this installation; reinstall edgedp from its "
         "checkout (pip install --force-reinstall .)"
     )
+
+
+def bundled_pack_dir(name: str) -> Path:
+    """The directory of the bundled pack ``name`` (one of :data:`BUNDLED_PACKS`).
+
+    Parameters
+    ----------
+    name : str
+        A name in :data:`BUNDLED_PACKS`.
+
+    Returns
+    -------
+    Path
+        Its directory under :func:`bundled_packs_dir`.
+
+    Raises
+    ------
+    AssetError
+        If ``name`` is not bundled, or its directory is missing (a broken installation).
+    """
+    if name not in BUNDLED_PACKS:
+        raise AssetError(
+            f"pack {name} is not bundled with edgedp (bundled: {', '.join(BUNDLED_PACKS)})"
+        )
+    directory = bundled_packs_dir() / name
+    if not directory.is_dir():
+        raise AssetError(
+            f"the bundled pack {name} is missing from this installation ({directory}); reinstall "
+            "edgedp from its checkout (pip install --force-reinstall .)"
+        )
+    return directory
 
 
 def search_dirs() -> list[Path]:
@@ -172,15 +231,21 @@ def installed_packs() -> dict[str, _Installed]:
 def list_packs() -> list[PackEntry]:
     """Every pack a name can find, in the order names are resolved: bundled, installed
     distributions, ``EDGEDP_PACKS``, then pack directories in the working directory (manifests are
-    read, files are not hashed). A later pack with the name of an earlier one is ``shadowed``."""
-    entries = _directory_entries(bundled_packs_dir(), "bundled")
+    read, files are not hashed). A later pack with the name of an earlier one is ``shadowed``; a
+    distribution that registers a bundled name always is (the bundled copy is the one that loads)."""
+    entries = _directory_entries(bundled_packs_dir(), "bundled", names=BUNDLED_PACKS)
     for name, installed in sorted(installed_packs().items()):
         if (installed.path / MANIFEST_NAME).is_file():
             manifest = read_manifest(installed.path)
             origin = f"distribution {installed.distribution}"
-            entries.append(
-                PackEntry(name, installed.path, manifest.kind, origin, _pin(name, installed))
-            )
+            if name in BUNDLED_PACKS:  # never loaded: its pin is the bundled copy's
+                origin += (
+                    f", obsolete: edgedp bundles {name} (pip uninstall {installed.distribution})"
+                )
+                pin = BUNDLED_MANIFEST_SHA256[name]
+            else:
+                pin = _pin(name, installed)
+            entries.append(PackEntry(name, installed.path, manifest.kind, origin, pin))
     for directory in search_dirs()[1:]:
         entries.extend(_directory_entries(directory, "EDGEDP_PACKS"))
     entries.extend(_directory_entries(Path.cwd(), "working directory"))
@@ -192,11 +257,16 @@ def list_packs() -> list[PackEntry]:
     return listed
 
 
-def _directory_entries(directory: Path, origin: str) -> list[PackEntry]:
+def _directory_entries(
+    directory: Path, origin: str, *, names: tuple[str, ...] | None = None
+) -> list[PackEntry]:
+    """The pack directories in ``directory`` (only those called one of ``names``, if given)."""
     if not directory.is_dir():
         return []
     entries = []
     for child in sorted(directory.iterdir()):
+        if names is not None and child.name not in names:
+            continue
         if not (child / MANIFEST_NAME).is_file():
             continue
         try:
@@ -227,12 +297,24 @@ def _pin(name: str, installed: _Installed) -> str:
 
 
 def install_hint(name: str) -> str:
-    """How to get the pack ``name``: the exact commands (pack wheels are built from a checkout)."""
-    module = "edgedp_pack_" + name.replace("-", "_")
+    """How to get the pack ``name``: the exact commands (pack wheels are built from a checkout).
+
+    Parameters
+    ----------
+    name : str
+        A pack name, e.g. ``"sentences-bbc"``.
+
+    Returns
+    -------
+    str
+        One clause naming the commands that build and install its wheel (with the runtime alone,
+        no exporter) and the ``EDGEDP_PACKS`` alternative.
+    """
+    module = MODULE_PREFIX + name.replace("-", "_")
     return (
-        f"install its distribution: from a source checkout of edgedp run "
-        f"`pip install ./export && edgedp-export wheel assets/{name} --out dist && pip install "
-        f"dist/{module}-*.whl`, or point EDGEDP_PACKS at a directory that holds it"
+        f"install its distribution: from a source checkout of edgedp run `python -m "
+        f"edgedp.packs.wheel assets/{name} --out dist && pip install dist/{module}-*.whl`, or "
+        f"point EDGEDP_PACKS at a directory that holds it"
     )
 
 
@@ -251,15 +333,14 @@ def resolve_pack_path(path: str | os.PathLike[str] | None) -> Path:
 def _locate(path: str | os.PathLike[str] | None) -> tuple[Path, str | None]:
     """(directory, pin) of a pack reference; the pin is None for unpinned locations."""
     if path is None:
-        return bundled_packs_dir() / DEFAULT_WORD_PACK, BUNDLED_MANIFEST_SHA256[DEFAULT_WORD_PACK]
+        path = DEFAULT_WORD_PACK
     if (
         isinstance(path, str)
         and os.sep not in path
         and (os.altsep is None or os.altsep not in path)
     ):
-        bundled = bundled_packs_dir() / path
-        if bundled.is_dir():
-            return bundled, _bundled_pin(bundled)
+        if path in BUNDLED_PACKS:  # the bundled copy, whatever else carries the name
+            return bundled_pack_dir(path), BUNDLED_MANIFEST_SHA256[path]
         installed = installed_packs().get(path)
         if installed is not None:
             return installed.path, _pin(path, installed)
@@ -285,13 +366,11 @@ def _locate(path: str | os.PathLike[str] | None) -> tuple[Path, str | None]:
 
 
 def _bundled_pin(directory: Path) -> str | None:
-    bundled = bundled_packs_dir().resolve()
-    if directory.resolve().parent != bundled:
+    """The pin of a pack given by path: the bundled pin if it is a bundled pack's directory."""
+    if directory.name not in BUNDLED_PACKS:
         return None
-    if directory.name not in BUNDLED_MANIFEST_SHA256:
-        raise AssetError(
-            f"bundled pack {directory.name} has no pin in this edgedp; reinstall edgedp"
-        )
+    if directory.resolve() != (bundled_packs_dir() / directory.name).resolve():
+        return None
     return BUNDLED_MANIFEST_SHA256[directory.name]
 
 

@@ -190,6 +190,8 @@ def test_a_consistently_rewritten_bundled_pack_is_caught_by_its_pin(monkeypatch,
 
     copy = _swapped_copy(tmp_path, "sentences-bbc", "encoder.onnx", "recoder.onnx")
     monkeypatch.setattr(edgedp.packs.loading, "bundled_packs_dir", lambda: tmp_path)
+    bundled = (*edgedp.packs.loading.BUNDLED_PACKS, copy.name)  # as if the wheel carried it
+    monkeypatch.setattr(edgedp.packs.loading, "BUNDLED_PACKS", bundled)
     with pytest.raises(AssetError, match="not the expected"):
         edgedp.load_pack(copy.name)
 

@@ -1,9 +1,11 @@
-"""Packs as Python distributions: ``edgedp-export wheel`` and discovery through entry points.
+"""Packs as Python distributions: ``python -m edgedp.packs.wheel`` (and ``edgedp-export wheel``,
+the same code) and discovery through entry points.
 
 A pack wheel is a correct, reproducible wheel (pip installs it; RECORD lists every file's hash);
-installed, ``load_pack(name)`` finds it through the ``edgedp.packs`` entry point and pins it to the
-digest the wheel carries (and to this edgedp's own pin for a name it knows); a missing pack's
-error names the commands that build and install it.
+both commands write the same bytes, and the runtime's builds with nothing but edgedp and numpy
+importable; installed, ``load_pack(name)`` finds it through the ``edgedp.packs`` entry point and
+pins it to the digest the wheel carries (and to this edgedp's own pin for a name it knows); a
+missing pack's error names the commands that build and install it.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import base64
 import hashlib
 import importlib
 import json
+import os
 import re
 import subprocess
 import sys
@@ -26,7 +29,8 @@ from helpers import write_word_pack
 
 import edgedp
 import edgedp.packs.loading
-from edgedp.errors import AssetError
+import edgedp.packs.wheel
+from edgedp.errors import AssetError, InputError
 
 
 @pytest.fixture
@@ -147,7 +151,7 @@ def test_a_missing_pack_names_the_commands_that_install_it(tmp_path, monkeypatch
         edgedp.packs.loading, "installed_packs", dict
     )  # as if no pack wheel were installed
     expected = (
-        "edgedp-export wheel assets/sentences-bbc --out dist && "
+        "python -m edgedp.packs.wheel assets/sentences-bbc --out dist && "
         "pip install dist/edgedp_pack_sentences_bbc-*.whl"
     )
     with pytest.raises(AssetError) as caught:
@@ -164,3 +168,130 @@ def test_the_wheel_command_builds_several_packs(pack_dir, tmp_path):
     assert built == ["edgedp_pack_other", "edgedp_pack_tiny_words"]
     bad = write_word_pack(tmp_path / "bad", ["a", "b"], np.array([[1], [2]], np.uint8), name="Bad_")
     assert export_main(["wheel", str(bad), "--out", str(tmp_path / "d")]) == 1
+
+
+def runtime_only_path(directory: Path) -> Path:
+    """A directory that, as the whole ``sys.path`` beside the standard library (``python -S``),
+    holds only what ``pip install .`` gives a words-only venv that an app needs: edgedp (with its
+    installed metadata) and numpy. No exporter, no torch, not even faiss."""
+    directory.mkdir()
+    (directory / "edgedp").symlink_to(Path(edgedp.__file__).parent)
+    metadata = directory / f"edgedp-{edgedp.__version__}.dist-info"
+    metadata.mkdir()
+    (metadata / "METADATA").write_text(
+        f"Metadata-Version: 2.1\nName: edgedp\nVersion: {edgedp.__version__}\n"
+    )
+    numpy_dir = Path(np.__file__).parent
+    for name in ("numpy", "numpy.libs"):  # numpy.libs: its OpenBLAS, where the wheel has one
+        if (numpy_dir.parent / name).exists():
+            (directory / name).symlink_to(numpy_dir.parent / name)
+    return directory
+
+
+#: Run ``python -m edgedp.packs.wheel`` in this interpreter, then print the top-level modules it
+#: imported that are neither the standard library's nor edgedp's or numpy's.
+RUN_AND_LIST_IMPORTS = """
+import json, runpy, sys
+sys.argv = ["edgedp.packs.wheel", *sys.argv[1:]]
+try:
+    runpy.run_module("edgedp.packs.wheel", run_name="__main__", alter_sys=True)
+except SystemExit as done:
+    status = done.code
+tops = {name.partition(".")[0] for name in sys.modules}
+print(json.dumps(sorted(tops - set(sys.stdlib_module_names) - {"edgedp", "numpy", "__main__"})))
+sys.exit(status)
+"""
+
+
+def test_the_runtime_builds_the_exporters_wheel_without_the_exporter(pack_dir, tmp_path):
+    """Issue: building a pack wheel needed the whole exporter (torch among it: 171 -> 472 MiB).
+    ``python -m edgedp.packs.wheel``, run where only edgedp and numpy can be imported, writes the
+    very bytes ``edgedp-export wheel`` writes, and imports nothing else."""
+    site = runtime_only_path(tmp_path / "site")
+    result = subprocess.run(
+        [sys.executable, "-S", "-c", RUN_AND_LIST_IMPORTS, str(pack_dir), "--out", "runtime"],
+        cwd=tmp_path,
+        env={"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(site)},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == []  # neither the exporter, nor torch, nor faiss
+    (runtime,) = (tmp_path / "runtime").glob("*.whl")
+    assert result.stderr.strip() == f"wrote runtime/{runtime.name} (0.0 MiB)"
+    assert export_main(["wheel", str(pack_dir), "--out", str(tmp_path / "export")]) == 0
+    exported = tmp_path / "export" / runtime.name
+    assert runtime.read_bytes() == exported.read_bytes()
+    # and the function the exporter wraps is the runtime's: one builder, not two
+    assert edgedp.packs.wheel.build_wheel(pack_dir, tmp_path / "api").read_bytes() == (
+        exported.read_bytes()
+    )
+
+
+def test_a_pack_wheel_is_the_same_bytes_as_before_the_runtime_built_it(pack_dir, tmp_path):
+    """The wheel's every file, as the first builder (edgedp-export's own, before the runtime's
+    existed) wrote it: same paths in the same order, same module, metadata and entry point."""
+    wheel = edgedp.packs.wheel.build_wheel(pack_dir, tmp_path, version="1.2.3")
+    digest = edgedp.load_pack(pack_dir).manifest.digest
+    with zipfile.ZipFile(wheel) as archive:
+        names = archive.namelist()
+        assert names == [
+            "edgedp_pack_tiny_words/__init__.py",
+            "edgedp_pack_tiny_words/py.typed",
+            "edgedp_pack_tiny_words/tiny-words/codes.npy",
+            "edgedp_pack_tiny_words/tiny-words/manifest.json",
+            "edgedp_pack_tiny_words/tiny-words/vocab.txt",
+            "edgedp_pack_tiny_words-1.2.3.dist-info/METADATA",
+            "edgedp_pack_tiny_words-1.2.3.dist-info/WHEEL",
+            "edgedp_pack_tiny_words-1.2.3.dist-info/entry_points.txt",
+            "edgedp_pack_tiny_words-1.2.3.dist-info/RECORD",
+        ]
+        assert {info.date_time for info in archive.infolist()} == {(1980, 1, 1, 0, 0, 0)}
+        module = archive.read(names[0]).decode()
+        assert "Built by ``edgedp-export wheel tiny-words --version 1.2.3``." in module
+        assert f"MANIFEST_SHA256 = {digest!r}" in module
+        assert archive.read(names[6]) == (
+            b"Wheel-Version: 1.0\nGenerator: edgedp-export\nRoot-Is-Purelib: true\n"
+            b"Tag: py3-none-any\n"
+        )
+        metadata = archive.read(names[5]).decode()
+    assert metadata.startswith(
+        "Metadata-Version: 2.1\nName: edgedp-pack-tiny-words\nVersion: 1.2.3\n"
+        "Summary: edgedp asset pack tiny-words (words)\n"
+        f"Requires-Dist: edgedp>={edgedp.__version__}\nRequires-Python: >=3.11\n"
+        "License: code Apache-2.0; pack data: CC0-1.0\n"
+    )
+    assert metadata.endswith(
+        f"Manifest SHA-256: `{digest}`. Load it with `edgedp.load_pack('tiny-words')`; "
+        "`edgedp packs verify tiny-words` checks every file.\n"
+    )
+
+
+def test_a_bundled_pack_gets_no_wheel_of_its_own(tmp_path, capsys):
+    """lm-general and words-small ride in the runtime wheel; a wheel of either would register a
+    name the bundled copy always answers (an edgedp-pack-lm-general beside it is never loaded)."""
+    from edgedp.packs.loading import BUNDLED_PACKS, bundled_pack_dir
+
+    for name in BUNDLED_PACKS:
+        with pytest.raises(InputError, match=f"pack {name} ships inside the edgedp runtime wheel"):
+            edgedp.packs.wheel.build_wheel(bundled_pack_dir(name), tmp_path)
+    assert edgedp.packs.wheel.main([str(bundled_pack_dir("lm-general")), "--out", "d"]) == 1
+    (error,) = capsys.readouterr().err.strip().splitlines()
+    assert error.startswith("python -m edgedp.packs.wheel: error: pack lm-general ships inside")
+    assert not list(tmp_path.iterdir())
+
+
+def test_the_runtime_builder_refuses_a_corrupt_pack_in_one_line(pack_dir, tmp_path, capsys):
+    (pack_dir / "vocab.txt").write_text("alpha\nbeta\ngamma\nomega\n")  # same size, new bytes
+    assert edgedp.packs.wheel.main([str(pack_dir), "--out", str(tmp_path / "d")]) == 1
+    (error,) = capsys.readouterr().err.strip().splitlines()
+    assert "vocab.txt does not match its SHA-256" in error
+    assert not (tmp_path / "d").exists()
+
+
+def test_the_wheel_version_is_the_installed_edgedps():
+    """The default version and the Requires-Dist floor come from edgedp's installed metadata:
+    it must be the version the package itself reports."""
+    assert edgedp.packs.wheel.runtime_version() == edgedp.__version__

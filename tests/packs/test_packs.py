@@ -204,14 +204,62 @@ def test_extra_search_dirs(pack_dir, monkeypatch):
 
 
 def test_every_pinned_pack_is_installed_and_loads_with_its_pin():
-    """Bundled (the default words pack; all of assets/ in a checkout) or installed as a pack
-    distribution (the README's test command builds and installs them): every pinned name loads."""
-    from edgedp.packs.loading import BUNDLED_MANIFEST_SHA256, bundled_packs_dir
+    """Bundled (words-small and lm-general, in a wheel install and a checkout alike) or installed
+    as a pack distribution (the README's test command builds and installs them): every pinned name
+    loads, and the bundled ones from the bundled directory."""
+    from edgedp.packs.loading import BUNDLED_MANIFEST_SHA256, BUNDLED_PACKS, bundled_packs_dir
 
-    bundled = {path.name for path in bundled_packs_dir().iterdir() if path.is_dir()}
-    assert "words-small" in bundled and bundled <= set(BUNDLED_MANIFEST_SHA256)
+    assert set(BUNDLED_PACKS) == {"words-small", "lm-general"} <= set(BUNDLED_MANIFEST_SHA256)
     for name, digest in BUNDLED_MANIFEST_SHA256.items():
-        assert edgedp.load_pack(name).manifest.digest == digest
+        pack = edgedp.load_pack(name)
+        assert pack.manifest.digest == digest
+        if name in BUNDLED_PACKS:
+            assert pack.path.resolve() == (bundled_packs_dir() / name).resolve()
+
+
+def test_a_checkout_finds_the_packs_an_installed_edgedp_finds(tmp_path, monkeypatch):
+    """With no pack distribution installed, no EDGEDP_PACKS and an empty working directory, a name
+    finds exactly the packs the runtime wheel bundles, whether edgedp runs from a checkout (every
+    pack in assets/; this test run, in an editable install) or from its wheel (only the bundled
+    ones in edgedp/assets): a checkout that decoded with sentences-bbc by name used to raise
+    AssetError once installed. tests/test_repository.py checks the wheel side."""
+    from edgedp.packs import loading
+
+    monkeypatch.setattr(loading, "installed_packs", dict)
+    monkeypatch.delenv("EDGEDP_PACKS", raising=False)
+    monkeypatch.chdir(tmp_path)
+    assert {e.name for e in edgedp.list_packs()} == set(loading.BUNDLED_PACKS)
+    assert {e.origin for e in edgedp.list_packs()} == {"bundled"}
+    assert edgedp.load_pack("lm-general", kind="lm").name == "lm-general"
+    others = sorted(set(loading.BUNDLED_MANIFEST_SHA256) - set(loading.BUNDLED_PACKS))
+    assert others  # sentences-bbc, adept-bbc, subspace-general: their own wheels
+    for name in others:
+        with pytest.raises(
+            AssetError, match=rf"no pack at '{name}'.*python -m edgedp\.packs\.wheel"
+        ):
+            edgedp.load_pack(name)
+        path = loading.bundled_packs_dir() / name
+        if path.is_dir():  # a checkout: by its path it is found, as from an installed edgedp
+            assert loading.resolve_pack_path(str(path)) == path
+
+
+def test_a_distribution_of_a_bundled_name_is_never_loaded(tmp_path, monkeypatch):
+    """An obsolete edgedp-pack-lm-general (lm-general was its own wheel) beside an edgedp that
+    bundles it: the bundled copy loads, the distribution is listed as shadowed, even when its
+    digest is not the pin (nothing raises, nothing loads two copies)."""
+    from edgedp.packs import loading
+
+    stale = loading._Installed("lm-general", "edgedp-pack-lm-general", tmp_path / "lm", "0" * 64)
+    shutil.copytree(loading.bundled_pack_dir("lm-general"), stale.path)
+    monkeypatch.setattr(loading, "installed_packs", lambda: {"lm-general": stale})
+    assert edgedp.load_pack("lm-general").path.resolve() == (
+        loading.bundled_pack_dir("lm-general").resolve()
+    )
+    listed = [e for e in edgedp.list_packs() if e.name == "lm-general"]
+    assert listed[0].origin == "bundled"
+    pin = loading.BUNDLED_MANIFEST_SHA256["lm-general"]
+    assert [(e.shadowed, e.pin) for e in listed] == [(False, pin), (True, pin)]
+    assert "pip uninstall edgedp-pack-lm-general" in listed[1].origin
 
 
 def test_a_consistently_rewritten_pack_fails_its_pin(pack_dir):
@@ -296,6 +344,8 @@ def test_a_pinned_name_loads_from_every_location_with_its_pin(
     elsewhere.mkdir()
     monkeypatch.chdir(elsewhere)
     for place in (wheel_install_without_the_pack, tmp_path / "extra", elsewhere):
+        bundled = ("pinned-words",) if place == wheel_install_without_the_pack else ()
+        monkeypatch.setattr(loading, "BUNDLED_PACKS", bundled)  # as if the wheel carried it
         monkeypatch.setenv("EDGEDP_PACKS", str(tmp_path / "extra"))
         shutil.copytree(pack_dir, place / "pinned-words")
         assert edgedp.load_pack("pinned-words").manifest.digest == digest

@@ -1,11 +1,11 @@
-"""``edgedp-export wheel PACKDIR... --out DIR``: packs as installable wheels (:mod:`edgedp_export.wheel`)."""
+"""``edgedp-export wheel PACKDIR... --out DIR``: packs as installable wheels (:mod:`edgedp_export.wheel`;
+the same wheels as the runtime's ``python -m edgedp.packs.wheel``, from the same code)."""
 
 from __future__ import annotations
 
 import argparse
-import sys
-from pathlib import Path
 
+from edgedp.packs import wheel
 from edgedp_export.wheel import build_wheel
 
 NAME = "wheel"
@@ -13,12 +13,8 @@ HELP = "package asset packs as installable wheels (entry point group edgedp.pack
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("packs", nargs="+", type=Path, metavar="PACKDIR", help="pack directories")
-    parser.add_argument("--out", type=Path, required=True, help="directory for the wheels")
-    parser.add_argument("--version", help="distribution version (default: edgedp's)")
+    wheel.add_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> None:
-    for pack_dir in args.packs:
-        wheel = build_wheel(pack_dir, args.out, version=args.version)
-        print(f"wrote {wheel} ({wheel.stat().st_size / 2**20:.1f} MiB)", file=sys.stderr)
+    wheel.build_all(args, build_wheel)
