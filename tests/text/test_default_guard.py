@@ -19,11 +19,13 @@ def test_the_default_releases_no_name_in_100_runs(default_pack):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", edgedp.NotPrivateWarning)
         runs = [
-            edgedp.BRR(default_pack, epsilon=0.6, oov="mask", rng=seed).privatize(NOTE)
+            edgedp.BRR(default_pack, epsilon=0.6, oov="placeholder", rng=seed).privatize(NOTE)
             for seed in range(100)
         ]
-    released = {word for text in runs for word in re.findall(r"[a-z]+", text.lower())}
-    assert not released & NAMES, released & NAMES
+    # every name slot prints [NAME] in every run (a word sampled for another slot may be "john":
+    # counting the placeholders, not the words, tells a withheld slot from a noisy neighbour)
+    named = ("maria", "okonkwo", "john", "smith", "baker", "street")  # Baker, Street: surnames
+    assert all(text.count("[NAME]") == len(named) for text in runs), runs[0]
     # the same runs with the old default (identifiers only) release every name
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", edgedp.NotPrivateWarning)
