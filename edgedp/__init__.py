@@ -47,6 +47,7 @@ _EXPORTS = {
     "PrivacyParameterError": "edgedp.errors",
     "RandomnessError": "edgedp.errors",
     "ShortDocumentWarning": "edgedp.errors",
+    "UtilityWarning": "edgedp.errors",
     "GeneralizedVickrey": "edgedp.words.vickrey",
     "Guarantee": "edgedp.privacy.guarantee",
     "Madlib": "edgedp.words.madlib",
@@ -109,6 +110,7 @@ __all__ = [
     "SubspacePack",
     "SubspaceRelease",
     "Truncation",
+    "UtilityWarning",
     "Vickrey",
     "WordLevelEmbedding",
     "WordMechanism",
@@ -140,6 +142,7 @@ if TYPE_CHECKING:
         PrivacyParameterError,
         RandomnessError,
         ShortDocumentWarning,
+        UtilityWarning,
     )
     from edgedp.evaluation.calibration import equivalent_epsilon
     from edgedp.evaluation.explain import explain

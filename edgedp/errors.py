@@ -53,6 +53,12 @@ class NotPrivateWarning(UserWarning):
     """Emitted when output is reproducible (explicit seed) or otherwise not differentially private."""
 
 
+class UtilityWarning(UserWarning):
+    """Emitted when a privacy parameter makes a release of little use or of little privacy (a word
+    mechanism whose epsilon keeps more than 95 % or fewer than 5 % of words unchanged). The
+    guarantee holds as stated; the warning is about what it buys."""
+
+
 class ShortDocumentWarning(UserWarning):
     """Emitted when a sentence-level mechanism releases a document too short for the release to keep
     much of it (fewer than 2 sentences: the document is protected whole; DeepCandidate's output is

@@ -46,7 +46,14 @@ from edgedp.cli.word_options import (
     parse_protect,
     read_deny,
 )
-from edgedp.errors import BudgetError, EdgedpError, InputError, LedgerError, NotPrivateWarning
+from edgedp.errors import (
+    BudgetError,
+    EdgedpError,
+    InputError,
+    LedgerError,
+    NotPrivateWarning,
+    UtilityWarning,
+)
 from edgedp.packs.loading import load_pack
 from edgedp.packs.native import set_num_threads
 from edgedp.progress import PROGRAM, Progress, message
@@ -54,7 +61,7 @@ from edgedp.registry import SENTENCE_REWRITERS
 from edgedp.text.guard_report import findings_by_line
 from edgedp.text.records import ON_ERROR, BadRecords, parse_record
 from edgedp.text.segmentation import batches
-from edgedp.words.mechanism import WordMechanism
+from edgedp.words.mechanism import KeptCount, WordMechanism
 from edgedp.words.streaming import BATCH_CHARS, privatize_stream
 
 #: ADePT's noises and default pack (edgedp.adept.mechanism.NOISES / DEFAULT_PACK; test_cli checks).
@@ -354,6 +361,7 @@ def run(args: argparse.Namespace) -> None:
         raise InputError("--noise and --delta apply to --mechanism adept only")
     mechanism = build_word_mechanism(args, parse_epsilon(args.epsilon), rng=args.seed)
     warn_if_seeded(args.seed)
+    kept = mechanism.count_kept() if args.summary else None
     charge = ledger_charger(args, mechanism)
     slots = 0
     warning: list[str | None] = []  # the keep-rate warning, decided before the first batch
@@ -384,9 +392,11 @@ def run(args: argparse.Namespace) -> None:
     release = Release(
         mechanism, stream, charge=charge, prepare=prepare, after=announce, on_error=args.on_error
     )
-    write_privatized(args, release)
-    if args.summary:
-        message(summary(mechanism, slots))
+    with warnings.catch_warnings():  # the library's UtilityWarning: said once above, as a line
+        warnings.simplefilter("ignore", UtilityWarning)
+        write_privatized(args, release)
+    if kept is not None:
+        message(summary(mechanism, slots, kept))
 
 
 def _dry_run(args: argparse.Namespace) -> None:
@@ -409,8 +419,9 @@ def _dry_run(args: argparse.Namespace) -> None:
     message(f"edgedp: dry run (--protect {','.join(protect) or 'none'}), nothing released: {shown}")
 
 
-def summary(mechanism: WordMechanism, slots: int) -> str:
-    """What ``--summary`` prints: the release, its guarantee, and what the epsilon does."""
+def summary(mechanism: WordMechanism, slots: int, kept: KeptCount) -> str:
+    """What ``--summary`` prints: the release, its guarantee, and what the epsilon did to the text
+    released (``kept``: counted as it was released; nothing of it is released)."""
     from edgedp.words.keep_rate import quick_keep
 
     guarantee = mechanism.guarantee()
@@ -423,14 +434,21 @@ def summary(mechanism: WordMechanism, slots: int) -> str:
         if mechanism.decoder is not None
         else ""
     )
+    average = f"{quick_keep(mechanism).value:.0%}"
+    if kept.released:
+        measured = (
+            f"{kept.unchanged / kept.released:.0%} of the {kept.released:,} vocabulary words of "
+            f"this text came back unchanged (the vocabulary average at this epsilon: {average})"
+        )
+    else:
+        measured = f"no vocabulary word went through the mechanism (vocabulary average: {average})"
     return "\n".join(
         [
             f"edgedp: released {slots:,} word slots with {name} at epsilon {epsilon}{per}: "
             f"{bound} for each vocabulary word{decoded}",
             f"edgedp: out-of-vocabulary tokens and protected spans (--protect {guarded}) are "
             "replaced without being read",
-            f"edgedp: at this epsilon about {quick_keep(mechanism).value:.0%} of a text's words "
-            f"come back unchanged; see `edgedp explain --mechanism {name} --epsilon {epsilon}` "
+            f"edgedp: {measured}; see `edgedp explain --mechanism {name} --epsilon {epsilon}` "
             f"and `edgedp tune --mechanism {name} --keep K`",
         ]
     )

@@ -142,8 +142,9 @@ def add_decoder_arguments(parser: argparse.ArgumentParser) -> None:
         choices=DECODERS,
         help="brr, madlib, mahalanobis, vickrey mechanisms: which vocabulary word is printed for "
         "each noisy release (post-processing: the guarantee is unchanged): the mechanism's own "
-        "rule (nearest, the default), the most probable word under a public unigram prior (map), "
-        "or the most probable sentence under a public bigram language model (context)",
+        "rule (nearest), the most probable word under a public unigram prior (map), or the most "
+        "probable sentence under a public bigram language model (context) (default: context for "
+        "brr where its language model is installed, as it is with the default pack; else nearest)",
     )
     parser.add_argument(
         "--candidates",
@@ -161,11 +162,11 @@ def add_decoder_arguments(parser: argparse.ArgumentParser) -> None:
 
 def decoder_options(args: argparse.Namespace) -> dict[str, Any]:
     """The decoder's keyword arguments given (``--candidates`` and ``--lm`` need ``--decode``)."""
-    decode = args.decode or "nearest"
-    if decode == "nearest" and (args.candidates is not None or args.lm is not None):
-        raise InputError("--candidates and --lm apply to --decode map or context")
+    decode = args.decode or "auto"
+    if decode in ("nearest", "auto") and (args.candidates is not None or args.lm is not None):
+        raise InputError("--candidates and --lm apply to --decode map or context: name one")
     if decode == "nearest":
-        return {}
+        return {"decode": "nearest"}
     options: dict[str, Any] = {"decode": decode, "language_model": args.lm}
     if args.candidates is not None:
         options["candidates"] = args.candidates

@@ -51,6 +51,9 @@ if TYPE_CHECKING:
     from edgedp.words.spaces import Space
 
 DECODERS = ("nearest", "map", "context")
+#: ``decode=`` default: each mechanism's :attr:`~edgedp.words.mechanism.WordMechanism.auto_decode`
+#: where the public language model for its pack is installed, else ``nearest``.
+AUTO = "auto"
 #: Candidate words weighed per slot: the 16 nearest to the noisy point (``python -m bench
 #: decoding`` measured the decoders at 16; more costs search time, each space's k-NN grows with k).
 DEFAULT_CANDIDATES = 16
@@ -83,7 +86,7 @@ class NoisyRelease:
 
 def check_decoder(decode: str, candidates: int) -> tuple[str, int]:
     """``decode`` and ``candidates`` validated (an :class:`InputError` names the bad one)."""
-    name = check_choice(decode, "decode", DECODERS)
+    name = check_choice(decode, "decode", (AUTO, *DECODERS))
     count = check_positive_int(candidates, "candidates")
     return name, count
 
@@ -104,8 +107,9 @@ def load_language_model(
         except AssetError as error:
             raise AssetError(
                 f"decode='map' and 'context' need a public language model pack: {error} "
-                f"(the default, {DEFAULT_LANGUAGE_MODEL}, is its own distribution: `edgedp-export "
-                f"wheel assets/{DEFAULT_LANGUAGE_MODEL}` in a source checkout builds it)"
+                f"(the default, {DEFAULT_LANGUAGE_MODEL}, ships inside edgedp for the default "
+                "words pack; another words pack needs a model built for its vocabulary: "
+                "edgedp-export lm)"
             ) from None
         source = str(name)
     model.check_vocabulary(words)

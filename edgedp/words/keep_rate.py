@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import warnings
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -28,8 +28,20 @@ from edgedp.errors import InputError, NotPrivateWarning
 from edgedp.privacy.randomness import light_public_source
 from edgedp.privacy.validation import check_positive_int
 from edgedp.text.identifiers import identifier_spans
-from edgedp.words.mechanism import WordMechanism
 from edgedp.words.pack import WordPack
+
+
+class KeepMeasured(Protocol):
+    """What the keep estimate reads of a word mechanism (:class:`~edgedp.words.mechanism.WordMechanism`,
+    which calls it at its first release: this module may not import it back)."""
+
+    epsilon: float
+    pack: WordPack
+
+    def parameters(self) -> dict[str, object]: ...
+
+    def privatize_ids(self, word_ids: np.ndarray) -> np.ndarray: ...
+
 
 #: Words of the public word set of the Monte Carlo estimates (``edgedp explain``'s default).
 DEFAULT_WORDS = 200
@@ -199,7 +211,7 @@ def weighted_keep(unchanged: np.ndarray, prior: np.ndarray, samples: int, words:
 _keep_cache: dict[tuple[str, str, str], Estimate] = {}
 
 
-def quick_keep(mechanism: WordMechanism) -> Estimate:
+def quick_keep(mechanism: KeepMeasured) -> Estimate:
     """A small estimate of the share kept, cached in memory per (pack digest, mechanism class,
     parameters): public words only, nothing private is cached.
 
@@ -220,10 +232,10 @@ def quick_keep(mechanism: WordMechanism) -> Estimate:
     if key not in _keep_cache:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", NotPrivateWarning)  # public words only
-            evaluator = type(mechanism)(
+            evaluator: KeepMeasured = type(mechanism)(  # type: ignore[call-arg]
                 mechanism.pack,
                 rng=light_public_source(WARNING_SEED),
-                **mechanism.parameters(),  # type: ignore[arg-type]
+                **mechanism.parameters(),
             )
         mask = word_like_mask(mechanism.pack)
         for count, samples in WARNING_STAGES:
@@ -244,7 +256,7 @@ def clear_keep_cache() -> None:
     _keep_cache.clear()
 
 
-def keep_warning(mechanism: WordMechanism) -> str | None:
+def keep_warning(mechanism: KeepMeasured) -> str | None:
     """A warning when ``mechanism`` keeps more than 95 % or fewer than 5 % of a text's words."""
     kept = quick_keep(mechanism)
     if kept.value > HIGH_KEEP:

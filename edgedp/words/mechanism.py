@@ -56,13 +56,15 @@ mechanism's metric. The layout (token count, separators) is released as is.
 from __future__ import annotations
 
 import itertools
+import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TypedDict, TypeVar
+from typing import ClassVar, TypedDict, TypeVar
 
 import numpy as np
 
-from edgedp.errors import InputError
+from edgedp.errors import AssetError, InputError, UtilityWarning
 from edgedp.packs.native import map_in_threads, worker_threads
 from edgedp.privacy.guarantee import Guarantee
 from edgedp.privacy.mechanism import Mechanism
@@ -80,6 +82,7 @@ from edgedp.text.segmentation import (
     segment,
 )
 from edgedp.words.decoding import (
+    AUTO,
     DEFAULT_CANDIDATES,
     PERTURBED,
     Decoder,
@@ -139,6 +142,15 @@ _DROPPED = -1
 _MASKED = -2
 
 
+@dataclass
+class KeptCount:
+    """Of the words a mechanism released from text, how many went through it (``released``) and
+    how many came out as the input word (``unchanged``): measured on the text, for its owner."""
+
+    released: int = 0
+    unchanged: int = 0
+
+
 class WordMechanism(Mechanism[WordPack]):
     """Base class of the word-level metric-DP mechanisms (see the module docstring).
 
@@ -159,7 +171,7 @@ class WordMechanism(Mechanism[WordPack]):
         casing: str = "lower",
         protect: Iterable[str] | None = DEFAULT_PROTECT,
         deny: Iterable[str] | None = None,
-        decode: str = "nearest",
+        decode: str = AUTO,
         candidates: int = DEFAULT_CANDIDATES,
         language_model: LanguageModelPack | str | Path | None = None,
     ) -> None:
@@ -174,18 +186,62 @@ class WordMechanism(Mechanism[WordPack]):
         self.decoder: Decoder | None = None
         #: The name or path of the decoder's language model pack (``None`` without a decoder).
         self.language_model: str | None = None
+        #: Words released through the mechanism and those printed unchanged, counted after
+        #: :meth:`count_kept` (what ``--summary`` reports of the text it released).
+        self.kept: KeptCount | None = None
+        self._checked_epsilon = False
+        loaded = None
+        if self.decode == AUTO:
+            self.decode, loaded = self._auto_decoder(language_model)
         if self.decode != "nearest":
             if self.space is None:
                 raise InputError(
                     f"decode={self.decode!r}: {type(self).__name__} releases a sampled word, "
                     "not a noisy point to decode (see edgedp.words.decoding); use 'nearest'"
                 )
-            model, self.language_model = load_language_model(language_model, pack)
+            model, self.language_model = loaded or load_language_model(language_model, pack)
             self.decoder = Decoder(self.space, model, mode=self.decode, candidates=self.candidates)
+
+    #: What ``decode="auto"`` (the default) decodes with where the pack's public language model is
+    #: installed: ``nearest`` unless a mechanism's measurements chose otherwise (BRR: ``context``).
+    auto_decode: ClassVar[str] = "nearest"
+
+    def _auto_decoder(
+        self, language_model: LanguageModelPack | str | Path | None
+    ) -> tuple[str, tuple[LanguageModelPack, str] | None]:
+        """:attr:`auto_decode` and its language model if it loads for this pack, else nearest
+        (decoding is post-processing: the choice changes readability, never the guarantee)."""
+        if self.auto_decode == "nearest" or self.space is None:
+            return "nearest", None
+        try:
+            return self.auto_decode, load_language_model(language_model, self.pack)
+        except AssetError:
+            if language_model is not None:
+                raise
+            return "nearest", None  # no public model for this vocabulary is installed
 
     def segment(self, text: str, *, sentence_start: bool = True) -> Segmented:
         """``text`` cut into slots under this mechanism's guard (its kinds and deny-list)."""
         return segment(text, self.protect, sentence_start=sentence_start, deny=self.deny)
+
+    def count_kept(self) -> KeptCount:
+        """Start counting, in :attr:`kept`, the words of the texts released from now on that come
+        back unchanged (``privatize --summary`` reports it; nothing of it is released)."""
+        self.kept = KeptCount()
+        return self.kept
+
+    def _check_epsilon_once(self) -> None:
+        """Warn (:class:`~edgedp.errors.UtilityWarning`), at the first text released, if epsilon
+        keeps more than 95 % of words (almost a copy) or fewer than 5 % (little utility), as the
+        command line does; a Monte Carlo on public words, cached per pack and parameters."""
+        if self._checked_epsilon:
+            return
+        self._checked_epsilon = True
+        from edgedp.words.keep_rate import keep_warning
+
+        warning = keep_warning(self)
+        if warning is not None:
+            warnings.warn(warning, UtilityWarning, stacklevel=3)
 
     def _build_space(self) -> Space | None:
         """The space this mechanism perturbs in (built once, at construction).
@@ -287,6 +343,7 @@ class WordMechanism(Mechanism[WordPack]):
     def privatize_batch(self, texts: Iterable[str]) -> list[str]:
         """Privatize many texts in one vectorized pass (same guarantee per text as ``privatize``)."""
         batch = [check_text(text) for text in check_iterable(texts, "privatize_batch", "text")]
+        self._check_epsilon_once()
         sizes = [len(text) / _CHARS_PER_WORD for text in batch]
         parts = map_in_threads(self._release_texts, self._runs(batch, sizes))
         segmented = [item for part, _ in parts for item in part]
@@ -319,6 +376,7 @@ class WordMechanism(Mechanism[WordPack]):
         for batch in batches:
             if before_release is not None:
                 before_release(batch)
+            self._check_epsilon_once()
             pieces = []
             for text in batch:
                 pieces.append(self.segment(text, sentence_start=state.word_starts_sentence))
@@ -463,6 +521,11 @@ class WordMechanism(Mechanism[WordPack]):
     def _assemble_all(
         self, segmented: list[Segmented], released: np.ndarray, state: SentenceState | None
     ) -> list[str]:
+        if self.kept is not None:
+            ids = self._slot_ids(segmented)
+            known = ids >= 0
+            self.kept.released += int(known.sum())
+            self.kept.unchanged += int((released[known] == ids[known]).sum())
         words = self.pack.vocabulary  # by id: never materializes the whole word list
         spelled = [
             words[i] if i >= 0 else (OOV_MASK if i == _MASKED else None) for i in released.tolist()

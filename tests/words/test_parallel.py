@@ -139,7 +139,8 @@ def test_a_large_batch_is_spread_over_worker_threads_in_order(
     worker_threads, monkeypatch, default_pack
 ):
     calls = recording_releases(monkeypatch, edgedp.BRR)
-    identity = edgedp.BRR(default_pack, epsilon=50.0, protect=())  # flip probability 2**-64
+    # flip probability 2**-64; nearest: the mechanism's own release, which _release runs
+    identity = edgedp.BRR(default_pack, epsilon=50.0, protect=(), decode="nearest")
     texts = [f"the {word} sat on the mat number {i}" for i, word in enumerate(["cat", "dog"] * 300)]
     assert identity.privatize_batch(texts) == [text.lower() for text in texts]
     ids = np.arange(5000)
@@ -154,7 +155,8 @@ def test_a_large_batch_is_spread_over_worker_threads_in_order(
 
 def test_a_small_batch_stays_on_the_calling_thread(worker_threads, monkeypatch, default_pack):
     calls = recording_releases(monkeypatch, edgedp.BRR)
-    edgedp.BRR(default_pack, epsilon=0.5).privatize("a short message of a few words")
+    brr = edgedp.BRR(default_pack, epsilon=0.5, decode="nearest")
+    brr.privatize("a short message of a few words")
     assert [name for name, _, _ in calls] == [threading.current_thread().name]
 
 
@@ -207,7 +209,9 @@ def test_a_stream_on_worker_threads_keeps_the_sentence_state(
     # proper noun inside a sentence, not at its start): the stream on worker threads must protect
     # exactly the slots that the whole text on the calling thread does.
     calls = recording_releases(monkeypatch, edgedp.BRR)
-    mechanism = edgedp.BRR(default_pack, epsilon=50.0, oov="mask", protect=("proper-nouns",))
+    mechanism = edgedp.BRR(
+        default_pack, epsilon=50.0, oov="mask", protect=("proper-nouns",), decode="nearest"
+    )
     text = "the Dog ran to The Cat and A Hat fell. Then Dog sat; The end\n" * 500
     pieces = (text[start : start + 1000] for start in range(0, len(text), 1000))
     streamed = "".join(privatize_stream(mechanism, pieces))
