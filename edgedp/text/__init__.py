@@ -4,7 +4,9 @@
   slots, and reassembly (layout passes through, nothing else is copied).
 * :mod:`~edgedp.text.identifiers`: the identifier guard (Presidio's pattern entity types: e-mail,
   URLs and hosts under IANA's top-level domains ``tlds.txt``, IBANs, dates, numbers, ...; the
-  public name list ``names.txt``; the common words ``common_words.txt`` of the proper-noun guard),
+  public names of many origins ``names.txt``, those also common words ``ambiguous_names.txt``,
+  protected only in a naming context; the common words ``common_words.txt`` of the proper-noun
+  guard),
   recognised as whole spans before word splitting.
 * :mod:`~edgedp.text.sentences`: sentence splitting for the sentence-level mechanisms (sentencex on
   the native tier, the English rules of :mod:`~edgedp.text.sentence_rules` on the numpy tier).

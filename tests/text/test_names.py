@@ -39,6 +39,20 @@ def test_the_user_study_message_never_releases_a_name(default_pack):
         assert "[NAME]" in released and "[PHONE]" in released
 
 
+def test_the_user_study_message_releases_no_name_in_200_runs_on_the_default_settings(default_pack):
+    # The README's command: BRR at epsilon 0.6 per bit, every guard, oov="sample", the default
+    # decoder. Each name's slot holds a random word, never the name (in 200 runs, OS entropy).
+    brr = edgedp.BRR(default_pack, epsilon=0.6)
+    slots = segment(MESSAGE, frozenset(DEFAULT_PROTECT)).words  # 555-0142 is one slot
+    where = {name: slots.index(name) for name in ("maria", "okafor", "sam")}
+    for released in brr.privatize_batch([MESSAGE] * 200):
+        words = segment(released).words
+        if len(words) == len(slots):
+            assert all(words[index] != name for name, index in where.items()), released
+        else:  # a replacement word held punctuation (a vocabulary word such as "e-mail")
+            assert not set(where) & set(words), released
+
+
 #: Lower-case names of the origins the Census list missed, each on the public list.
 ORIGINS = {
     "Igbo": ["okafor", "chinedu", "ngozi", "obinna", "adaeze", "nwosu", "chiamaka", "emeka"],
