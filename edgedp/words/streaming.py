@@ -16,8 +16,9 @@ right after whitespace, and never after a space that follows a token for which
 :func:`edgedp.text.identifiers.span_may_continue` holds, the only places a protected span can hold
 whitespace, and after a name or a cue word of the names guard (``dr.``, ``hey``, ``call``), whose
 decision on the next word depends on them: no span straddles a cut, and the spans of each piece
-are those of the whole text. The proper-noun guard (``"proper-nouns"``) cuts the same way, so that whether a piece starts a
-sentence is known from the pieces before it (:class:`~edgedp.text.segmentation.SentenceState`).
+are those of the whole text. The proper-noun guard (``"proper-nouns"``) cuts the same way, so
+that whether a piece starts a sentence is known from the pieces before it
+(:class:`~edgedp.text.segmentation.SentenceState`).
 """
 
 from __future__ import annotations
