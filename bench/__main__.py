@@ -41,6 +41,7 @@ EXTRA_SUITES = {
     "brr-parity": "bench.utility.brr_parity",
     "encoder-backends": "bench.performance.encoder_backends",
     "decoding": "bench.utility.decoding",
+    "epsilon": "bench.utility.epsilon",
     "backends": "bench.performance.backends",
     "sentence-tiers": "bench.performance.sentence_tiers",
 }

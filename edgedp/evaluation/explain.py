@@ -1,7 +1,28 @@
 """What a word mechanism's release means, in numbers a person can read: :func:`explain`.
 
 For a word mechanism (any :class:`~edgedp.words.mechanism.WordMechanism`, on its pack, with its
-parameters) the explanation reports:
+parameters) the explanation leads with **three plain figures**, one line each
+(:meth:`Explanation.headline`):
+
+1. **words kept**: the share of a running text's words that come back unchanged, with the
+   mechanism's settings and decoder (the Zipf-weighted Monte Carlo below, 95 % interval);
+2. **the adversary**: how often an adversary who sees ONE release names the input word. Measured
+   for the Bayes-optimal (MAP) adversary over the WHOLE vocabulary under a Zipf prior, observing the
+   mechanism's noisy point (code or vector), whose likelihood is exact
+   (:func:`edgedp.evaluation.empirical_privacy.point_adversary`): an unbiased estimate of that
+   attack's success with a Wilson interval, and an upper bound on any adversary who sees only the
+   released word. The words kept are the matching lower bound (the adversary who guesses the word
+   it sees), and the prior alone (guessing the commonest word) is the floor printed beside it.
+   Mechanisms that sample the released word (TEM, SanText, CusText) have no noisy point: for them
+   only the lower bound is printed;
+3. **the formal bound in plain words**: for a word and its closest alternative (the median over
+   public words of the distance to the nearest other vocabulary word) and for an average pair, the
+   factor e^(epsilon * d) by which an observer's odds between the two can move.
+
+:func:`explain_epsilons` explains several epsilons in one call (the three figures of every epsilon
+first); :func:`default_epsilons` is the sweep ``edgedp explain`` runs without ``--epsilon``.
+
+The detailed sections follow:
 
 * **the guarantee**: ``mechanism.guarantee()`` when the mechanism has it, else the "Guarantee"
   paragraph of its docstring, and the metric of its metric-DP bound;
@@ -14,10 +35,13 @@ parameters) the explanation reports:
   out of vocabulary or protected by the identifier guard are released independently of their
   content: bound 0. The text's totals are the sums over its slots (basic composition). The text is
   only read, nothing of it is stored;
-* **the share of words kept unchanged** (N_w averaged over a word set), **the Bayesian adversary's
-  inference error** E_M (and the MAP adversary's) under a uniform and a word-frequency prior, and
-  **S_w**, the number of distinct outputs per word (Xu et al. 2021, Sec. 3;
-  :mod:`edgedp.evaluation.empirical_privacy`), estimated by Monte Carlo on a fixed public word set;
+* **the share of words kept unchanged** (N_w averaged over a word set) and **S_w**, the number of
+  distinct outputs per word (Xu et al. 2021, Sec. 3; :mod:`edgedp.evaluation.empirical_privacy`),
+  estimated by Monte Carlo on a fixed public word set. The Bayesian adversary's inference error
+  E_M and the MAP error *restricted to that word set* are in the JSON output (``inference_error``,
+  ``map_inference_error``: :func:`edgedp.evaluation.tune.tune` targets E_M) but not printed: an
+  adversary told that the input is one of 200 words, with a channel estimated from a few releases,
+  names far more words than one facing the whole vocabulary (figure 2 replaces them);
 * **three sample rewrites** of a fixed public sentence.
 
 **The word set and the priors.** The Monte Carlo runs on :data:`DEFAULT_WORDS` word-like
@@ -43,6 +67,7 @@ error stays biased low (optimistic for the adversary).
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
@@ -58,10 +83,13 @@ from edgedp.evaluation.calibration import (
     metric_statistics,
 )
 from edgedp.evaluation.empirical_privacy import (
+    ADVERSARY_SAMPLES,
     BOOTSTRAP_REPLICATES,
+    AdversaryEstimate,
     Channel,
     evaluate,
     inference_errors,
+    point_adversary,
     sample_channel,
 )
 from edgedp.privacy.randomness import RandomSource, public_statistics_source, resolve_rng
@@ -70,7 +98,7 @@ from edgedp.progress import ProgressCallback
 from edgedp.text.segmentation import check_text
 from edgedp.words.euclidean import regularized_covariance, symmetric_square_root
 from edgedp.words.keep_rate import DEFAULT_WORDS as DEFAULT_WORDS  # re-exported (moved)
-from edgedp.words.keep_rate import Z_975, weighted_keep
+from edgedp.words.keep_rate import Z_975, alphabetic_ids, weighted_keep
 from edgedp.words.keep_rate import Estimate as Estimate
 from edgedp.words.keep_rate import public_word_set as public_word_set
 from edgedp.words.keep_rate import zipf_prior as zipf_prior
@@ -84,6 +112,11 @@ PUBLIC_SENTENCE = "The old man walked to the market with his dog on a cold winte
 REWRITES = 3
 #: Mahalanobis maximum: exact over pairs with one of this many outermost words.
 MAHALANOBIS_EXTREMES = 200
+#: Public words whose nearest other vocabulary word gives the formal bound's example pair.
+NEAREST_WORDS = 50
+#: ``edgedp explain``'s sweep without ``--epsilon``: BRR's per-bit epsilons, converted to another
+#: metric by the ratio of average pair distances (the privacy ratio, BRR paper Sec. 5).
+DEFAULT_SWEEP = (0.4, 0.5, 0.6, 0.7, 0.8)
 
 
 @dataclass(frozen=True)
@@ -100,9 +133,36 @@ class SlotLoss:
         return asdict(self)
 
 
+def _share(value: float) -> str:
+    return f"{100 * value:.0f} %"
+
+
+def _interval(low: float, high: float) -> str:
+    return f"[{100 * low:.0f} %, {100 * high:.0f} %]"
+
+
+def _factor(exponent: float) -> str:
+    """e^x in words: ``e^6 = 403x``; past a million, ``e^24 = 2.6e+10x, no meaningful limit``."""
+    if exponent > math.log(1e6):
+        size = f" = {math.exp(exponent):.1e}x" if exponent < 700 else ""
+        return f"e^{exponent:.3g}{size}, no meaningful limit"
+    return f"e^{exponent:.3g} = {math.exp(exponent):,.{0 if exponent > 2.3 else 2}f}x"
+
+
+def _apart(metric: str | None, distance: float) -> str:
+    """How two words differ, in the metric's words."""
+    if metric == "hamming":
+        return f"codes {distance:.0f} bits apart"
+    return f"vectors {distance:.3g} apart ({metric})"
+
+
 @dataclass(frozen=True)
 class Explanation:
-    """The outcome of :func:`explain`; ``as_dict()`` for JSON, ``render()`` for people."""
+    """The outcome of :func:`explain`; ``as_dict()`` for JSON, ``render()`` for people.
+
+    :meth:`headline` gives the three plain figures (words kept, the whole-vocabulary adversary,
+    the formal bound in words) that :meth:`render` leads with.
+    """
 
     mechanism: str
     pack: str
@@ -113,8 +173,8 @@ class Explanation:
     loss_bound: dict[str, Any]
     kept: Estimate  # Zipf-weighted: the share of a running text's words kept
     kept_uniform: Estimate  # mean N_w over the word set
-    inference_error: dict[str, Estimate]  # by prior: posterior-sampling adversary, E_M
-    map_inference_error: dict[str, Estimate]
+    inference_error: dict[str, Estimate]  # restricted to the word set, by prior: E_M
+    map_inference_error: dict[str, Estimate]  # restricted to the word set
     distinct_outputs: Estimate  # mean S_w
     word_set: str
     sentence: str
@@ -122,13 +182,72 @@ class Explanation:
     text: list[SlotLoss] | None = None
     text_totals: dict[str, float] | None = None
     notes: list[str] = field(default_factory=list)
+    #: The whole-vocabulary MAP adversary who sees the noisy point (None: no noisy point).
+    adversary: AdversaryEstimate | None = None
+    #: The formal bound's example pair: ``nearest`` (median distance to the closest other word),
+    #: ``nearest_words`` (how many public words that median is over).
+    example: dict[str, float] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         out = asdict(self)
+        out["headline"] = self.headline()
         return out
 
-    def render(self) -> str:
-        """A human-readable report."""
+    @property
+    def epsilon(self) -> float:
+        return float(self.parameters["epsilon"])
+
+    def headline(self) -> list[str]:
+        """The three plain figures, one line each: words kept, the adversary, the formal bound."""
+        tag = f"epsilon {self.epsilon:g}"
+        decode = self.parameters.get("decode", "nearest")
+        kept = self.kept
+        lines = [
+            f"{tag}: words kept unchanged: {_share(kept.value)} {_interval(kept.low, kept.high)} "
+            f"of a running text's words come back as they were ({self.mechanism}, "
+            f"decode={decode})"
+        ]
+        lower = f"at least {_share(kept.value)} by guessing the word it sees"
+        if self.adversary is not None:
+            attack = self.adversary
+            lines.append(
+                f"{tag}: an adversary who sees one release names the input word at most "
+                f"{_share(attack.success)} {_interval(attack.low, attack.high)} of the time "
+                f"(Bayes-optimal over the whole vocabulary, Zipf prior, sees the {attack.observes}; "
+                f"{lower}; {_share(attack.floor)} without looking)"
+            )
+        else:
+            lines.append(
+                f"{tag}: an adversary who sees one release names the input word {lower} "
+                f"({_share(kept.value)} {_interval(kept.low, kept.high)}; {self.mechanism} samples "
+                "the released word: no exact whole-vocabulary likelihood here, so no "
+                "Bayes-optimal figure)"
+            )
+        lines.append(f"{tag}: formal bound: " + self._bound_in_words())
+        return lines
+
+    def _bound_in_words(self) -> str:
+        epsilon = self.epsilon
+        if self.metric is None or "distance_average" not in self.loss_bound:
+            return (
+                f"for any two words an observer's odds between them move by at most "
+                f"{_factor(epsilon)}"
+            )
+        nearest = self.example.get("nearest")
+        average = float(self.loss_bound["distance_average"])
+        parts = []
+        if nearest is not None:
+            parts.append(
+                f"a word and its closest alternative ({_apart(self.metric, nearest)}, median): "
+                f"an observer's odds between them move by at most {_factor(epsilon * nearest)}"
+            )
+        parts.append(
+            f"an average pair ({_apart(self.metric, average)}): {_factor(epsilon * average)}"
+        )
+        return "; ".join(parts)
+
+    def details(self) -> list[str]:
+        """The detailed sections that follow the headline."""
         unit = f" per {self.metric_unit}" if self.metric_unit else ""
         bound = self.loss_bound
         lines = [
@@ -152,6 +271,18 @@ class Explanation:
                 f"    whole text: {self.text_totals['nearest']:.3g} / "
                 f"{self.text_totals['farthest']:.3g} (sum over words)"
             )
+        if self.adversary is not None:
+            attack = self.adversary
+            lines += [
+                "",
+                "The adversary of figure 2 (whole vocabulary, exact posterior given the "
+                f"{attack.observes}):",
+                f"  names the input: {attack} ({attack.method})",
+                f"  mean posterior of its guess: {attack.model_success:.3f} "
+                f"[{attack.model_low:.3f}, {attack.model_high:.3f}] (the same number when the "
+                "mechanism follows its stated noise law)",
+                f"  guessing the commonest word without looking: {attack.floor:.3f}",
+            ]
         lines += [
             "",
             f"Monte Carlo on {self.word_set}:",
@@ -159,17 +290,33 @@ class Explanation:
             f"  words kept unchanged (uniform over the word set, mean N_w): {self.kept_uniform}",
             f"  distinct outputs per word in {self.kept.samples} releases (mean S_w): "
             f"{self.distinct_outputs}",
-            "  Bayesian adversary's inference error E_M (1 = never guesses the input):",
         ]
-        for prior, estimate in self.inference_error.items():
-            lines.append(
-                f"    {prior} prior: {estimate}; the MAP adversary (guesses the likeliest input): "
-                f"{self.map_inference_error[prior]}, biased low: its true error is at least about "
-                "this"
-            )
         lines += ["", f"Sample rewrites of the public sentence {self.sentence!r}:"]
         lines += [f"  {rewrite}" for rewrite in self.rewrites]
         lines += [f"Note: {note}" for note in self.notes]
+        return lines
+
+    def render(self) -> str:
+        """A human-readable report: the three plain figures first, then the details."""
+        return "\n".join([*self.headline(), "", *self.details()])
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """:func:`explain_epsilons`'s outcome: one :class:`Explanation` per epsilon."""
+
+    explanations: list[Explanation]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"explanations": [item.as_dict() for item in self.explanations]}
+
+    def render(self) -> str:
+        """Every epsilon's three plain figures first, then each epsilon's details."""
+        lines: list[str] = []
+        for item in self.explanations:
+            lines += item.headline()
+        for item in self.explanations:
+            lines += ["", f"== epsilon {item.epsilon:g}", *item.details()]
         return "\n".join(lines)
 
 
@@ -380,20 +527,152 @@ def text_losses(
     return slots, totals
 
 
+@cache
+def _closest_alternative(pack: WordPack, metric: str, lam: float) -> float:
+    """Median over :data:`NEAREST_WORDS` public words of the distance to the nearest other word."""
+    ids = public_word_set(pack, NEAREST_WORDS)
+    distances = distances_from(pack, metric, ids.tolist(), lam=lam)
+    distances[np.arange(len(ids)), ids] = np.inf
+    return float(np.median(distances.min(axis=1)))
+
+
+def closest_alternative(mechanism: WordMechanism) -> dict[str, float]:
+    """The formal bound's example pair: the median distance from a public word to its nearest
+    other vocabulary word, in the mechanism's metric (empty without a metric).
+
+    Parameters
+    ----------
+    mechanism : WordMechanism
+        Any word mechanism.
+
+    Returns
+    -------
+    dict
+        ``nearest`` (the median distance) and ``nearest_words`` (the words it is over), or ``{}``.
+    """
+    metric = mechanism.guarantee().metric
+    if metric is None:
+        return {}
+    lam = float(mechanism.parameters().get("lam", 0.2))  # type: ignore[arg-type]
+    return {
+        "nearest": _closest_alternative(mechanism.pack, metric, lam),
+        "nearest_words": float(min(NEAREST_WORDS, len(alphabetic_ids(mechanism.pack)))),
+    }
+
+
+def default_epsilons(mechanism: WordMechanism) -> list[float]:
+    """The sweep of ``edgedp explain`` without ``--epsilon``.
+
+    :data:`DEFAULT_SWEEP` (BRR's per-bit epsilons, where it keeps from about a tenth to nine
+    tenths of a text's words on the bundled pack) in Hamming space; in another metric the same
+    values scaled by the ratio of average pair distances (Hamming / the metric's, the privacy
+    ratio of the BRR paper, Sec. 5), rounded to 2 significant digits; without a metric, 1 to 5.
+
+    Parameters
+    ----------
+    mechanism : WordMechanism
+        The mechanism whose metric and pack set the scale.
+
+    Returns
+    -------
+    list of float
+        Increasing epsilons.
+    """
+    metric = mechanism.guarantee().metric
+    if metric is None:
+        return [1.0, 2.0, 3.0, 4.0, 5.0]
+    if metric == "hamming":
+        return list(DEFAULT_SWEEP)
+    lam = float(mechanism.parameters().get("lam", 0.2))  # type: ignore[arg-type]
+    ratio = float(loss_statistics(mechanism.pack, "hamming")["average"]) / float(
+        loss_statistics(mechanism.pack, metric, lam)["average"]
+    )
+    return [float(f"{value * ratio:.2g}") for value in DEFAULT_SWEEP]
+
+
+def explain_epsilons(
+    mechanism: WordMechanism,
+    epsilons: Sequence[float],
+    *,
+    rng: RandomSource | int | None = None,
+    progress: ProgressCallback | None = None,
+    **options: Any,
+) -> Sweep:
+    """:func:`explain` at each of ``epsilons`` (the mechanism rebuilt with its other parameters).
+
+    Parameters
+    ----------
+    mechanism : WordMechanism
+        The mechanism; its own epsilon is ignored.
+    epsilons : sequence of float
+        The epsilons to explain (each > 0), in the order given.
+    rng : RandomSource or int or None, default None
+        Drives every Monte Carlo (public words only); ``None`` is OS entropy.
+    progress : callable or None, default None
+        ``progress(done, total)`` over all epsilons.
+    **options
+        :func:`explain`'s other keyword arguments (``text``, ``samples``, ``words``,
+        ``adversary_samples``).
+
+    Returns
+    -------
+    Sweep
+        One :class:`Explanation` per epsilon; ``render()`` prints every epsilon's three figures
+        first.
+    """
+    if not epsilons:
+        raise InputError("explain_epsilons needs at least one epsilon")
+    source = resolve_rng(rng)
+    out = []
+    for number, epsilon in enumerate(epsilons):
+        at = rebuild(mechanism, source, epsilon=epsilon)
+
+        def step(done: float, total: float, number: int = number) -> None:
+            if progress is not None:
+                progress(number + done / max(total, 1.0), float(len(epsilons)))
+
+        out.append(explain(at, rng=source, progress=step, **options))
+    return Sweep(out)
+
+
 def explain(
     mechanism: WordMechanism,
     *,
     text: str | None = None,
     samples: int = DEFAULT_SAMPLES,
     words: int = DEFAULT_WORDS,
+    adversary_samples: int = ADVERSARY_SAMPLES,
     rng: RandomSource | int | None = None,
     progress: ProgressCallback | None = None,
 ) -> Explanation:
     """Explain what ``mechanism``'s releases mean (see the module docstring).
 
-    ``rng`` drives the Monte Carlo and the sample rewrites (public words only); ``None`` is OS
-    entropy. ``text`` adds per-word bounds for that text (read, not stored). ``progress(done,
-    total)`` hears how the Monte Carlo goes.
+    Parameters
+    ----------
+    mechanism : WordMechanism
+        Any word mechanism, with its parameters and decoder.
+    text : str or None, default None
+        Adds per-word bounds for this text (read, not stored).
+    samples : int, default DEFAULT_SAMPLES
+        Releases per public word of the word-set Monte Carlo (>= 2).
+    words : int, default DEFAULT_WORDS
+        Public words of the word set (>= 2).
+    adversary_samples : int, default ADVERSARY_SAMPLES
+        Inputs drawn from the Zipf prior for the whole-vocabulary adversary (>= 2).
+    rng : RandomSource or int or None, default None
+        Drives the Monte Carlo and the sample rewrites (public words only); ``None`` is OS entropy.
+    progress : callable or None, default None
+        ``progress(done, total)`` hears how the Monte Carlo goes.
+
+    Returns
+    -------
+    Explanation
+        ``render()`` leads with the three plain figures (:meth:`Explanation.headline`).
+
+    Raises
+    ------
+    InputError
+        For a mechanism that is not a word mechanism, or ``text`` without a metric.
     """
     if not isinstance(mechanism, WordMechanism):
         raise InputError(f"explain needs a word mechanism, got {type(mechanism).__name__}")
@@ -418,6 +697,13 @@ def explain(
     word_ids = public_word_set(mechanism.pack, words)
     evaluator = rebuild(mechanism, source)
     stats = measure(evaluator, word_ids, samples, rng=source, progress=progress)
+    adversary = point_adversary(evaluator, samples=adversary_samples, rng=source)
+    if adversary is not None and not adversary.consistent:
+        notes.append(
+            "the adversary's share of correct guesses and the mean posterior of its guesses "
+            "disagree: the mechanism's releases do not follow its stated noise law (the share "
+            "of correct guesses is the measured one)"
+        )
     rewrites = [evaluator.privatize(PUBLIC_SENTENCE) for _ in range(REWRITES)]
     slots = totals = None
     if text is not None:
@@ -427,8 +713,9 @@ def explain(
     if mechanism.decoder is not None:
         notes.append(
             f"words are decoded with decode={mechanism.decode!r}: post-processing, the guarantee "
-            "is unchanged; the words kept and the adversary's error above are measured with the "
-            "decoder, on words alone (in a sentence, context decoding keeps more)"
+            "is unchanged; the words kept are measured with the decoder, on words alone (in a "
+            "sentence, context decoding keeps more); the adversary of figure 2 sees the noisy "
+            "point before any decoding"
         )
     if not mechanism.is_private:
         notes.append("the mechanism uses a fixed seed: its outputs are NOT private")
@@ -454,4 +741,6 @@ def explain(
         text=slots,
         text_totals=totals,
         notes=notes,
+        adversary=adversary,
+        example=closest_alternative(mechanism),
     )

@@ -199,8 +199,9 @@ def test_cli_explain_and_tune(euclid_pack):
     assert done.returncode == 0, done.stderr
     document = json.loads(done.stdout)
     assert document["metric"] == "hamming" and len(document["rewrites"]) == 3
+    assert document["adversary"]["samples"] == 1000 and len(document["headline"]) == 3
     done = run("explain", "--epsilon", "0.6", "--words", "20", "--samples", "4", "--text", "hi")
-    assert done.returncode == 0 and b"Bayesian adversary" in done.stdout
+    assert done.returncode == 0 and b"adversary who sees one release" in done.stdout
     done = run("tune", "--loss-bound", "40", "--json")
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["epsilon"] == pytest.approx(
@@ -241,3 +242,59 @@ def test_explain_takes_any_word_mechanism(tiny_pack):
     """The explanation evaluates a mechanism from outside (edgedp.explain): no method, no import circle."""
     result = edgedp.explain(KaryRR(tiny_pack, epsilon=3.0), words=20, samples=5)
     assert result.mechanism == "KaryRR" and result.kept.words == 20
+
+
+def test_explain_leads_with_the_three_plain_figures(default_pack, seeded):
+    brr = edgedp.BRR(default_pack, epsilon=0.6)
+    result = explain(brr, words=40, samples=5, adversary_samples=300, rng=seeded(4))
+    first = result.render().splitlines()[:3]
+    assert first == result.headline()
+    kept, attack = result.kept, result.adversary
+    assert attack is not None
+    assert first[0].startswith(
+        f"epsilon 0.6: words kept unchanged: {100 * kept.value:.0f} % "
+        f"[{100 * kept.low:.0f} %, {100 * kept.high:.0f} %]"
+    )
+    assert "decode=context" in first[0] or "decode=nearest" in first[0]
+    assert first[1].startswith(
+        "epsilon 0.6: an adversary who sees one release names the input word at most "
+        f"{100 * attack.success:.0f} % [{100 * attack.low:.0f} %, {100 * attack.high:.0f} %]"
+    )
+    assert f"at least {100 * kept.value:.0f} % by guessing the word it sees" in first[1]
+    assert "whole vocabulary" in first[1] and "without looking" in first[1]
+    # the point adversary bounds the word-seeing one from above: it names at least the kept words
+    assert attack.high >= kept.low
+    nearest = result.example["nearest"]
+    assert first[2].startswith("epsilon 0.6: formal bound: a word and its closest alternative")
+    assert f"codes {nearest:.0f} bits apart" in first[2] and f"e^{0.6 * nearest:.3g}" in first[2]
+    codes = np.unpackbits(np.asarray(default_pack.codes[:2]), axis=1).astype(int)
+    assert nearest <= default_pack.bits and nearest >= 0 and codes.shape[1] == default_pack.bits
+    assert "Bayesian adversary" not in result.render()  # the word-set figures are not printed
+
+
+def test_explain_several_epsilons_in_one_call(default_pack, seeded):
+    from edgedp.evaluation.explain import default_epsilons, explain_epsilons
+
+    mechanism = edgedp.BRR(default_pack, epsilon=1.0, decode="nearest")
+    sweep = explain_epsilons(
+        mechanism, [0.4, 0.8], words=20, samples=4, adversary_samples=200, rng=seeded(5)
+    )
+    lines = sweep.render().splitlines()
+    assert [line.split(":")[0] for line in lines[:6]] == ["epsilon 0.4"] * 3 + ["epsilon 0.8"] * 3
+    low, high = (item.adversary.success for item in sweep.explanations)
+    assert low < high  # a larger epsilon tells the adversary more
+    assert default_epsilons(mechanism) == [0.4, 0.5, 0.6, 0.7, 0.8]
+    assert len(sweep.as_dict()["explanations"]) == 2
+
+
+def test_cli_explain_compares_epsilons():
+    done = run(
+        "explain", "--epsilon", "0.5,0.7", "--words", "20", "--samples", "4",
+        "--adversary-samples", "100", "--seed", "1",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.decode().splitlines()
+    assert lines[0].startswith("epsilon 0.5: words kept unchanged")
+    assert lines[4].startswith("epsilon 0.7: an adversary who sees one release")
+    done = run("explain", "--epsilon", "0.5,", "--words", "20")
+    assert done.returncode != 0 and b"--epsilon" in done.stderr

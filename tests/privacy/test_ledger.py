@@ -305,9 +305,18 @@ def test_cli_charges_the_ledger(tmp_path):
         input=b"one two three\n",
         capture_output=True,
         timeout=120,
+    )  # the filter goes on: an empty line for the refused one, and one line saying why
+    assert refused.returncode == 0 and b"line 1 not released" in refused.stderr
+    assert b"nothing was released" in refused.stderr and refused.stdout == b"\n"
+    stop = ["--ledger", str(ledger_path), "--scope", "me", "--on-error", "stop"]
+    stopped = subprocess.run(
+        [*cli, "privatize", "--epsilon", "1", *stop],
+        input=b"one two three\n",
+        capture_output=True,
+        timeout=120,
     )
-    assert refused.returncode == 1 and b"nothing was released" in refused.stderr
-    assert refused.stdout == b""
+    assert stopped.returncode == 1 and b"nothing was released" in stopped.stderr
+    assert stopped.stdout == b""
     shown = subprocess.run(
         [*cli, "ledger", "show", "--ledger", str(ledger_path), "--scope", "me", "--json"],
         capture_output=True,
