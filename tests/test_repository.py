@@ -97,9 +97,10 @@ def test_ci_runs_every_install_footprint_as_the_readme_prints_it():
     ):
         assert any(f"python3 -m venv {venv} " in line and needed in line for line in lines)
     assert '.venv-corpus/bin/python .ci/readme_example.py "import edgedp.spark"' in ci
-    # the examples CI runs by marker exist, once each
-    examples = re.findall(r"^```python\n(.*?)^```", (ROOT / "README.md").read_text(), re.M | re.S)
-    for marker in ("import edgedp.dask", "import edgedp.spark"):
+    # the examples CI runs by marker exist, once each, in the README or the documentation site
+    helper = runpy.run_path(str(ROOT / ".ci" / "readme_example.py"))
+    examples = helper["examples"]()
+    for marker in ("import edgedp.dask", "import edgedp.spark", CONTEXT_MARKER):
         assert sum(marker in example for example in examples) == 1, marker
 
 

@@ -321,7 +321,7 @@ class RandomSource:
     def standard_normal(self, size: int | tuple[int, ...]) -> np.ndarray:
         """Standard normal samples by the Box-Muller transform on :meth:`exponential`.
 
-        The radius sqrt(2 X) uses the unbounded exponential, so |N| has no bound (the 53-bit-uniform
+        The radius sqrt(2 X) uses the unbounded exponential, so ``|N|`` has no bound (the 53-bit-uniform
         Box-Muller stopped at 8.57); the angle is a 53-bit uniform, an error of at most 2**-50 radian.
         """
         count = math.prod(size) if isinstance(size, tuple) else size

@@ -134,7 +134,7 @@ class SanText(WordMechanism):
         )
 
     def first_output(self) -> int:
-        """Outputs are the ids [first_output, |V|) (0: the whole vocabulary)."""
+        """Outputs are the ids [first_output, ``|V|``) (0: the whole vocabulary)."""
         return 0
 
     def near_sets(self, word_ids: np.ndarray) -> NearSets:
