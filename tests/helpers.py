@@ -8,6 +8,8 @@ import itertools
 import json
 import math
 import os
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -209,3 +211,11 @@ native_process = pytest.mark.skipif(
     os.environ.get("EDGEDP_BACKEND", "").strip().lower() == "numpy",
     reason="reads the worker pool's OpenMP state, which a numpy-tier process never sets",
 )
+
+
+def run_example(script: str, cwd: Path) -> None:
+    """Run the example script ``script`` of ``cwd`` in a fresh interpreter; fail with its stderr."""
+    result = subprocess.run(
+        [sys.executable, script], cwd=cwd, capture_output=True, text=True, timeout=600, check=False
+    )
+    assert result.returncode == 0, result.stderr[-3000:]

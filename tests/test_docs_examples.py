@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import REPO_ROOT
+from helpers import REPO_ROOT, run_example
 
 import edgedp
 
@@ -66,15 +66,7 @@ def workdir(tmp_path_factory, euclid_pack) -> Path:
 def test_page_python_examples_run(page, workdir):
     script = workdir / f"{page.stem}_example.py"
     script.write_text("import edgedp\n\n" + page_python(page), encoding="utf-8")
-    result = subprocess.run(
-        [sys.executable, script.name],
-        cwd=workdir,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
-    assert result.returncode == 0, result.stderr[-3000:]
+    run_example(script.name, workdir)
 
 
 def test_the_api_reference_lists_every_public_name():

@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers import run_example
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 _BLOCK = re.compile(r"^```python\n(.*?)^```", re.MULTILINE | re.DOTALL)
@@ -38,15 +39,7 @@ def workdir(tmp_path_factory, euclid_pack) -> Path:
 
 @pytest.mark.slow
 def test_readme_python_examples_run(workdir):
-    result = subprocess.run(
-        [sys.executable, "readme_example.py"],
-        cwd=workdir,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
-    assert result.returncode == 0, result.stderr[-3000:]
+    run_example("readme_example.py", workdir)
 
 
 @pytest.mark.slow
