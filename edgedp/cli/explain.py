@@ -33,7 +33,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "how often the Bayes-optimal adversary who sees one release names the input word (over "
         "the whole vocabulary, Zipf prior), and the formal bound in words; then the guarantee, "
         "the per-word privacy-loss bound epsilon * d (vocabulary average and maximum, and per word "
-        "of --text), N_w and S_w, with 95 %% intervals, and sample rewrites."
+        "of --text), N_w and S_w, with 95 % intervals, and sample rewrites."
     )
     add_word_mechanism_arguments(parser, epsilon=False)
     parser.add_argument(
