@@ -95,48 +95,75 @@ def project_to_sphere(latents: np.ndarray, radius: float) -> np.ndarray:
 
 
 class ADePT(Mechanism[AutoencoderPack]):
-    """Sentence rewriting with local differential privacy for each sentence.
+    """Sentence rewriting with local differential privacy for each sentence, through an autoencoder.
 
+    For each sentence u, the latent z = Enc(u) of the pack's encoder is clipped into the L2 ball of
+    radius C, noise calibrated to that ball is added, and a new sentence is decoded from the noisy
+    latent alone. ``privatize`` splits text into sentences and rewrites each independently, one
+    output line per input line; the output is lower-case WordPiece text from the pack's public
+    vocabulary (no input token is ever copied). epsilon must be large for readable output: with the
+    ``adept-bbc`` pack (C = 1, d = 32) epsilon below ~50 gives sentences unrelated to the input.
+
+    Parameters
+    ----------
+    pack : ~edgedp.AutoencoderPack
+        An autoencoder pack: ``edgedp.load_pack("adept-bbc", kind="autoencoder")`` (a pack
+        distribution, not bundled).
+    epsilon : float
+        The privacy parameter per sentence: a finite number > 0. Keyword only.
+    delta : float or None, default None
+        In (0, 1): required with ``noise="gaussian"``, refused with ``noise="laplace"``.
+    noise : {"laplace", "gaussian"}, default "laplace"
+        Laplace noise (pure epsilon-DP) or Gaussian noise ((epsilon, delta)-DP).
+    rng : ~edgedp.RandomSource, int or None, default None
+        ``None`` for OS entropy (private) or an int seed (tests only; NOT private, warns).
+    beam_width : int, default 1
+        The decoder's beam width, >= 1 (1: greedy).
+    no_repeat_ngram : int, default 3
+        The n-gram size whose repetition the decoder blocks, >= 0 (0 turns blocking off).
+    max_tokens : int or None, default None
+        The decoded length limit (>= 1); ``None``: the pack's.
+
+    Raises
+    ------
+    ~edgedp.PrivacyParameterError
+        If ``epsilon`` is not a finite number > 0, ``delta`` is outside (0, 1), missing with
+        Gaussian noise or given with Laplace noise.
+    ~edgedp.InputError
+        If ``pack`` is not an autoencoder pack, ``noise`` is unknown, or ``beam_width``,
+        ``no_repeat_ngram`` or ``max_tokens`` is out of range.
+
+    Notes
+    -----
     **Guarantee.** Each sentence is protected against *any other sentence*: for every two sentences
-    u, u' (any content, any length) and every set S of outputs,
-    Pr[ADePT(u) in S] <= e^epsilon Pr[ADePT(u') in S] (+ delta with Gaussian noise). With
-    ``noise="laplace"`` this is pure epsilon-DP (scale 2C*sqrt(d)/epsilon per coordinate); with
-    ``noise="gaussian"`` it is (epsilon, delta)-DP (sigma of the analytic Gaussian mechanism for L2
-    sensitivity 2C). The released value is the noisy latent (:meth:`noisy_latents`); the text is
-    decoded from it alone, so rescaling it to norm C, beam search, repetition blocking and the
-    fixed length limit are post-processing. The output length does not depend on the input length
-    (decoding stops at the end token or at ``max_tokens``, a constant).
+    u, u' and every set S of outputs, Pr[ADePT(u) in S] <= e^epsilon Pr[ADePT(u') in S] (+ delta
+    with Gaussian noise). Laplace: pure epsilon-DP, scale 2C sqrt(d) / epsilon per coordinate (the
+    L1 sensitivity of the ball; the paper's 2C / epsilon is sqrt(d) times too little, Habernal
+    2021, and is not offered). Gaussian: the analytic Gaussian mechanism (Balle and Wang) for L2
+    sensitivity 2C. The noisy latent (:meth:`noisy_latents`) is the release; decoding is
+    post-processing. A document of n sentences gets (n epsilon, n delta) by basic composition;
+    the number of sentences per line is released. On the machine, Laplace noise is exact discrete
+    Laplace on a power-of-two grid (delta 0, low-order bits included); Gaussian noise has unbounded
+    tails and is calibrated so that the realised delta stays within delta. Proof: :doc:`/theory`.
 
-    **Documents.** ``privatize`` splits text into sentences
-    (:func:`edgedp.text.sentences.split_sentences`) and privatizes each independently: a
-    document of n sentences gets (n * epsilon, n * delta) by basic composition against any other
-    document of n sentences; changing one sentence costs epsilon (and delta). Released besides: the
-    number of sentences in each line and the line layout (one output line per input line, blank
-    lines stay blank). Output text is lower case WordPiece text drawn only from the pack's public
-    vocabulary: no input token is ever copied.
+    A full example needs the ``adept-bbc`` pack, which is not bundled with edgedp (see
+    :doc:`/guide/adept`); the example below only shows the refusal of a words pack.
 
-    epsilon is per sentence and must be large for readable output: with the bundled pack (C = 1,
-    d = 32) the Laplace noise has expected L2 norm ~ 2*sqrt(2)*d/epsilon = 90/epsilon times the
-    latent's, so epsilon below ~50 gives sentences unrelated to the input (see bench/utility/adept.py).
-    **On the machine (issue 14).** Laplace noise is exact: the clipped latent is snapped to a
-    power-of-two grid (>= 2**16 steps per noise scale) and exact discrete Laplace integers are added
-    (:func:`edgedp.privacy.noise.snapped_laplace`; the L1 sensitivity is widened by 2 steps per coordinate,
-    at most 2**-9 more noise), so the epsilon-DP statement holds for the released floats themselves,
-    low-order bits included (Mironov 2012), with delta = 0. Gaussian noise is float Box-Muller on
-    the unbounded exponential of :mod:`edgedp.privacy.randomness`: its tails are no longer cut at 8.57
-    sigma (the cut made ADePT at epsilon 300, delta 1e-6 realise delta ~0.7); sigma is calibrated
-    for delta * (1 - 2^-20) so that the realised delta on threshold events
-    (:func:`edgedp.privacy.realised.gaussian_threshold_delta`) stays within delta (checked at
-    construction). The raw float latents of
-    :meth:`noisy_latents` are not defended against low-order-bit attacks (use Laplace noise when
-    you release latents as numbers; the text output sees them only through decoding).
+    References
+    ----------
+    * S. Krishna, R. Gupta, C. Dupuy. "ADePT: Auto-encoder based Differentially Private Text
+      Transformation", EACL 2021.
+    * I. Habernal. "When differential privacy meets NLP: the devil is in the detail", EMNLP 2021.
+    * B. Balle, Y.-X. Wang. "Improving the Gaussian Mechanism for Differential Privacy: Analytical
+      Calibration and Optimal Denoising", ICML 2018.
 
-    Parameters: ``pack`` an autoencoder pack (``edgedp.load_pack("adept-bbc")``); ``epsilon`` > 0
-    per sentence; ``delta`` in (0, 1), required with Gaussian noise and refused with Laplace noise;
-    ``noise`` ``"laplace"`` or ``"gaussian"``; ``rng`` ``None`` for OS entropy (private) or an int
-    seed (tests only, warns); ``beam_width`` >= 1 (1: greedy); ``no_repeat_ngram`` (3; 0 turns the
-    repetition blocking of :mod:`edgedp.adept.decoding` off); ``max_tokens`` (the pack's limit by
-    default).
+    Examples
+    --------
+    >>> import edgedp
+    >>> edgedp.ADePT(edgedp.load_pack(), epsilon=100.0)
+    Traceback (most recent call last):
+    ...
+    edgedp.errors.InputError: ADePT needs a AutoencoderPack (an autoencoder pack: ...), got WordPack
     """
 
     name = "adept"

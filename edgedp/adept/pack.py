@@ -71,10 +71,64 @@ def wordpiece_tokenizer(tokens: Sequence[str]) -> Tokenizer:
 
 @dataclass(frozen=True, slots=True, eq=False)
 class AutoencoderPack:
-    """A loaded ``autoencoder`` pack; build one with ``edgedp.load_pack``.
+    """A loaded ``autoencoder`` pack: ADePT's tokenizer, encoder and decoder.
 
-    ``clip_norm`` (C) and ``latent_dims`` (d) are the quantities the privacy calibration depends on;
-    the rest describes the model and its files.
+    Build one with :func:`~edgedp.load_pack` (``edgedp.load_pack("adept-bbc",
+    kind="autoencoder")``, a pack distribution, not bundled), never by hand: loading verifies
+    every file. ``clip_norm`` (C) and ``latent_dims`` (d) are the quantities the privacy
+    calibration depends on; the rest describes the model and its files. :class:`~edgedp.ADePT`
+    reads one.
+
+    Parameters
+    ----------
+    name : str
+        The pack's name.
+    path : Path
+        Its directory.
+    manifest : Manifest
+        The verified manifest.
+    vocabulary : tuple of str
+        The public WordPiece vocabulary (the only tokens ADePT can output).
+    labels : tuple of str
+        Label tokens the model was trained with (empty for none).
+    tokenizer : tokenizers.Tokenizer
+        The WordPiece tokenizer built from ``vocabulary``.
+    latent_dims : int
+        The latent dimension d (>= 1).
+    clip_norm : float
+        The clip radius C (> 0) of the latents.
+    state_size : int
+        The decoder's state size.
+    max_input_tokens : int
+        The longest input the encoder reads, in tokens.
+    max_output_tokens : int
+        The default decoded length limit, in tokens.
+    encoder_file : Path
+        The encoder's ONNX file.
+    decoder_step_file : Path
+        The decoder step's ONNX file.
+    encoder_model : bytes
+        The encoder's verified bytes (sessions are made from these, never from the paths).
+    decoder_step_model : bytes
+        The decoder step's verified bytes.
+
+    Raises
+    ------
+    ~edgedp.AssetError
+        From :func:`~edgedp.load_pack`, for a missing, modified or inconsistent pack.
+
+    Notes
+    -----
+    Everything in the pack is public (a model trained on public text); ADePT's noise is
+    calibrated to C and d, so a pack with other values changes the noise, never the guarantee.
+    The examples need the pack, which is not bundled with edgedp (see :doc:`/guide/adept`); the
+    example below only checks the class.
+
+    Examples
+    --------
+    >>> import edgedp
+    >>> edgedp.ADePT.pack_type is edgedp.AutoencoderPack
+    True
     """
 
     name: str

@@ -40,11 +40,49 @@ def mean_rows(embeddings: list[np.ndarray], dims: int) -> np.ndarray:
 class NonPrivateMean(SentenceMechanism):
     """NOT PRIVATE: the mean of a document's sentence embeddings, with no noise and no guarantee.
 
-    ``space="sentence"`` gives the general-purpose document embedding g(x) of SentDP (mean of the
-    encoder's sentence embeddings), ``space="recoded"`` the mean after the recoder H, which is what
-    :class:`edgedp.DeepCandidate` approximates privately. It exists to measure what privacy costs;
-    never release its output. Creating one emits :class:`edgedp.NotPrivateWarning`. An empty
-    document gives the zero vector.
+    ``space="sentence"`` gives the general-purpose document embedding g(x) of SentDP (the mean of
+    the encoder's sentence embeddings), ``space="recoded"`` the mean after the recoder H, which is
+    what :class:`~edgedp.DeepCandidate` approximates privately. It exists to measure what privacy
+    costs; never release its output. An empty document gives the zero vector.
+
+    Parameters
+    ----------
+    pack : ~edgedp.SentencePack
+        A sentences pack: ``edgedp.load_pack("sentences-bbc", kind="sentences")`` (a pack
+        distribution, not bundled).
+    space : {"sentence", "recoded"}, default "sentence"
+        The embedding space averaged. Keyword only.
+
+    Raises
+    ------
+    ~edgedp.InputError
+        If ``pack`` is not a sentences pack or ``space`` is unknown; from :meth:`guarantee`,
+        always (it has none).
+
+    Warns
+    -----
+    ~edgedp.NotPrivateWarning
+        At construction: the output is the exact mean.
+
+    Notes
+    -----
+    **No guarantee.** The output is a deterministic function of every sentence; it cannot be
+    charged to a :class:`~edgedp.PrivacyLedger`. A full example needs the ``sentences-bbc`` pack,
+    which is not bundled with edgedp (see :doc:`/guide/documents`); the example below only shows
+    the refusal of a words pack.
+
+    References
+    ----------
+    * C. Meehan, K. Mrini, K. Chaudhuri. "Sentence-level Privacy for Document Embeddings",
+      ACL 2022 (the non-private embedding g(x)).
+
+    Examples
+    --------
+    >>> import edgedp
+    >>> edgedp.NonPrivateMean(edgedp.load_pack())
+    Traceback (most recent call last):
+    ...
+    edgedp.errors.InputError: NonPrivateMean needs a SentencePack (a sentences pack: ...), got WordPack
     """
 
     name = "mean"
@@ -70,18 +108,52 @@ class NonPrivateMean(SentenceMechanism):
 class WordLevelEmbedding(SentenceMechanism):
     """The mean sentence embedding of a document rewritten word by word by a word mechanism.
 
-    The text is privatized by ``word_mechanism`` (e.g. :class:`edgedp.BRR`), *then* split into
+    The text is privatized by ``word_mechanism`` (e.g. :class:`~edgedp.BRR`), *then* split into
     sentences and embedded with the pack's encoder G; the output is the mean of those sentence
-    embeddings (SentDP's "Word Metric-DP" baseline, after Feyisetan et al. 2019).
+    embeddings (SentDP's "Word Metric-DP" baseline). A document given as a list of sentences is
+    privatized sentence by sentence.
 
-    **Guarantee.** Exactly the word mechanism's: word-level metric DP (e.g. epsilon * d_Hamming per
-    word for BRR), composed over the words; splitting and embedding are post-processing of the
+    Parameters
+    ----------
+    pack : ~edgedp.SentencePack
+        A sentences pack: ``edgedp.load_pack("sentences-bbc", kind="sentences")`` (a pack
+        distribution, not bundled).
+    word_mechanism : ~edgedp.WordMechanism
+        The word mechanism that privatizes the text, with its epsilon and options; its ``rng`` is
+        shared.
+
+    Raises
+    ------
+    ~edgedp.InputError
+        If ``word_mechanism`` is not a word mechanism, or ``pack`` is not a sentences pack.
+    ~edgedp.errors.DependencyError
+        From :meth:`embed`, when the sentences extra (onnxruntime, tokenizers) is not installed.
+
+    Notes
+    -----
+    **Guarantee.** Exactly the word mechanism's: word-level metric DP (e.g. epsilon * d_H per word
+    for BRR), composed over the words; splitting and embedding are post-processing of the
     privatized text. This is *much weaker* than SentDP at the same epsilon: a sentence is protected
-    only in proportion to how close its words are to the words replacing them, and the layout
-    (sentence and word counts, punctuation) is released. Compare mechanisms by their guarantees, not
-    by the number epsilon.
+    only in proportion to how close its words are to their replacements, and the layout (sentence
+    and word counts, punctuation) is released. Compare mechanisms by their guarantees, not by the
+    number epsilon. A full example needs the ``sentences-bbc`` pack, which is not bundled with
+    edgedp (see :doc:`/guide/documents`); the example below only shows the refusal of a words pack.
 
-    A document given as a list of sentences is privatized sentence by sentence.
+    References
+    ----------
+    * C. Meehan, K. Mrini, K. Chaudhuri. "Sentence-level Privacy for Document Embeddings",
+      ACL 2022 (the word-level baseline).
+    * O. Feyisetan, B. Balle, T. Drake, T. Diethe. "Privacy- and Utility-Preserving Textual
+      Analysis via Calibrated Multivariate Perturbations", WSDM 2020.
+
+    Examples
+    --------
+    >>> import edgedp
+    >>> pack = edgedp.load_pack()
+    >>> edgedp.WordLevelEmbedding(pack, edgedp.BRR(pack, epsilon=0.6))
+    Traceback (most recent call last):
+    ...
+    edgedp.errors.InputError: WordLevelEmbedding needs a SentencePack (...), got WordPack
     """
 
     name = "word-level"

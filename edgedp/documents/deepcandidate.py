@@ -32,7 +32,34 @@ def selection_probabilities(depths: np.ndarray, epsilon: float) -> np.ndarray:
 
 @dataclass(frozen=True, slots=True)
 class CandidateRelease:
-    """What DeepCandidate releases for one document: a public candidate, by index and embedding."""
+    """What :class:`DeepCandidate` releases for one document: a public candidate.
+
+    Returned by ``DeepCandidate.release`` for code that needs more than the embedding: which
+    public candidate was chosen. Everything in it is the DP release (the choice) or public.
+
+    Parameters
+    ----------
+    index : int
+        The chosen candidate's index into ``pack.candidates`` (>= 0).
+    embedding : ndarray
+        Its embedding (public data: the mean recoded embedding of a public document).
+    sentences : int
+        The number of sentences k (>= 0), which the release reveals.
+
+    Notes
+    -----
+    The guarantee is :class:`DeepCandidate`'s: the document enters only through the choice. A
+    full example needs the ``sentences-bbc`` pack, which is not bundled with edgedp: the example
+    below builds a release by hand.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import edgedp
+    >>> chosen = edgedp.CandidateRelease(index=3, embedding=np.zeros(4), sentences=5)
+    >>> chosen.index, chosen.sentences
+    (3, 5)
+    """
 
     index: int
     embedding: np.ndarray
@@ -43,43 +70,67 @@ class DeepCandidate(SentenceMechanism):
     """epsilon-SentDP document embeddings by choosing a deep public candidate.
 
     The document's sentences are embedded with the pack's encoder and recoder (G' = H o G); every
-    candidate f_i of the pack (the mean recoded embedding of a *public* document) gets as utility its
-    approximate Tukey depth among those k sentence embeddings, over the first ``projections`` public
-    random directions (:mod:`edgedp.documents.tukey`); one candidate is sampled with probability proportional
-    to exp(epsilon * depth / 2) (the exponential mechanism in log space, with the coefficient of
-    :func:`edgedp.privacy.noise.exponential_mechanism_coefficient`, rounded toward more privacy).
+    candidate f_i of the pack (the mean recoded embedding of a *public* document) gets as utility
+    its approximate Tukey depth among those k sentence embeddings, over the first ``projections``
+    public random directions (:mod:`edgedp.documents.tukey`); one candidate is sampled with
+    probability proportional to exp(epsilon * depth / 2). :meth:`embed` releases its embedding,
+    :meth:`release` its index too.
 
+    Parameters
+    ----------
+    pack : ~edgedp.SentencePack
+        A sentences pack: ``edgedp.load_pack("sentences-bbc", kind="sentences")`` (a pack
+        distribution, not bundled).
+    epsilon : float
+        The privacy parameter per document: a finite number > 0. Keyword only.
+    projections : int or None, default None
+        How many of the pack's public projections to use (>= 1); ``None``: the pack's
+        recommendation for this epsilon, chosen on public validation documents.
+    rng : ~edgedp.RandomSource, int or None, default None
+        ``None`` for OS entropy (private) or an int seed (tests only; NOT private, warns).
+
+    Raises
+    ------
+    ~edgedp.PrivacyParameterError
+        If ``epsilon`` is not a finite number > 0.
+    ~edgedp.InputError
+        If ``pack`` is not a sentences pack or ``projections`` is not a positive integer.
+    ~edgedp.errors.DependencyError
+        From :meth:`embed`, when the sentences extra (onnxruntime, tokenizers) is not installed.
+
+    Warns
+    -----
+    ~edgedp.ShortDocumentWarning
+        For a document of fewer than 2 sentences: every depth is 0 and the output is a uniformly
+        random candidate.
+
+    Notes
+    -----
     **Guarantee (epsilon-SentDP).** For two documents with the same number of sentences k that
-    differ in any *one* sentence (replaced by any other sentence, however different), the
-    probability of every output changes by at most a factor e^epsilon: the depth of each candidate
-    changes by at most 1 (sensitivity 1, McSherry and Talwar). Documents differing in a sentences
-    get a * epsilon (group privacy); every further release of the same document spends epsilon again.
-    On the machine (issue 14): the choice is Gumbel-max with full-tail Gumbel draws, so no candidate
-    has probability 0 (the old float cumulative sum realised delta 6.1e-7 at epsilon 30); the float
-    slack of Gumbel-max (~1e-12) is taken out of epsilon before sampling, and the remaining delta is
-    below 2^-1000 per candidate (:func:`edgedp.privacy.realised.gumbel_max_slack`).
+    differ in any *one* sentence (replaced by any other), every output's probability changes by at
+    most a factor e^epsilon: each candidate's depth changes by at most 1 (sensitivity 1, the
+    exponential mechanism). a sentences replaced give a * epsilon; every further release of the
+    same document spends again. k is **not** protected. On the machine the choice is Gumbel-max with
+    full-tail Gumbel draws; its float slack (~1e-12) is taken out of epsilon, and the remaining
+    delta is below 2^-1000 per candidate. With m candidates and b of depth >= j, the deep ones are
+    chosen with probability >= b e^(epsilon j / 2) / (b e^(epsilon j / 2) + m): small epsilon needs
+    long documents. Proof: :doc:`/theory`.
 
-    Each sentence is encoded and recoded by its own onnxruntime call, so that its embedding is a
-    function of that sentence alone (batching would let float rounding couple the sentences, and
-    the sensitivity-1 argument needs one sentence to move one point only).
+    A full example needs the ``sentences-bbc`` pack, which is not bundled with edgedp (see
+    :doc:`/guide/documents`); the example below only shows the refusal of a words pack.
 
-    **What is not protected.** The number of sentences k: documents of different lengths are not
-    neighbours, and k influences the output distribution (more sentences allow deeper candidates).
-    Sentences are the units of :func:`edgedp.text.sentences.split_sentences`, or the list you pass.
+    References
+    ----------
+    * C. Meehan, K. Mrini, K. Chaudhuri. "Sentence-level Privacy for Document Embeddings",
+      ACL 2022 (SentDP and DeepCandidate, Appendix Algorithm 1).
 
-    **What is released.** One candidate of the public set: its index into ``pack.candidates`` and
-    its embedding (public data, never derived from the document except through the choice). The
-    projections are public too (stored in the pack) and do not depend on the document.
-
-    **Utility.** A document needs several sentences for any candidate to be deep: with k < 2 every
-    depth is 0 (barring exact ties) and the output is a uniformly random candidate, which carries no
-    information about the document (and an empty document gets exactly that). With m candidates and
-    b of depth >= j, the deep ones are chosen with probability >= b e^(eps j/2) / (b e^(eps j/2) + m),
-    so small epsilon needs long documents and many deep candidates (SentDP Sec. 4.2, Table 1).
-
-    Parameters: ``pack`` a sentences pack; ``epsilon`` > 0; ``projections`` how many of the pack's
-    projections to use (default: the pack's recommendation for this epsilon, chosen on public
-    validation documents); ``rng`` ``None`` for OS entropy (private) or an int seed (tests only).
+    Examples
+    --------
+    >>> import edgedp
+    >>> edgedp.DeepCandidate(edgedp.load_pack(), epsilon=10.0)
+    Traceback (most recent call last):
+    ...
+    edgedp.errors.InputError: DeepCandidate needs a SentencePack (a sentences pack: ...), got WordPack
     """
 
     name = "deepcandidate"

@@ -213,8 +213,56 @@ class DocumentMechanism(Mechanism[PackT]):
 
 
 class SentenceMechanism(DocumentMechanism[SentencePack]):
-    """Base class of the document mechanisms that read a sentences pack (encoder, recoder H,
-    candidates, truncation box): DeepCandidate, Truncation and the baselines."""
+    """Base class of the document mechanisms that read a sentences pack.
+
+    A sentences pack holds the encoder G, the recoder H, the public candidates and the truncation
+    box; :class:`~edgedp.DeepCandidate`, :class:`~edgedp.Truncation` and the baselines
+    (:class:`~edgedp.NonPrivateMean`, :class:`~edgedp.WordLevelEmbedding`) derive from it. A
+    document is a string (split into sentences by :func:`edgedp.text.sentences.split_sentences`)
+    or a list of sentences; :meth:`embed` and :meth:`embed_batch` return one float32 embedding per
+    document. Subclasses implement ``_release``; use a subclass, not this class.
+
+    Parameters
+    ----------
+    pack : ~edgedp.SentencePack
+        A sentences pack: ``edgedp.load_pack("sentences-bbc", kind="sentences")`` (a pack
+        distribution, not bundled).
+    rng : ~edgedp.RandomSource, int or None, default None
+        ``None`` for OS entropy (private) or an int seed (tests only; NOT private, warns).
+        Keyword only; subclasses add their privacy parameters, keyword only too.
+
+    Raises
+    ------
+    ~edgedp.InputError
+        If ``pack`` is not a sentences pack.
+
+    Warns
+    -----
+    ~edgedp.ShortDocumentWarning
+        When a released document has fewer than 2 sentences (once per batch).
+
+    Notes
+    -----
+    **Guarantee** (the private subclasses): (epsilon, delta)-SentDP per document, delta 0 unless
+    the mechanism has one. Two documents with the same number of sentences that differ in any one
+    sentence, replaced by any other, are indistinguishable up to e^epsilon; the number of sentences
+    is not protected. Every sentence is encoded on its own, so that its embedding depends on it
+    alone. A full example needs the ``sentences-bbc`` pack, which is not bundled with edgedp (see
+    :doc:`/guide/documents`).
+
+    References
+    ----------
+    * C. Meehan, K. Mrini, K. Chaudhuri. "Sentence-level Privacy for Document Embeddings",
+      ACL 2022 (SentDP).
+
+    Examples
+    --------
+    >>> import edgedp
+    >>> issubclass(edgedp.DeepCandidate, edgedp.SentenceMechanism)
+    True
+    >>> issubclass(edgedp.NonPrivateMean, edgedp.SentenceMechanism)
+    True
+    """
 
     pack_type = SentencePack
     pack_hint = "a sentences pack: edgedp.load_pack('sentences-bbc', kind='sentences')"

@@ -66,12 +66,67 @@ class EncoderPack:
 
 @dataclass(frozen=True, slots=True, eq=False)
 class SentencePack(EncoderPack):
-    """A loaded ``sentences`` pack; arrays are read-only views of the verified bytes (private
-    memory) and the models are held as verified bytes. Build one with ``load_pack``.
+    """A loaded ``sentences`` pack: the encoder, recoder, public candidates and truncation box.
 
-    The onnxruntime sessions of :attr:`encoder` and :attr:`recoder` are created on first use;
-    :attr:`candidate_depth` holds the candidates projected on every stored projection, sorted once
-    at load.
+    Build one with :func:`~edgedp.load_pack` (``edgedp.load_pack("sentences-bbc",
+    kind="sentences")``, a pack distribution, not bundled), never by hand: loading verifies every
+    file. Arrays are read-only views of the verified bytes and the models are held as verified
+    bytes; the onnxruntime sessions of :attr:`encoder` and :attr:`recoder` are created on first
+    use, and :attr:`candidate_depth` holds the candidates projected on every stored projection,
+    sorted once at load. :class:`~edgedp.DeepCandidate`, :class:`~edgedp.Truncation` and the
+    baselines read one.
+
+    Parameters
+    ----------
+    name : str
+        The pack's name.
+    path : Path
+        Its directory.
+    manifest : Manifest
+        The verified manifest (file digests, dims, versions).
+    encoder : SentenceEncoder
+        The sentence encoder G (MiniLM, ONNX; its session is created on first use).
+    reference_sentences : tuple of str
+        Reference sentences, to check the encoder on this device.
+    reference_embeddings : ndarray
+        Their embeddings as torch computed them at export.
+    reference_min_cosine : float
+        The lowest cosine to them the encoder must reach here.
+    recoder : Recoder
+        The recoder H (ONNX).
+    candidates : ndarray
+        The public candidates: mean recoded embeddings of public documents.
+    candidate_sources : tuple of str
+        Where each candidate comes from.
+    projections : ndarray
+        Public random unit directions of the approximate Tukey depth.
+    recommended_projections : Mapping of float to int
+        The number of projections to use per epsilon, chosen on public validation documents.
+    truncation_box : ndarray
+        Truncation's box, (low, high) per dimension.
+    reference_recoded : ndarray
+        The reference sentences' recoded embeddings at export.
+    candidate_depth : CandidateDepth
+        The candidates projected on every projection, sorted.
+
+    Raises
+    ------
+    ~edgedp.AssetError
+        From :func:`~edgedp.load_pack`, for a missing, modified or inconsistent pack; from
+        ``check_encoder()``, when the encoder does not reproduce the reference embeddings on this
+        device.
+
+    Notes
+    -----
+    Everything in the pack is public (candidates and boxes come from public documents); loading
+    it costs no privacy. The examples need the pack, which is not bundled with edgedp (see
+    :doc:`/guide/documents`); the example below only checks the class.
+
+    Examples
+    --------
+    >>> import edgedp
+    >>> edgedp.DeepCandidate.pack_type is edgedp.SentencePack
+    True
     """
 
     recoder: Recoder

@@ -29,10 +29,37 @@ _MAX_SUM_ERROR = 0.25
 
 @dataclass(frozen=True, slots=True)
 class SubspaceRelease:
-    """What :class:`SubspaceMean` releases for one document: ``coordinates`` in the pack's basis
-    (float32, the mechanism's output width; entries past ``dims`` are 0, not estimated), the
-    number of directions ``dims`` and the clip radius ``clip`` used, and k (``sentences``). A
-    document with no sentence gets the public mean: all zeros, ``dims`` 0 and ``clip`` 0."""
+    """What :class:`SubspaceMean` releases for one document, with the settings it used.
+
+    Returned by ``SubspaceMean.release`` for code that needs more than the embedding: which
+    d' and C a document of its length got. Everything in it is the DP release or public.
+
+    Parameters
+    ----------
+    coordinates : ndarray
+        The noisy mean in the pack's basis (float32, the mechanism's output width; entries past
+        ``dims`` are 0, not estimated).
+    dims : int
+        The number of directions d' used (>= 0).
+    clip : float
+        The clip radius C used (>= 0).
+    sentences : int
+        The number of sentences k (>= 0), which the release reveals.
+
+    Notes
+    -----
+    A document with no sentence gets the public mean: all zeros, ``dims`` 0 and ``clip`` 0. The
+    guarantee is :class:`SubspaceMean`'s. A full example needs the ``subspace-general`` pack,
+    which is not bundled with edgedp: the example below builds one by hand.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import edgedp
+    >>> empty = edgedp.SubspaceRelease(np.zeros(4, np.float32), dims=0, clip=0.0, sentences=0)
+    >>> empty.dims, empty.sentences
+    (0, 0)
+    """
 
     coordinates: np.ndarray
     dims: int
@@ -44,60 +71,79 @@ class SubspaceMean(DocumentMechanism[SubspacePack]):
     """Sentence-level DP document embeddings: the mean of clipped sentence projections, plus noise.
 
     Each sentence s_i of a document (k sentences, each encoded on its own by the pack's encoder G)
-    is centred on the pack's public mean mu and projected on the first d' public directions P
-    (:class:`~edgedp.documents.subspace_pack.SubspacePack`); the projection is clipped to the L2
-    ball of radius C (z_i = P (s_i - mu) min(1, C / ||P (s_i - mu)||)), and the k clipped
-    projections are summed and averaged. d' and C are the pack's recommendation for (epsilon, delta,
-    k), chosen on public documents (or ``dims=``, ``clip=``). The sum is released on a lattice with
-    exact integer noise (:class:`edgedp.privacy.noise.LatticeRelease`):
+    is centred on the pack's public mean mu, projected on the first d' public directions P and
+    clipped to the L2 ball of radius C; the k clipped projections are summed on a lattice, exact
+    integer noise is added (:class:`edgedp.privacy.noise.LatticeRelease`), and the sum is divided
+    by k. d' and C are the pack's recommendation for (epsilon, delta, k), chosen on public
+    documents. :meth:`embed` / :meth:`embed_batch` release the noisy mean in the basis
+    coordinates (float32, width :attr:`output_dims`; coordinates past a document's d' are 0);
+    :meth:`lift` maps it back to the encoder's 384-d space as mu + P^T z.
 
-    * ``delta=None`` (default): **pure epsilon-SentDP**, discrete K-norm noise for the L2 ball,
-      Pr[z] proportional to exp(-epsilon ||z||_2 / sensitivity) (Hardt and Talwar 2010; Awan and
-      Slavkovic 2021: the K-norm mechanism of the sensitivity ball), at most
-      :data:`~edgedp.privacy.noise.KNORM_MAX_DIMS` = 16 directions;
-    * ``delta=``: **(epsilon, delta)-SentDP**, independent discrete Gaussians (Canonne, Kamath and
-      Steinke 2020), rho-zCDP with rho = sensitivity^2 / (2 sigma^2), converted to (epsilon, delta)
-      by their Corollary 13. (The analytic Gaussian of Balle and Wang is exact for *continuous*
-      noise; for the multivariate discrete Gaussian the privacy loss depends on the direction of
-      the shift, and what is proven is the zCDP bound: sigma is 5 to 8 % above the analytic one.)
+    Parameters
+    ----------
+    pack : ~edgedp.SubspacePack
+        A subspace pack: ``edgedp.load_pack("subspace-general", kind="subspace")`` (a pack
+        distribution, not bundled).
+    epsilon : float
+        The privacy parameter per document: a finite number > 0. Keyword only.
+    delta : float or None, default None
+        ``None``: pure epsilon-SentDP (discrete K-norm noise, at most 16 directions); a number in
+        (0, 1): (epsilon, delta)-SentDP with discrete Gaussian noise.
+    dims : int or None, default None
+        How many directions d' (>= 1, at most the pack's; at most 16 without ``delta``);
+        ``None``: the pack's choice per document length.
+    clip : float or None, default None
+        The clip radius C (> 0, at most the pack's largest projected norm; needs ``dims``);
+        ``None``: the pack's, with ``dims``.
+    rng : ~edgedp.RandomSource, int or None, default None
+        ``None`` for OS entropy (private) or an int seed (tests only; NOT private, warns).
 
+    Raises
+    ------
+    ~edgedp.PrivacyParameterError
+        If ``epsilon`` is not a finite number > 0, ``delta`` is outside (0, 1), or pure epsilon is
+        asked with more than 16 ``dims``.
+    ~edgedp.InputError
+        If ``pack`` is not a subspace pack, ``dims`` or ``clip`` is out of range, or ``clip`` is
+        given without ``dims``.
+    ~edgedp.errors.DependencyError
+        From :meth:`embed`, when the sentences extra (onnxruntime, tokenizers) is not installed.
+
+    Warns
+    -----
+    ~edgedp.ShortDocumentWarning
+        For a document of fewer than 2 sentences: still private, mostly noise.
+
+    Notes
+    -----
     **Guarantee.** For two documents with the same number of sentences k that differ in any *one*
-    sentence, replaced by any other sentence however different: only one z_i changes, so the exact
-    sum moves by at most 2C in L2; on the lattice of step g (a power of two, C/g >= 2^10 sqrt(d'))
-    the rounded sums move by at most sensitivity = 2 C/g + 2 sqrt(d') steps (less than one step per
-    coordinate of rounding on each side, float error included: it is bounded and checked below a
-    quarter step). Pure: every output's probability changes by at most a factor e^epsilon, delta
-    0. Gaussian: (epsilon, delta). k is **revealed** (the output is the sum divided by k, and the
-    noise relative to the signal depends on k); documents of different lengths are not neighbours.
-    **Group privacy**: m sentences replaced move the sum by at most m times the sensitivity, so the
-    pure mechanism gives m epsilon; the Gaussian one gives m^2 rho-zCDP, i.e.
-    (:meth:`group_guarantee`) an epsilon from that rho at the same delta (not m epsilon: zCDP
-    degrades quadratically in m, and the naive (m epsilon, m e^((m - 1) epsilon) delta) of
-    (epsilon, delta)-DP is far weaker). Every further release of the same document spends again.
+    sentence, replaced by any other: pure epsilon-SentDP (``delta=None``), or (epsilon, delta)-SentDP
+    via rho-zCDP (discrete Gaussian, Canonne, Kamath and Steinke, Corollary 13). One sentence moves
+    the exact sum by at most 2C in L2; the noise is calibrated to that sensitivity on the lattice,
+    rounding included, and drawn exactly on the integers, so the guarantee holds for the bits that
+    leave the machine. k is **revealed**; m sentences replaced give m epsilon (pure) or m^2 rho
+    (:meth:`group_guarantee`); every further release of the same document spends again. Proof:
+    :doc:`/theory`.
 
-    **Short documents** (:class:`~edgedp.errors.ShortDocumentWarning`): with k = 1 the
-    release is that sentence's clipped projection plus noise calibrated to replacing it entirely:
-    still epsilon-DP, and mostly noise. With k = 0 there is nothing to protect or release: the
-    output is the zero vector (the public mean), with no noise.
+    A full example needs the ``subspace-general`` pack, which is not bundled with edgedp (see
+    :doc:`/guide/documents`); the example below only shows the refusal of a words pack.
 
-    **On the machine.** Exact: the noise is drawn on the integers by :mod:`edgedp.privacy.lattice`
-    (every random decision is 1[U < exp(-gamma)] resolved exactly, the realised law is the law of
-    the proof), the rounded sum is an integer vector, and the output (noisy sum) * g / k is a
-    function of integers: no float bit depends on the input (Mironov 2012). Each sentence is encoded
-    by its own onnxruntime call, so that its embedding depends on it alone.
+    References
+    ----------
+    * M. Hardt, K. Talwar. "On the Geometry of Differential Privacy", STOC 2010 (the K-norm
+      mechanism).
+    * C. Canonne, G. Kamath, T. Steinke. "The Discrete Gaussian for Differential Privacy",
+      NeurIPS 2020.
+    * C. Meehan, K. Mrini, K. Chaudhuri. "Sentence-level Privacy for Document Embeddings",
+      ACL 2022 (SentDP, the neighbouring relation).
 
-    **Released.** :meth:`embed` / :meth:`embed_batch`: the noisy mean in the basis coordinates,
-    float32, width :attr:`output_dims` (``dims``, or the most directions the pack recommends at
-    this epsilon); coordinates past a document's d' are 0 (not estimated). :meth:`lift` maps them
-    back to the encoder's 384-d space as mu + P^T z: a point in the space of MiniLM embeddings,
-    for code that expects one, carrying only the first d' directions of the document (everything
-    outside the subspace is the public mean's), plus the noise; it is not a sentence embedding of
-    the document and its cosine to MiniLM embeddings is not a similarity of texts.
-
-    Parameters: ``pack`` a subspace pack; ``epsilon`` > 0; ``delta`` in (0, 1) for the Gaussian
-    variant; ``dims`` how many directions (default: the pack's choice per document length);
-    ``clip`` the clip radius C (default: the pack's, with ``dims``); ``rng`` ``None`` for OS
-    entropy (private) or an int seed (tests only).
+    Examples
+    --------
+    >>> import edgedp
+    >>> edgedp.SubspaceMean(edgedp.load_pack(), epsilon=1.0)
+    Traceback (most recent call last):
+    ...
+    edgedp.errors.InputError: SubspaceMean needs a SubspacePack (a subspace pack: ...), got WordPack
     """
 
     name = "subspace-mean"

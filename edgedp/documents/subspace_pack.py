@@ -47,8 +47,57 @@ class Recommendation:
 
 @dataclass(frozen=True, slots=True, eq=False)
 class SubspacePack(EncoderPack):
-    """A loaded ``subspace`` pack (see the module docstring); arrays are read-only views of the
-    verified bytes. Build one with ``load_pack``."""
+    """A loaded ``subspace`` pack: the encoder, a public mean and basis, and clip radii.
+
+    Build one with :func:`~edgedp.load_pack` (``edgedp.load_pack("subspace-general",
+    kind="subspace")``, a pack distribution, not bundled), never by hand: loading verifies every
+    file. Arrays are read-only views of the verified bytes. :class:`~edgedp.SubspaceMean` reads
+    one (see :mod:`edgedp.documents.subspace_pack`).
+
+    Parameters
+    ----------
+    name : str
+        The pack's name.
+    path : Path
+        Its directory.
+    manifest : Manifest
+        The verified manifest (file digests, dims, versions).
+    encoder : SentenceEncoder
+        The sentence encoder G (MiniLM, ONNX; its session is created on first use).
+    reference_sentences : tuple of str
+        Reference sentences, to check the encoder on this device.
+    reference_embeddings : ndarray
+        Their embeddings as torch computed them at export.
+    reference_min_cosine : float
+        The lowest cosine to them the encoder must reach here.
+    mean : ndarray
+        The public mean mu of sentence embeddings.
+    basis : ndarray
+        The public orthonormal directions P, most informative first.
+    clips : Mapping of int to float
+        The default clip radius C per number of directions d'.
+    recommendations : tuple of Recommendation
+        The table of (d', C) per epsilon, delta and document length, chosen on public documents.
+
+    Raises
+    ------
+    ~edgedp.AssetError
+        From :func:`~edgedp.load_pack`, for a missing, modified or inconsistent pack; from
+        ``check_encoder()``, when the encoder does not reproduce the reference embeddings on this
+        device.
+
+    Notes
+    -----
+    Everything in the pack is public (computed from public sentences); loading it costs no
+    privacy. The examples need the pack, which is not bundled with edgedp (see
+    :doc:`/guide/documents`); the example below only checks the class.
+
+    Examples
+    --------
+    >>> import edgedp
+    >>> edgedp.SubspaceMean.pack_type is edgedp.SubspacePack
+    True
+    """
 
     mean: np.ndarray
     basis: np.ndarray

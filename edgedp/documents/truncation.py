@@ -24,36 +24,61 @@ class Truncation(SentenceMechanism):
     Each sentence embedding (encoder G, no recoder) is clipped coordinate-wise into the pack's box
     [low, high] (the central 75 % of public document embeddings on each dimension); the k clipped
     embeddings are averaged and Laplace noise of scale b = (sum of the box widths) / (k * epsilon)
-    (:func:`edgedp.privacy.noise.laplace_scale`, rounded up) is added to every coordinate: exactly, as
-    discrete Laplace noise on a fine grid (:func:`edgedp.privacy.noise.snapped_laplace`, see below).
+    (rounded up) is added to every coordinate, exactly, as discrete Laplace noise on a fine grid.
+    The baseline of the SentDP paper; poor in high dimension (the noise grows linearly with d).
 
-    **Guarantee (epsilon-SentDP).** Replacing one sentence moves one clipped embedding anywhere
-    inside the box, so the mean moves by at most (sum of widths) / k in L1 norm: that is the L1
-    sensitivity, and Laplace noise of scale sensitivity / epsilon on every coordinate gives
-    epsilon-DP for that neighbouring relation. As for every SentDP mechanism, k is not protected
-    (the noise scale depends on it) and documents of different lengths are not neighbours.
-    (SentDP's appendix scales dimension i by d * w_i / (k epsilon) instead, which is also epsilon-DP;
-    edgedp uses one scale for all coordinates, from the L1 sensitivity.)
+    Parameters
+    ----------
+    pack : ~edgedp.SentencePack
+        A sentences pack: ``edgedp.load_pack("sentences-bbc", kind="sentences")`` (a pack
+        distribution, not bundled).
+    epsilon : float
+        The privacy parameter per document: a finite number > 0. Keyword only.
+    rng : ~edgedp.RandomSource, int or None, default None
+        ``None`` for OS entropy (private) or an int seed (tests only; NOT private, warns).
 
-    Each sentence is encoded by its own onnxruntime call (its embedding depends on it alone), so
-    replacing one sentence moves exactly one clipped embedding.
+    Raises
+    ------
+    ~edgedp.PrivacyParameterError
+        If ``epsilon`` is not a finite number > 0.
+    ~edgedp.InputError
+        If ``pack`` is not a sentences pack.
+    ~edgedp.errors.DependencyError
+        From :meth:`embed`, when the sentences extra (onnxruntime, tokenizers) is not installed.
 
-    **Released.** The noisy mean (float32). An empty document has nothing to average: its output is
-    the centre of the box, with no noise, which depends on no sentence.
+    Warns
+    -----
+    ~edgedp.ShortDocumentWarning
+        For a document of fewer than 2 sentences: still private, mostly noise.
 
-    **Floating-point exactness (issue 14).** A raw float release mean + b * Laplace is open to
-    Mironov's attack (CCS 2012): the set of floats the textbook sampler can reach depends on the
-    exact mean, so the low-order bits of the output can identify the input with probability far
-    above what epsilon allows. Here the mean is snapped to a power-of-two grid (at least 2**16 steps
-    per noise scale) and *exact* discrete Laplace integers are added
-    (:meth:`edgedp.privacy.randomness.RandomSource.discrete_laplace`, only uniform integers, no floats), with
-    the L1 sensitivity widened by 2 grid steps per coordinate for the rounding (the noise is at most
-    a factor 1 + 2**-9 larger than b). The release is a function of the noisy integers, so the
-    guarantee above holds for the bits that leave the machine (float32 rounding is post-processing),
-    with delta = 0. The float error of the computed mean is checked to stay below half a step.
+    Notes
+    -----
+    **Guarantee (epsilon-SentDP).** Replacing one sentence moves one clipped embedding anywhere in
+    the box, so the mean moves by at most (sum of widths) / k in L1: Laplace noise of scale
+    sensitivity / epsilon gives epsilon-DP for two documents with the same number of sentences k
+    that differ in one sentence. k is not protected. On the machine the mean is snapped to a
+    power-of-two grid and exact discrete Laplace integers are added (the sensitivity widened by 2
+    grid steps per coordinate for the rounding), so the guarantee holds, with delta 0, for the bits
+    that leave the machine (no float low-order-bit attack, Mironov 2012). An empty document gets
+    the centre of the box. Proof: :doc:`/theory`.
 
-    **Utility.** Poor in high dimension: the noise on each coordinate grows with the sum of all d
-    widths, i.e. linearly with d (SentDP Sec. 4, Fig. 4).
+    A full example needs the ``sentences-bbc`` pack, which is not bundled with edgedp (see
+    :doc:`/guide/documents`); the example below only shows the refusal of a words pack.
+
+    References
+    ----------
+    * C. Meehan, K. Mrini, K. Chaudhuri. "Sentence-level Privacy for Document Embeddings",
+      ACL 2022 (the Truncation baseline, Appendix A.3).
+    * I. Mironov. "On Significance of the Least Significant Bits for Differential Privacy",
+      CCS 2012.
+
+    Examples
+    --------
+    >>> import edgedp
+    >>> edgedp.Truncation(edgedp.load_pack(), epsilon=10.0)
+    Traceback (most recent call last):
+    ...
+    edgedp.errors.InputError: Truncation needs a SentencePack (a sentences pack: ...), got WordPack
     """
 
     name = "truncation"

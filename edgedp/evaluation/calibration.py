@@ -198,9 +198,64 @@ def equivalent_epsilon(
 ) -> float:
     """The epsilon of ``target`` whose aggregate privacy-loss bound equals ``source`` at ``epsilon``.
 
-    epsilon_target * P_d(target) = epsilon_source * P_d(source) (BRR paper, Definition 5.1). With
-    ``aggregate="avg"`` (the paper's conservative choice) typical word pairs get equal bounds; with
-    ``"max"`` the worst-case pairs do.
+    Metric-DP mechanisms state epsilon per unit of different metrics (per bit of Hamming distance,
+    per unit of Euclidean distance), so equal numbers are not equal privacy. This solves
+    epsilon_target * P_d(target) = epsilon_source * P_d(source), P_d the pack's average (or
+    maximum) distance between two vocabulary words in each metric: the privacy ratio.
+
+    Parameters
+    ----------
+    pack : ~edgedp.WordPack
+        The words pack whose public calibration statistics give the distances.
+    epsilon : float
+        ``source``'s epsilon: a finite number > 0.
+    source : str
+        A mechanism or metric name: ``"brr"``, ``"madlib"``, ``"mahalanobis"``, ``"vickrey"``,
+        ``"vickrey-hamming"``, ``"tem"``, ``"tem-hamming"``, ``"santext"``, ``"santext-plus"``,
+        ``"hamming"`` or ``"euclidean"``. Keyword only.
+    target : str
+        The mechanism or metric whose epsilon is returned (the same names). Keyword only.
+    aggregate : {"avg", "max"}, default "avg"
+        ``"avg"`` (the paper's conservative choice): typical word pairs get equal bounds; ``"max"``:
+        the worst-case pairs do.
+    lam : float, default 0.2
+        The Mahalanobis regularization, in [0, 1] (used only for ``"mahalanobis"``).
+
+    Returns
+    -------
+    float
+        ``target``'s epsilon, in ``target``'s metric.
+
+    Raises
+    ------
+    ~edgedp.PrivacyParameterError
+        If ``epsilon`` is not a finite number > 0, or ``lam`` is outside [0, 1].
+    ~edgedp.InputError
+        If ``source`` or ``target`` is unknown, or ``aggregate`` is not ``"avg"`` or ``"max"``.
+    ~edgedp.AssetError
+        If the pack lacks the statistics (Euclidean and Mahalanobis need float vectors or their
+        calibration).
+
+    Notes
+    -----
+    The match is of a *bound*: the two mechanisms then promise the same average (or worst-case)
+    privacy loss e^(epsilon * d) over pairs of vocabulary words; it does not make their outputs
+    equally readable or equally guessable (``edgedp calibrate --match`` matches by empirical
+    privacy instead). CusText (plain DP within output sets) has no metric and is not listed.
+
+    References
+    ----------
+    * R. S. Carvalho, T. Vasiloudis, O. Feyisetan. "BRR: Preserving Privacy of Text Data
+      Efficiently on Device" (the privacy ratio, Definition 5.1).
+
+    Examples
+    --------
+    >>> import edgedp
+    >>> pack = edgedp.load_pack()
+    >>> edgedp.equivalent_epsilon(pack, 0.6, source="brr", target="hamming")
+    0.6
+    >>> edgedp.equivalent_epsilon(pack, 0.6, source="brr", target="madlib") > 0.6
+    True
     """
     return check_epsilon(epsilon) * privacy_ratio(
         pack, source, target, aggregate=aggregate, lam=lam

@@ -229,10 +229,38 @@ def installed_packs() -> dict[str, _Installed]:
 
 
 def list_packs() -> list[PackEntry]:
-    """Every pack a name can find, in the order names are resolved: bundled, installed
-    distributions, ``EDGEDP_PACKS``, then pack directories in the working directory (manifests are
-    read, files are not hashed). A later pack with the name of an earlier one is ``shadowed``; a
-    distribution that registers a bundled name always is (the bundled copy is the one that loads)."""
+    """Every pack a name can find, in the order names are resolved.
+
+    Lists the bundled packs, the installed pack distributions, the directories of
+    ``EDGEDP_PACKS``, then pack directories in the working directory. Manifests are read, files
+    are not hashed (:func:`~edgedp.load_pack` verifies them). A later pack with the name of an
+    earlier one is ``shadowed``; a distribution that registers a bundled name always is (the
+    bundled copy is the one that loads). ``edgedp packs`` prints the same list.
+
+    Returns
+    -------
+    list of PackEntry
+        One entry per pack found: ``name``, ``path``, ``kind``, ``origin`` (``bundled``,
+        ``distribution NAME``, ``EDGEDP_PACKS`` or ``working directory``), ``pin`` (the pinned
+        manifest SHA-256, if any), ``shadowed`` and ``problem``.
+
+    Raises
+    ------
+    ~edgedp.AssetError
+        If the bundled packs are missing (a broken installation) or an installed distribution's
+        manifest is unreadable.
+
+    Notes
+    -----
+    Packs hold public data only; listing them reads no private input.
+
+    Examples
+    --------
+    >>> import edgedp
+    >>> bundled = [entry.name for entry in edgedp.list_packs() if entry.origin == "bundled"]
+    >>> sorted(bundled)
+    ['lm-general', 'words-small']
+    """
     entries = _directory_entries(bundled_packs_dir(), "bundled", names=BUNDLED_PACKS)
     for name, installed in sorted(installed_packs().items()):
         if (installed.path / MANIFEST_NAME).is_file():
@@ -435,13 +463,63 @@ def load_pack(
 ) -> AnyPack:
     """Load an asset pack, verifying it first.
 
-    ``path`` is a pack directory, the name of a bundled pack, or ``None`` for the default word pack.
-    ``kind`` (``"words"``, ``"sentences"``, ``"subspace"``, ``"autoencoder"``, ``"lm"``) requires a
-    pack of that kind (an :class:`AssetError` otherwise) and tells type checkers what is returned. With
-    ``verify=True`` (the default) every file's SHA-256 is checked; ``verify=False`` checks sizes
-    only and is meant for packs on storage you control. ``expected_digest`` pins the SHA-256 of the
-    pack's manifest (and so of every file); bundled packs are always pinned. Raises
-    :class:`AssetError` on any problem.
+    A pack is a directory of public assets (a vocabulary and its codes or vectors, a sentence
+    encoder, a language model, ...) with a versioned manifest that records the SHA-256 of every
+    file. Loading checks the manifest, the files and, for bundled and pinned packs, the manifest's
+    own digest; big arrays are memory-mapped. No pickle is ever read.
+
+    Parameters
+    ----------
+    path : str, PathLike or None, default None
+        A pack directory, the name of a bundled or installed pack (``"words-small"``,
+        ``"lm-general"``, ``"sentences-bbc"``, ...), or ``None`` for the default words pack,
+        ``words-small``. A bare name is looked up in the bundled packs, the installed pack
+        distributions and ``EDGEDP_PACKS`` before the current directory.
+    kind : {"words", "sentences", "subspace", "autoencoder", "lm"} or None, default None
+        Requires a pack of this kind (and tells type checkers what is returned); ``None`` accepts
+        any kind. Keyword only.
+    verify : bool, optional
+        Check every file's SHA-256 (default ``True``); ``False`` checks sizes only and is meant
+        for packs on storage you control.
+    expected_digest : str or None, default None
+        Pins the SHA-256 of the pack's manifest (and so of every file); bundled packs are always
+        pinned, whatever this says.
+
+    Returns
+    -------
+    AnyPack
+        The loaded pack, frozen: a :class:`~edgedp.WordPack` (``kind="words"``, and the
+        default), :class:`~edgedp.SentencePack`, :class:`~edgedp.SubspacePack`,
+        :class:`~edgedp.AutoencoderPack` or a language model pack (``kind="lm"``).
+
+    Raises
+    ------
+    ~edgedp.AssetError
+        On any problem: no such pack, a missing or modified file, a manifest digest that is not
+        the pinned or expected one, a pack of another kind than ``kind``, a newer format.
+
+    See Also
+    --------
+    list_packs : the packs this installation can load, and where they come from.
+
+    Notes
+    -----
+    A pack holds public data only (vocabularies built from public corpora, never from the text to
+    privatize), so loading one costs no privacy; verification is what makes the mechanisms'
+    guarantees hold for the assets actually used (a tampered vocabulary or code table is refused).
+
+    Examples
+    --------
+    >>> import edgedp
+    >>> pack = edgedp.load_pack()
+    >>> pack.name, pack.bits, len(pack.vocabulary)
+    ('words-small', 256, 100000)
+    >>> edgedp.load_pack("lm-general", kind="lm").name
+    'lm-general'
+    >>> edgedp.load_pack("lm-general", kind="words")
+    Traceback (most recent call last):
+    ...
+    edgedp.errors.AssetError: pack lm-general (...) is a lm pack; this needs a words pack
     """
     directory, location_pin = _locate(path)
     manifest = read_manifest(directory)

@@ -45,9 +45,42 @@ _threads: int | None = None
 
 
 def set_num_threads(count: int) -> None:
-    """Use ``count`` cores: ``count`` worker threads for the batches of the word mechanisms and the
-    calls of the sentence encoder (:func:`map_in_threads`), and ``count`` threads in FAISS
-    searches made outside them and in ADePT's sessions created afterwards."""
+    """Use ``count`` cores for the batches of the mechanisms and the native searches.
+
+    Sets ``count`` worker threads for the batches of the word mechanisms and the calls of the
+    sentence encoder (:func:`edgedp.packs.native.map_in_threads`), and ``count`` threads in FAISS
+    searches made outside them and in ADePT's sessions created afterwards. Without a call, batches
+    run on the calling thread and the libraries keep their defaults;
+    :func:`edgedp.packs.native.reset_num_threads` forgets the count.
+
+    Parameters
+    ----------
+    count : int
+        The number of threads, >= 1.
+
+    Raises
+    ------
+    ~edgedp.InputError
+        If ``count`` is not an integer >= 1.
+
+    Notes
+    -----
+    Threads change speed, never the output law or the guarantee: each word's noise is drawn
+    independently (from OS entropy, which has no user-space state), so a text privatized in a
+    batch spread over threads has the law it has alone. A seeded mechanism stays on the calling
+    thread, so that its output is reproducible.
+
+    Examples
+    --------
+    >>> import edgedp
+    >>> from edgedp.packs.native import get_num_threads, reset_num_threads
+    >>> edgedp.set_num_threads(2)
+    >>> get_num_threads()
+    2
+    >>> reset_num_threads()
+    >>> get_num_threads() is None
+    True
+    """
     global _threads
     _threads = check_positive_int(count, "threads")
     if (faiss := _faiss()) is not None:

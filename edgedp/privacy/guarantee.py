@@ -61,12 +61,52 @@ def unit_meaning(accounting_unit: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Guarantee:
-    """A privacy promise: for neighbouring inputs x, x' (``relation``) and every output set S,
-    Pr[M(x) in S] <= e^(epsilon * d(x, x')) Pr[M(x') in S] + delta, with d = 1 unless ``metric``.
+    """A privacy promise, as a mechanism states it and a ledger charges it.
 
-    ``protects`` says what is secret in words, ``unit`` what one charge counts (``"word"``,
-    ``"sentence"``, ``"document"``), ``metric`` the metric of metric DP and ``metric_unit`` its unit
-    (``"bit"`` for Hamming: epsilon is per differing bit).
+    For neighbouring inputs x, x' (``relation``) and every output set S,
+    Pr[M(x) in S] <= e^(epsilon * d(x, x')) Pr[M(x') in S] + delta, with d = 1 unless ``metric``.
+    Every mechanism returns its own from ``guarantee()``; :meth:`statement` says it in one
+    sentence, :attr:`accounting_unit` is the key under which a ledger adds charges up.
+
+    Parameters
+    ----------
+    protects : str
+        What is secret, in words.
+    relation : str
+        The neighbouring relation, in words.
+    unit : {"word", "sentence", "document"}
+        What one charge counts.
+    epsilon : float
+        A finite number > 0 (per unit of ``metric`` where there is one).
+    delta : float, default 0.0
+        In [0, 1).
+    metric : {"hamming", "euclidean", "mahalanobis"} or None, default None
+        The metric of metric DP; ``None``: plain DP (d = 1 between any two neighbours).
+    metric_unit : str or None, default None
+        What epsilon is per in the metric (``"bit"`` for Hamming).
+
+    Raises
+    ------
+    ~edgedp.InputError
+        If ``unit`` or ``metric`` is unknown, or ``delta`` is outside [0, 1).
+    ~edgedp.PrivacyParameterError
+        If ``epsilon`` is not a finite number > 0.
+
+    Notes
+    -----
+    A guarantee is data, not a proof: each mechanism's docstring and :doc:`/theory` prove the one
+    it returns. Guarantees with different accounting units (``"word:hamming"``,
+    ``"document:dp"``) do not add up; a :class:`~edgedp.PrivacyLedger` refuses to mix them in one
+    scope.
+
+    Examples
+    --------
+    >>> import edgedp
+    >>> guarantee = edgedp.BRR(edgedp.load_pack(), epsilon=0.6).guarantee()
+    >>> guarantee.accounting_unit, guarantee.metric_unit
+    ('word:hamming', 'bit')
+    >>> "at most a factor e^(0.6 * d_hamming)" in guarantee.statement()
+    True
     """
 
     protects: str

@@ -116,11 +116,58 @@ def _create_private_file(path: Path) -> None:
 
 
 class PrivacyLedger:
-    """The privacy events of each scope, in a SQLite file (see the module docstring).
+    """A persistent, on-device ledger of the privacy spent by each scope, with limits.
 
-    ``create=False`` opens an existing ledger only (reading commands use it, so that a mistyped
-    path is an error instead of a new, empty ledger that reports nothing spent). ``timeout`` is how
-    long a charge waits for another process's lock before it fails (seconds).
+    Every release can be charged to a *scope* (a user, a data stream) before it happens: a charge
+    that would exceed the scope's limit, or mix accounting units, raises
+    :class:`~edgedp.BudgetError` and nothing is released. :meth:`guard` wraps a mechanism so that
+    each release is charged first. The events are kept in a SQLite file (WAL, ``synchronous=FULL``,
+    mode 0600): a committed charge survives a crash, concurrent processes serialize.
+
+    Parameters
+    ----------
+    path : str or PathLike
+        The ledger's SQLite file.
+    create : bool, optional
+        Create the file if it does not exist (default ``True``); ``False`` opens an existing
+        ledger only (reading commands use it, so that a mistyped path is an error instead of a
+        new, empty ledger that reports nothing spent). Keyword only.
+    timeout : float, default 60.0
+        How long, in seconds (>= 0), a charge waits for another process's lock before it fails.
+        Keyword only.
+
+    Raises
+    ------
+    ~edgedp.BudgetError
+        A ``LedgerError`` (a ``BudgetError``) when the file is missing with ``create=False``, or
+        cannot be read or written (read-only, locked past ``timeout``, disk full); from
+        :meth:`charge`, when a charge would exceed the limit or mix units.
+    ~edgedp.PrivacyParameterError
+        If ``timeout`` is negative or not a finite number.
+
+    Notes
+    -----
+    Totals are derived from the recorded events (mechanism, guarantee, count, time) under basic
+    sequential composition: the sum of count * epsilon (and of count * delta). A scope takes the
+    accounting unit of its first charge (``"word:hamming"`` for BRR: epsilon per bit of Hamming
+    distance, per word slot; ``"document:dp"`` for DeepCandidate) and refuses any other: budgets
+    in different units do not add up. Details: :mod:`edgedp.privacy.ledger`.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import edgedp
+    >>> ledger = edgedp.PrivacyLedger(os.path.join(tempfile.mkdtemp(), "ledger.db"))
+    >>> ledger.set_limit("alice", 30.0)
+    >>> brr = ledger.guard(edgedp.BRR(edgedp.load_pack(), epsilon=0.6), "alice")
+    >>> isinstance(brr.privatize("the cat sat"), str)
+    True
+    >>> round(ledger.spent("alice")[0], 6), ledger.unit("alice")
+    (1.8, 'word:hamming')
+    >>> brr.privatize("word " * 60)
+    Traceback (most recent call last):
+    ...
+    edgedp.errors.BudgetError: ...
     """
 
     def __init__(

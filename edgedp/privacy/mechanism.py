@@ -31,7 +31,47 @@ PackT = TypeVar("PackT")
 
 
 class Mechanism(ABC, Generic[PackT]):
-    """Base class of every edgedp mechanism (see the module docstring)."""
+    """Base class of every edgedp mechanism: pack checking, randomness, privacy status, guarantee.
+
+    A mechanism is built as ``Mechanism(pack, *, epsilon=..., rng=None, ...)`` with keyword-only
+    privacy arguments validated at construction (a privacy parameter given by position is a
+    ``TypeError`` that names the keywords). The base class checks that ``pack`` is of the kind the
+    mechanism needs, resolves ``rng``, says whether the output is private (:attr:`is_private`),
+    and turns :meth:`guarantee` and :meth:`units` into the event a ledger charges before a release
+    (:meth:`privacy_cost`). Use a subclass: :class:`~edgedp.WordMechanism`,
+    :class:`~edgedp.SentenceMechanism`, :class:`~edgedp.SubspaceMean`, :class:`~edgedp.ADePT`.
+
+    Parameters
+    ----------
+    pack : object
+        A loaded pack of the subclass's ``pack_type`` (:func:`~edgedp.load_pack`).
+    rng : ~edgedp.RandomSource, int or None, default None
+        ``None`` for OS entropy (private) or an int seed (tests only; NOT private, warns).
+        Keyword only.
+
+    Raises
+    ------
+    ~edgedp.InputError
+        If ``pack`` is not of the kind the mechanism needs.
+
+    Notes
+    -----
+    **Guarantee.** Each subclass states its own in its docstring and returns it from
+    :meth:`guarantee` (a :class:`~edgedp.Guarantee`: what is protected, the neighbouring
+    relation, epsilon and delta per unit, the metric); :attr:`is_private` is ``False`` for a
+    non-private baseline or a seeded source. Proofs: :doc:`/theory`.
+
+    Examples
+    --------
+    >>> import edgedp
+    >>> brr = edgedp.BRR(edgedp.load_pack(), epsilon=0.6)
+    >>> isinstance(brr, edgedp.Mechanism), brr.is_private
+    (True, True)
+    >>> edgedp.BRR(edgedp.load_pack(), 0.6)
+    Traceback (most recent call last):
+    ...
+    TypeError: BRR's privacy parameters are keyword-only: BRR(pack, *, epsilon=..., ...
+    """
 
     #: Name used by the CLI's ``--mechanism`` switch.
     name: ClassVar[str]

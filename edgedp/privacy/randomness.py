@@ -16,7 +16,7 @@ All samplers (uniform, Bernoulli, normal, Gamma, categorical) are built from raw
 the code that is tested with a seed is the code that runs on OS entropy. The global ``numpy.random``
 state is never used.
 
-**Support and tails (issue 14).** A DP proof needs the noise to reach every value the ideal law
+**Support and tails.** A DP proof needs the noise to reach every value the ideal law
 reaches: an output that one input can produce and its neighbour cannot is a privacy failure of
 probability delta. The textbook float samplers fail this: -log of a 53-bit uniform never exceeds
 36.74 (so Laplace noise is bounded by 36.74 scales), Box-Muller on it never exceeds 8.57 sigma, and
@@ -99,7 +99,51 @@ class _Mersenne:
 
 
 class RandomSource:
-    """A source of random bits; build one with :func:`resolve_rng` or the classmethods."""
+    """The one source of random bits of every edgedp mechanism.
+
+    ``RandomSource()`` (or :meth:`os_entropy`) is the private default: every byte comes from the
+    operating system's CSPRNG (``os.urandom``), with no user-space state, so threads and forked or
+    spawned workers never share or repeat a stream. :meth:`seeded` is the reproducible, NOT private
+    source for tests and benchmarks (a PCG64 stream; it warns). Mechanisms take either through
+    ``rng=`` (``None``, a seed, or a source); the samplers (uniform, Bernoulli, exponential, Gumbel,
+    Laplace, normal, categorical, discrete Laplace) are built from raw bytes here, so the code
+    tested with a seed is the code that runs on OS entropy. The global ``numpy.random`` is never
+    used. The constructor takes no parameters.
+
+    Raises
+    ------
+    ~edgedp.RandomnessError
+        When a seeded source is used in a forked child or pickled (either would repeat its
+        stream; :meth:`spawn` gives independent sources instead).
+    ~edgedp.InputError
+        From :meth:`seeded`, for a seed that is not a non-negative integer.
+
+    Warns
+    -----
+    ~edgedp.NotPrivateWarning
+        From :meth:`seeded`: noise that can be regenerated from a seed protects nothing.
+
+    Notes
+    -----
+    A DP proof needs the noise to reach every value the ideal law reaches; the textbook float
+    samplers do not (-log of a 53-bit uniform never exceeds 36.74). Here the exponential, Gumbel
+    and Laplace draws have unbounded tails, the Gumbel-max choice gives every finite weight a
+    positive probability, discrete Laplace is exact, and Bernoulli draws compare 64-bit integers
+    with a threshold rounded toward privacy. The constructions and their proofs are in
+    :mod:`edgedp.privacy.randomness` and :mod:`edgedp.privacy.realised`.
+
+    Examples
+    --------
+    >>> import edgedp
+    >>> source = edgedp.RandomSource()
+    >>> source.is_private
+    True
+    >>> source.uniform(3).shape
+    (3,)
+    >>> brr = edgedp.BRR(edgedp.load_pack(), epsilon=0.6, rng=source)
+    >>> brr.rng.is_private
+    True
+    """
 
     __slots__ = ("_generator", "_owner_pid", "_seed_sequence")
 

@@ -180,21 +180,91 @@ def euclidean_output_sets(
 class CusText(WordMechanism):
     """CusText: sample within the input's customized output set by normalised similarity.
 
-    **Guarantee.** epsilon-DP (plain) between any two vocabulary words that share an output set
-    (sets of ``k`` to 2 ``k`` - 1 similar words, built from public data); the output reveals the
-    input's set. No metric or bounded distance is needed: the normalised score is bounded by
-    construction. See the module docstring.
+    The vocabulary is partitioned, from public data only, into output sets of ``k`` to 2 ``k`` - 1
+    similar words (walking the words in frequency order, each unassigned word opens a set with its
+    ``k`` - 1 nearest unassigned words). For input x with set S, each y in S gets the normalised
+    score u(x, y) in [-1, 0] (distance rescaled by the set's range) and is drawn with probability
+    proportional to exp(epsilon u(x, y) / 2).
 
-    **On the machine** (:attr:`calibration`). The float scores lie in [-1, 0] exactly (rounding is
-    monotone), so the exact law of the computed log weights c u has log-ratio <= 2 c whatever the
-    distances' rounding; the Gumbel-max draw adds at most xi (~1e-12,
-    :func:`edgedp.privacy.noise.gumbel_max_coefficient`). Plain DP has one neighbour distance, 1, so xi is
-    folded: c = (epsilon - xi) / 2 rounded down, and the realised loss is <= 2 c + xi <= epsilon,
-    plus a tail event below 2^-1000 per candidate. An epsilon not above xi is refused.
+    Parameters
+    ----------
+    pack : ~edgedp.WordPack
+        A words pack, e.g. the bundled default ``edgedp.load_pack()`` (it carries the sets of the
+        default ``k``; another ``k`` is built on first use, minutes on 100,000 words).
+    epsilon : float
+        The privacy parameter (plain DP within a set): a finite number > 0, above the float draw's
+        slack (~1e-12). Keyword only.
+    k : int, default 20
+        The output-set size, >= 2 (the paper's code uses 20).
+    space : {"euclidean", "hamming"} or None, default None
+        The distance that builds the sets and scores: Euclidean on float vectors or Hamming on
+        binary codes; ``None`` is the pack's (:func:`edgedp.words.spaces.choose_space`).
+    rng : ~edgedp.RandomSource, int or None, default None
+        Where the noise comes from. ``None`` draws from OS entropy (private); an int seed makes
+        the output reproducible and NOT private (tests and benchmarks only; it warns with
+        :class:`~edgedp.NotPrivateWarning`).
+    oov : {"sample", "mask", "drop", "placeholder"}, default "sample"
+        What replaces an out-of-vocabulary token or a span the guard protects, independently of
+        its content: a uniform vocabulary word, the marker :data:`~edgedp.OOV_MASK`, nothing, or
+        a placeholder naming the guard's kind (``[EMAIL]``, ``[NAME]``; ``[OOV]`` otherwise). No
+        policy copies a character of the token.
+    casing : {"lower", "sentence"}, default "lower"
+        How released words are cased: all lower case, or capitalized at sentence starts.
+    protect : Iterable of {"identifiers", "names", "proper-nouns"} or None, default DEFAULT_PROTECT
+        The kinds (default: all three) the identifier guard (:mod:`edgedp.text.identifiers`)
+        recognises before word splitting and releases through ``oov``, never through the
+        mechanism; ``None`` or ``()`` turns the guard off.
+    deny : Iterable of str or None, default None
+        Words always protected, whatever ``protect`` says (an app's contact names).
+    decode : {"auto", "nearest", "map", "context"}, default "auto"
+        Which word is printed for each noisy release (:mod:`edgedp.words.decoding`;
+        post-processing, the guarantee is unchanged). ``"nearest"``: the mechanism's own rule;
+        ``"map"``: the most probable word given the noisy point and a public unigram prior;
+        ``"context"``: the most probable sentence under a public bigram language model.
+        ``"auto"``: ``"context"`` for BRR where the public language model ``lm-general`` fits the
+        pack, else ``"nearest"``. Only mechanisms that release a noisy point (BRR, Madlib,
+        Mahalanobis, the Vickrey mechanisms) decode otherwise than ``"nearest"``.
+    candidates : int, default 16
+        The words (>= 1) weighed per slot by ``"map"`` and ``"context"``.
+    language_model : LanguageModelPack, str, Path or None, default None
+        The public language model of ``"map"`` and ``"context"``: a pack, its name or its
+        directory; ``None`` is ``lm-general``.
 
-    Parameters: ``epsilon`` > 0; ``k`` the output-set size (>= 2, default 20, the paper's code);
-    ``space`` ``"euclidean"`` (float vectors) or ``"hamming"`` (binary codes); default: the pack's
-    (:func:`edgedp.words.spaces.choose_space`).
+    Raises
+    ------
+    ~edgedp.PrivacyParameterError
+        If ``epsilon`` is not a finite number > 0 (or not above the draw's slack), or ``protect``
+        names an unknown kind.
+    ~edgedp.InputError
+        If ``k`` is not an integer >= 2, ``space`` is unknown, ``pack`` is not a words pack, or
+        ``oov``, ``casing``, ``deny``, ``decode`` or ``candidates`` is not one of the values above
+        (a sampled word decodes ``"nearest"`` only).
+    ~edgedp.AssetError
+        If ``space="euclidean"`` and the pack has no float vectors.
+
+    Notes
+    -----
+    **Guarantee.** epsilon-DP (plain, not metric) per word between any two vocabulary words that
+    share an output set; the output reveals the input's set (of >= ``k`` similar words), so words
+    of different sets are not protected from each other. No metric or bounded distance is needed:
+    the normalised score is bounded by construction. On the machine, the Gumbel-max draw's slack
+    xi (~1e-12) is folded into the coefficient c = (epsilon - xi) / 2, so the realised loss is
+    <= epsilon. Not comparable by a privacy ratio: ``edgedp calibrate`` does not list it. Proof:
+    :doc:`/theory`.
+
+    References
+    ----------
+    * S. Chen, F. Mo, Y. Wang, C. Chen, J.-Y. Nie, C. Wang, J. Cui. "A Customized Text
+      Sanitization Mechanism with Differential Privacy", Findings of ACL 2023.
+
+    Examples
+    --------
+    >>> import edgedp
+    >>> custext = edgedp.CusText(edgedp.load_pack(), epsilon=1.0)
+    >>> isinstance(custext.privatize("the cat sat"), str)
+    True
+    >>> custext.k, custext.space_name, custext.guarantee().metric is None
+    (20, 'hamming', True)
     """
 
     name = "custext"

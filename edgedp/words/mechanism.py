@@ -99,11 +99,13 @@ class WordOptions(TypedDict, total=False):
     """The keyword arguments every word mechanism takes besides its privacy parameters.
 
     ``rng``: ``None`` for OS entropy (private) or an int seed (tests only, warns); ``oov``:
-    ``"sample"``, ``"mask"`` or ``"drop"``; ``casing``: ``"lower"`` or ``"sentence"``; ``protect``:
-    the identifier guard's kinds (:mod:`edgedp.text.identifiers`); ``deny``: words always
-    protected, whatever the guard's kinds (an app's contact names; kind ``deny``); ``decode``:
-    which word is printed for each noisy release, ``"nearest"``, ``"map"`` or ``"context"``
-    (:mod:`edgedp.words.decoding`: post-processing, the guarantee is unchanged), with
+    ``"sample"``, ``"mask"``, ``"drop"`` or ``"placeholder"``; ``casing``: ``"lower"`` or
+    ``"sentence"``; ``protect``: the identifier guard's kinds (:mod:`edgedp.text.identifiers`);
+    ``deny``: words always protected, whatever the guard's kinds (an app's contact names; kind
+    ``deny``); ``decode``: which word is printed for each noisy release, ``"auto"`` (default:
+    ``"context"`` for BRR where ``lm-general`` fits the pack, else ``"nearest"``), ``"nearest"``,
+    ``"map"`` or ``"context"`` (:mod:`edgedp.words.decoding`: post-processing, the guarantee is
+    unchanged), with
     ``candidates`` words weighed per slot and the public ``language_model`` pack (default
     ``lm-general``). Subclasses take them as ``**options: Unpack[WordOptions]`` and pass them on.
     """
@@ -152,10 +154,83 @@ class KeptCount:
 
 
 class WordMechanism(Mechanism[WordPack]):
-    """Base class of the word-level metric-DP mechanisms (see the module docstring).
+    """Base class of the word-level mechanisms: text in, privatized text out, vocabulary words only.
 
-    A subclass names its space (:meth:`_build_space`, called once at construction) and, if it does
-    more than release the nearest word to the perturbed point, overrides :meth:`_release`.
+    A word mechanism privatizes each word of a text independently and keeps the layout
+    (whitespace, public punctuation). A subclass names its space (:meth:`_build_space`, called once
+    at construction) and, if it does more than release the nearest word to the perturbed point,
+    overrides :meth:`_release`; this class does the rest: splitting text, the identifier guard, the
+    out-of-vocabulary policy, decoding, batching, threads and reassembly. Use a subclass
+    (:class:`~edgedp.BRR`, :class:`~edgedp.TEM`, ...); this class releases nothing itself.
+
+    Parameters
+    ----------
+    pack : ~edgedp.WordPack
+        A words pack, e.g. the bundled default ``edgedp.load_pack()``.
+    epsilon : float
+        The privacy parameter, in the unit of the subclass's metric: a finite number > 0.
+        Keyword only, as every privacy parameter (given by position it is refused).
+    rng : ~edgedp.RandomSource, int or None, default None
+        Where the noise comes from. ``None`` draws from OS entropy (private); an int seed makes
+        the output reproducible and NOT private (tests and benchmarks only; it warns with
+        :class:`~edgedp.NotPrivateWarning`).
+    oov : {"sample", "mask", "drop", "placeholder"}, default "sample"
+        What replaces an out-of-vocabulary token or a span the guard protects, independently of
+        its content: a uniform vocabulary word, the marker :data:`~edgedp.OOV_MASK`, nothing, or
+        a placeholder naming the guard's kind (``[EMAIL]``, ``[NAME]``; ``[OOV]`` otherwise). No
+        policy copies a character of the token.
+    casing : {"lower", "sentence"}, default "lower"
+        How released words are cased: all lower case, or capitalized at sentence starts.
+    protect : Iterable of {"identifiers", "names", "proper-nouns"} or None, default DEFAULT_PROTECT
+        The kinds (default: all three) the identifier guard (:mod:`edgedp.text.identifiers`)
+        recognises before word splitting and releases through ``oov``, never through the
+        mechanism; ``None`` or ``()`` turns the guard off.
+    deny : Iterable of str or None, default None
+        Words always protected, whatever ``protect`` says (an app's contact names).
+    decode : {"auto", "nearest", "map", "context"}, default "auto"
+        Which word is printed for each noisy release (:mod:`edgedp.words.decoding`;
+        post-processing, the guarantee is unchanged). ``"nearest"``: the mechanism's own rule;
+        ``"map"``: the most probable word given the noisy point and a public unigram prior;
+        ``"context"``: the most probable sentence under a public bigram language model.
+        ``"auto"``: ``"context"`` for BRR where the public language model ``lm-general`` fits the
+        pack, else ``"nearest"``. Only mechanisms that release a noisy point (BRR, Madlib,
+        Mahalanobis, the Vickrey mechanisms) decode otherwise than ``"nearest"``.
+    candidates : int, default 16
+        The words (>= 1) weighed per slot by ``"map"`` and ``"context"``.
+    language_model : LanguageModelPack, str, Path or None, default None
+        The public language model of ``"map"`` and ``"context"``: a pack, its name or its
+        directory; ``None`` is ``lm-general``.
+
+    Raises
+    ------
+    ~edgedp.PrivacyParameterError
+        If ``epsilon`` is not a finite number > 0, or ``protect`` names an unknown kind.
+    ~edgedp.InputError
+        If ``pack`` is not a words pack, or ``oov``, ``casing``, ``deny``, ``decode`` or
+        ``candidates`` is not one of the values above, or ``decode`` is not ``"nearest"`` for a
+        mechanism that releases a sampled word.
+    ~edgedp.AssetError
+        If ``decode`` is ``"map"`` or ``"context"`` and no language model fits the pack.
+
+    Notes
+    -----
+    **What reaches the output.** Only whitespace, public punctuation and words sampled from the
+    pack's public vocabulary (or the ``oov`` markers); no character of an input word is ever
+    copied. **Guarantee.** epsilon * d metric DP per vocabulary word, d the subclass's metric
+    (:attr:`metric`; plain DP, d = 1 for any two words, where it is ``None``). Words are privatized
+    independently, so for two texts with the same layout the bound is epsilon * sum_i d(w_i,
+    w'_i); the layout is released as is. Out-of-vocabulary tokens and guarded spans are replaced
+    independently of their content. Details: :mod:`edgedp.words.mechanism` and :doc:`/theory`.
+
+    Examples
+    --------
+    >>> import edgedp
+    >>> brr = edgedp.BRR(edgedp.load_pack(), epsilon=0.6)
+    >>> isinstance(brr, edgedp.WordMechanism)
+    True
+    >>> guarantee = brr.guarantee()
+    >>> guarantee.unit, guarantee.epsilon, guarantee.metric
+    ('word', 0.6, 'hamming')
     """
 
     pack_type = WordPack

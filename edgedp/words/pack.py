@@ -59,8 +59,64 @@ class SuffixNeighbours:
 
 @dataclass(frozen=True, slots=True, eq=False)
 class WordPack:
-    """A loaded ``words`` pack. Arrays are read-only views of the verified bytes (private memory,
-    see :mod:`edgedp.packs.manifest`); build one with ``load_pack``."""
+    """A loaded ``words`` pack: the public vocabulary, its binary codes and optional float vectors.
+
+    Build one with :func:`~edgedp.load_pack` (``edgedp.load_pack()`` is the bundled
+    ``words-small``: 100,000 words, 256-bit codes, no float vectors), never by hand: loading
+    verifies every file against the manifest. Arrays are read-only views of the verified bytes
+    (private memory, see :mod:`edgedp.packs.manifest`). Every word mechanism reads one.
+
+    Parameters
+    ----------
+    name : str
+        The pack's name (``"words-small"``).
+    path : Path
+        Its directory.
+    manifest : Manifest
+        The verified manifest (file digests, dims, bit order, calibration statistics).
+    vocabulary : Vocabulary
+        The public vocabulary, in frequency order (ids are ranks).
+    codes : ndarray
+        The packed binary codes (uint8, shape (words, bits / 8)).
+    index : HammingIndex
+        The Hamming search index over ``codes``.
+    vectors : ndarray or None, default None
+        Float word vectors (Madlib, Mahalanobis, SanText, Euclidean TEM and CusText need them).
+    covariance : ndarray or None, default None
+        The vectors' covariance (Mahalanobis).
+    neighbours : ndarray or None, default None
+        Each word's k nearest words (:class:`edgedp.words.near_far.NeighbourTable`).
+    neighbour_bounds : ndarray or None, default None
+        A certified lower bound on the distance of every other word.
+    suffix_neighbours : SuffixNeighbours or None, default None
+        For each frequent word, its nearest sensitive words and a bound on the others (SanText+'s
+        near sets for frequent inputs).
+    custext_sets : Mapping of str to ndarray, optional
+        CusText's output sets for ``custext_k``, by space (each word's set index); default none.
+    custext_k : int or None, default None
+        The ``k`` of ``custext_sets``.
+
+    Raises
+    ------
+    ~edgedp.AssetError
+        From :func:`~edgedp.load_pack`, for a missing, modified or inconsistent pack; from
+        :meth:`require_vectors`, for a pack without float vectors.
+
+    Notes
+    -----
+    A pack holds public data only: its vocabulary and embeddings are never built from the text to
+    privatize (that would break every word mechanism's guarantee), so loading and sharing one
+    costs no privacy.
+
+    Examples
+    --------
+    >>> import edgedp
+    >>> pack = edgedp.load_pack()
+    >>> isinstance(pack, edgedp.WordPack), pack.kind, pack.bits
+    (True, 'words', 256)
+    >>> pack.vectors is None
+    True
+    """
 
     name: str
     path: Path

@@ -85,12 +85,86 @@ def first_sensitive_id(size: int, fraction: float) -> int:
 
 
 class SanText(WordMechanism):
-    """SanText: Pr[y | x] proportional to exp(-epsilon * ||phi(x) - phi(y)||_2 / 2) over the vocabulary.
+    """SanText: sample a whole word by the exponential mechanism over Euclidean distance.
 
-    **Guarantee.** epsilon * d_2 metric DP for any two vocabulary words (no bounded metric needed;
-    epsilon * D plain LDP with D the vocabulary's diameter), with the delta per word of the float
-    draw and distances (``guarantee().delta``; module docstring, "On the machine"). Needs a pack
-    with float vectors.
+    For input x, output y of the vocabulary V with probability proportional to
+    exp(-epsilon * ||phi(x) - phi(y)||_2 / 2): the exponential mechanism with utility -d(x, y). A
+    draw scores the words near the input exactly and the others by rejection from a certified
+    envelope (:mod:`edgedp.words.near_far`): a few variates per word, never one per vocabulary word.
+
+    Parameters
+    ----------
+    pack : ~edgedp.WordPack
+        A words pack with float vectors (the bundled ``words-small`` is binary-only and is
+        refused).
+    epsilon : float
+        The privacy parameter per unit of Euclidean distance: a finite number > 0. Keyword only.
+    rng : ~edgedp.RandomSource, int or None, default None
+        Where the noise comes from. ``None`` draws from OS entropy (private); an int seed makes
+        the output reproducible and NOT private (tests and benchmarks only; it warns with
+        :class:`~edgedp.NotPrivateWarning`).
+    oov : {"sample", "mask", "drop", "placeholder"}, default "sample"
+        What replaces an out-of-vocabulary token or a span the guard protects, independently of
+        its content: a uniform vocabulary word, the marker :data:`~edgedp.OOV_MASK`, nothing, or
+        a placeholder naming the guard's kind (``[EMAIL]``, ``[NAME]``; ``[OOV]`` otherwise). No
+        policy copies a character of the token.
+    casing : {"lower", "sentence"}, default "lower"
+        How released words are cased: all lower case, or capitalized at sentence starts.
+    protect : Iterable of {"identifiers", "names", "proper-nouns"} or None, default DEFAULT_PROTECT
+        The kinds (default: all three) the identifier guard (:mod:`edgedp.text.identifiers`)
+        recognises before word splitting and releases through ``oov``, never through the
+        mechanism; ``None`` or ``()`` turns the guard off.
+    deny : Iterable of str or None, default None
+        Words always protected, whatever ``protect`` says (an app's contact names).
+    decode : {"auto", "nearest", "map", "context"}, default "auto"
+        Which word is printed for each noisy release (:mod:`edgedp.words.decoding`;
+        post-processing, the guarantee is unchanged). ``"nearest"``: the mechanism's own rule;
+        ``"map"``: the most probable word given the noisy point and a public unigram prior;
+        ``"context"``: the most probable sentence under a public bigram language model.
+        ``"auto"``: ``"context"`` for BRR where the public language model ``lm-general`` fits the
+        pack, else ``"nearest"``. Only mechanisms that release a noisy point (BRR, Madlib,
+        Mahalanobis, the Vickrey mechanisms) decode otherwise than ``"nearest"``.
+    candidates : int, default 16
+        The words (>= 1) weighed per slot by ``"map"`` and ``"context"``.
+    language_model : LanguageModelPack, str, Path or None, default None
+        The public language model of ``"map"`` and ``"context"``: a pack, its name or its
+        directory; ``None`` is ``lm-general``.
+
+    Raises
+    ------
+    ~edgedp.PrivacyParameterError
+        If ``epsilon`` is not a finite number > 0, or ``protect`` names an unknown kind.
+    ~edgedp.InputError
+        If ``pack`` is not a words pack, or ``oov``, ``casing``, ``deny``, ``decode`` or
+        ``candidates`` is not one of the values above (a sampled word decodes ``"nearest"`` only).
+    ~edgedp.AssetError
+        If the pack has no float vectors.
+
+    See Also
+    --------
+    SanTextPlus : resamples only the rare (sensitive) words, always.
+
+    Notes
+    -----
+    **Guarantee.** epsilon * d_2 metric (local) DP per word for any two vocabulary words: for words
+    x, x', Pr[y | x] <= e^(epsilon d(x, x')) Pr[y | x'] (triangle inequality; no bounded metric is
+    needed), and epsilon * D plain LDP with D the vocabulary's diameter. On the machine, the float
+    draw and distances add a slack xi that distinct but close words cannot absorb: it is stated as
+    ``guarantee().delta`` = e^xi - 1 per word (~1e-11 epsilon). Proof: :doc:`/theory`. The example
+    below runs on the bundled pack, which has no float vectors: it shows the refusal.
+
+    References
+    ----------
+    * X. Yue, M. Du, T. Wang, Y. Li, H. Sun, S. S. M. Chow. "Differential Privacy for Text
+      Analytics via Natural Text Sanitization", Findings of ACL 2021.
+
+    Examples
+    --------
+    >>> import edgedp
+    >>> edgedp.SanText(edgedp.load_pack(), epsilon=3.0)
+    Traceback (most recent call last):
+    ...
+    edgedp.errors.AssetError: SanText needs float word vectors and pack 'words-small' has none ...
     """
 
     name = "santext"
@@ -160,17 +234,94 @@ class SanText(WordMechanism):
 
 
 class SanTextPlus(SanText):
-    """SanText+: sensitive words (the rarest ``sensitive_fraction`` of the public vocabulary) are
-    always resampled within the sensitive words; the others are resampled with probability ``p``
-    and otherwise kept.
+    """SanText+: resample the rare (sensitive) words always, the frequent ones with probability p.
 
-    **Guarantee.** epsilon * d_2 metric DP between any two *sensitive* words; for any two words and
-    a sensitive output, the bound is e^(epsilon d + ln(1/p)); a non-sensitive output reveals the
-    (public, frequent) input word it keeps. See the module docstring (the paper's UMLDP).
+    Words are split by *public* frequency (packs list their vocabulary in frequency order): the
+    rarest ``sensitive_fraction`` of the vocabulary are sensitive (V_S). A sensitive word is always
+    resampled, by SanText's exponential mechanism restricted to V_S; a non-sensitive word is
+    resampled in the same way with probability ``p`` and otherwise kept.
 
-    Parameters: ``p`` in [0, 1] (probability that a non-sensitive word is resampled; default 0.3);
-    ``sensitive_fraction`` in (0, 1] (default 0.9). The realised keep probability rounds toward
-    resampling (a 64-bit threshold rounded up).
+    Parameters
+    ----------
+    pack : ~edgedp.WordPack
+        A words pack with float vectors (the bundled ``words-small`` is binary-only and is
+        refused).
+    epsilon : float
+        The privacy parameter per unit of Euclidean distance: a finite number > 0. Keyword only.
+    p : float, default 0.3
+        In [0, 1]: the probability that a non-sensitive word is resampled (the paper's default).
+        The realised keep probability rounds toward resampling.
+    sensitive_fraction : float, default 0.9
+        In (0, 1]: the share of the vocabulary, rarest first, that is sensitive (``|V_S| =
+        ceil(fraction |V|)``, rounded toward more sensitive words).
+    rng : ~edgedp.RandomSource, int or None, default None
+        Where the noise comes from. ``None`` draws from OS entropy (private); an int seed makes
+        the output reproducible and NOT private (tests and benchmarks only; it warns with
+        :class:`~edgedp.NotPrivateWarning`).
+    oov : {"sample", "mask", "drop", "placeholder"}, default "sample"
+        What replaces an out-of-vocabulary token or a span the guard protects, independently of
+        its content: a uniform vocabulary word, the marker :data:`~edgedp.OOV_MASK`, nothing, or
+        a placeholder naming the guard's kind (``[EMAIL]``, ``[NAME]``; ``[OOV]`` otherwise). No
+        policy copies a character of the token.
+    casing : {"lower", "sentence"}, default "lower"
+        How released words are cased: all lower case, or capitalized at sentence starts.
+    protect : Iterable of {"identifiers", "names", "proper-nouns"} or None, default DEFAULT_PROTECT
+        The kinds (default: all three) the identifier guard (:mod:`edgedp.text.identifiers`)
+        recognises before word splitting and releases through ``oov``, never through the
+        mechanism; ``None`` or ``()`` turns the guard off.
+    deny : Iterable of str or None, default None
+        Words always protected, whatever ``protect`` says (an app's contact names).
+    decode : {"auto", "nearest", "map", "context"}, default "auto"
+        Which word is printed for each noisy release (:mod:`edgedp.words.decoding`;
+        post-processing, the guarantee is unchanged). ``"nearest"``: the mechanism's own rule;
+        ``"map"``: the most probable word given the noisy point and a public unigram prior;
+        ``"context"``: the most probable sentence under a public bigram language model.
+        ``"auto"``: ``"context"`` for BRR where the public language model ``lm-general`` fits the
+        pack, else ``"nearest"``. Only mechanisms that release a noisy point (BRR, Madlib,
+        Mahalanobis, the Vickrey mechanisms) decode otherwise than ``"nearest"``.
+    candidates : int, default 16
+        The words (>= 1) weighed per slot by ``"map"`` and ``"context"``.
+    language_model : LanguageModelPack, str, Path or None, default None
+        The public language model of ``"map"`` and ``"context"``: a pack, its name or its
+        directory; ``None`` is ``lm-general``.
+
+    Raises
+    ------
+    ~edgedp.PrivacyParameterError
+        If ``epsilon`` is not a finite number > 0, ``p`` or ``sensitive_fraction`` is outside
+        [0, 1] or leaves no sensitive word, or ``protect`` names an unknown kind.
+    ~edgedp.InputError
+        If ``pack`` is not a words pack, or ``oov``, ``casing``, ``deny``, ``decode`` or
+        ``candidates`` is not one of the values above (a sampled word decodes ``"nearest"`` only).
+    ~edgedp.AssetError
+        If the pack has no float vectors.
+
+    See Also
+    --------
+    SanText : resamples every word over the whole vocabulary.
+
+    Notes
+    -----
+    **Guarantee** (the paper's utility-optimised metric LDP). epsilon * d_2 metric DP between any
+    two *sensitive* words, with the delta of the float draw (``guarantee().delta``, as SanText);
+    for any two words and a sensitive output, the bound is e^(epsilon d + ln(1/p)); a
+    non-sensitive output reveals the (public, frequent) input word it keeps, with probability
+    1 - p by design. :meth:`guarantee` states the first, the relation a ledger may rely on.
+    Out-of-vocabulary tokens are never kept. Proof: :doc:`/theory`. The example below runs on the
+    bundled pack, which has no float vectors: it shows the refusal.
+
+    References
+    ----------
+    * X. Yue, M. Du, T. Wang, Y. Li, H. Sun, S. S. M. Chow. "Differential Privacy for Text
+      Analytics via Natural Text Sanitization", Findings of ACL 2021.
+
+    Examples
+    --------
+    >>> import edgedp
+    >>> edgedp.SanTextPlus(edgedp.load_pack(), epsilon=3.0, p=0.3)
+    Traceback (most recent call last):
+    ...
+    edgedp.errors.AssetError: SanTextPlus needs float word vectors and pack 'words-small' has none ...
     """
 
     name = "santext-plus"

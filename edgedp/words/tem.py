@@ -124,28 +124,94 @@ class TEM(WordMechanism):
     For input w: candidates L_w = {w' : d(w, w') <= gamma} scored -d(w, w'), one bottom element
     scored -gamma + 2 ln|V minus L_w| / epsilon, exponential-mechanism selection (scale
     2 / epsilon); bottom releases a uniform word outside L_w (never the input itself). Drawn by the
-    near-far draw (module docstring), which realises exactly this law.
+    near-far draw (:mod:`edgedp.words.tem`), which realises exactly this law at a cost of a few
+    variates per word, never one per vocabulary word.
 
-    **Guarantee.** epsilon * d metric DP for any two vocabulary words w, w' (d Euclidean on the
-    vectors with ``space="euclidean"``; Hamming on the codes, epsilon per bit, with
+    Parameters
+    ----------
+    pack : ~edgedp.WordPack
+        A words pack, e.g. the bundled default ``edgedp.load_pack()``.
+    epsilon : float
+        The privacy parameter per unit of distance (per bit in Hamming space): a finite number
+        > 0. Keyword only.
+    gamma : float or None, default None
+        The truncation threshold, finite and >= 0; ``None`` applies the paper's recipe with
+        ``beta``. Giving both ``gamma`` and ``beta`` is an error.
+    beta : float or None, default None
+        In (0, 1): ``gamma = (2 / epsilon) ln((1 - beta) |V| / beta)``, so that the output lies within
+        gamma of the input with probability >= 1 - beta; ``None`` is 0.001.
+    space : {"euclidean", "hamming"} or None, default None
+        The metric d; ``None`` is the pack's (Euclidean with float vectors, else Hamming:
+        :func:`edgedp.words.spaces.choose_space`).
+    rng : ~edgedp.RandomSource, int or None, default None
+        Where the noise comes from. ``None`` draws from OS entropy (private); an int seed makes
+        the output reproducible and NOT private (tests and benchmarks only; it warns with
+        :class:`~edgedp.NotPrivateWarning`).
+    oov : {"sample", "mask", "drop", "placeholder"}, default "sample"
+        What replaces an out-of-vocabulary token or a span the guard protects, independently of
+        its content: a uniform vocabulary word, the marker :data:`~edgedp.OOV_MASK`, nothing, or
+        a placeholder naming the guard's kind (``[EMAIL]``, ``[NAME]``; ``[OOV]`` otherwise). No
+        policy copies a character of the token.
+    casing : {"lower", "sentence"}, default "lower"
+        How released words are cased: all lower case, or capitalized at sentence starts.
+    protect : Iterable of {"identifiers", "names", "proper-nouns"} or None, default DEFAULT_PROTECT
+        The kinds (default: all three) the identifier guard (:mod:`edgedp.text.identifiers`)
+        recognises before word splitting and releases through ``oov``, never through the
+        mechanism; ``None`` or ``()`` turns the guard off.
+    deny : Iterable of str or None, default None
+        Words always protected, whatever ``protect`` says (an app's contact names).
+    decode : {"auto", "nearest", "map", "context"}, default "auto"
+        Which word is printed for each noisy release (:mod:`edgedp.words.decoding`;
+        post-processing, the guarantee is unchanged). ``"nearest"``: the mechanism's own rule;
+        ``"map"``: the most probable word given the noisy point and a public unigram prior;
+        ``"context"``: the most probable sentence under a public bigram language model.
+        ``"auto"``: ``"context"`` for BRR where the public language model ``lm-general`` fits the
+        pack, else ``"nearest"``. Only mechanisms that release a noisy point (BRR, Madlib,
+        Mahalanobis, the Vickrey mechanisms) decode otherwise than ``"nearest"``.
+    candidates : int, default 16
+        The words (>= 1) weighed per slot by ``"map"`` and ``"context"``.
+    language_model : LanguageModelPack, str, Path or None, default None
+        The public language model of ``"map"`` and ``"context"``: a pack, its name or its
+        directory; ``None`` is ``lm-general``.
+
+    Raises
+    ------
+    ~edgedp.PrivacyParameterError
+        If ``epsilon`` is not a finite number > 0, or ``protect`` names an unknown kind.
+    ~edgedp.InputError
+        If both ``gamma`` and ``beta`` are given, ``gamma`` is not a finite number >= 0, ``beta``
+        is outside (0, 1), ``space`` is unknown, ``pack`` is not a words pack, or ``oov``,
+        ``casing``, ``deny``, ``decode`` or ``candidates`` is not one of the values above.
+    ~edgedp.AssetError
+        If ``space="euclidean"`` and the pack has no float vectors.
+
+    Notes
+    -----
+    **Guarantee.** epsilon * d metric DP per word for any two vocabulary words w, w' (d Euclidean on
+    the vectors with ``space="euclidean"``; Hamming on the codes, epsilon per bit, with
     ``space="hamming"``); since scores are truncated at gamma, also epsilon * gamma DP between any
-    two vocabulary words. Proof sketch and the choice of gamma: module docstring.
+    two vocabulary words. gamma changes utility and cost, never the guarantee. The output is a
+    sampled word, so ``decode`` is ``"nearest"`` only.
 
-    **On the machine** (:attr:`calibration`). The draw is Gumbel-max rounds over floats with
-    rejection: the realised log-ratio is the exact law's plus at most a slack xi (~1e-11 at
-    epsilon ~10; :func:`edgedp.privacy.realised.near_far_slack`). Hamming: distances are integers,
-    so two words are at d = 0 (same code, same row, same law) or d >= 1, and the coefficient is
-    (epsilon - xi) / 2: the realised loss is <= (epsilon - xi) d + xi <= epsilon d, plus a tail
-    event below 2^-1000 per candidate. Euclidean: two words can be arbitrarily close, so xi cannot
-    be folded into epsilon * d; it is stated as ``guarantee().delta`` = e^xi - 1 (~1e-11 epsilon
-    for 300-dimensional vectors of norm ~6), xi including the float rounding of the distances
-    (:func:`~edgedp.words.sampling.euclidean_rounding`, relative ~1e-12, which dominates).
+    **On the machine** (:attr:`calibration`). The float draw adds a slack xi (~1e-11 at epsilon
+    ~10; :func:`edgedp.privacy.realised.near_far_slack`) to the exact law's log-ratio. Hamming
+    distances are integers, so xi is folded into the coefficient (epsilon - xi) / 2 and the
+    realised loss stays <= epsilon d; in Euclidean space it is stated as ``guarantee().delta``
+    = e^xi - 1. The proof (and the peers' bugs it rules out) is on :doc:`/theory`.
 
-    Parameters: ``epsilon`` > 0; ``gamma`` the threshold (>= 0) or ``None`` for the paper's recipe
-    (:func:`gamma_for_beta` with ``beta``, default 0.001; giving both is an error); ``space``
-    ``"euclidean"`` (needs float vectors) or ``"hamming"`` (default: the pack's,
-    :func:`edgedp.words.spaces.choose_space`); ``rng``, ``oov``, ``casing`` as for every word
-    mechanism.
+    References
+    ----------
+    * R. S. Carvalho, T. Vasiloudis, O. Feyisetan, K. Wang. "TEM: High Utility Metric
+      Differential Privacy on Text", 2021.
+
+    Examples
+    --------
+    >>> import edgedp
+    >>> tem = edgedp.TEM(edgedp.load_pack(), epsilon=0.2)
+    >>> isinstance(tem.privatize("the cat sat"), str)
+    True
+    >>> tem.gamma > 0, tem.guarantee().metric
+    (True, 'hamming')
     """
 
     name = "tem"

@@ -103,13 +103,95 @@ class _NeighbourSelection(WordMechanism):
 
 
 class Vickrey(_NeighbourSelection):
-    """The Vickrey mechanism (Alg. 1): the first or second nearest word to the perturbed input.
+    """The Vickrey mechanism: the first or second nearest word to the perturbed input, at random.
 
-    See the module docstring for the guarantee (epsilon * d_2 metric DP with ``space="euclidean"``,
-    epsilon per bit * d_H with ``space="hamming"``) and why the input word stays a candidate.
-    ``t`` in [0, 1]: 0 always picks the nearest (Madlib / BRR), 1 always the second nearest.
-    ``space``: the pack's by default (Euclidean with float vectors, else Hamming:
-    :func:`edgedp.words.spaces.choose_space`).
+    The input word's embedding is perturbed as by Madlib (Euclidean space) or BRR (Hamming space);
+    then, with d1 <= d2 the distances of the two nearest words to the perturbed point, the first is
+    output with probability p = (1 - t) d2 / (t d1 + (1 - t) d2), else the second (1 - t on ties).
+    The input word stays a candidate: the printed algorithm excludes it, which looks at the raw
+    input and breaks the guarantee (see :mod:`edgedp.words.vickrey`).
+
+    Parameters
+    ----------
+    pack : ~edgedp.WordPack
+        A words pack, e.g. the bundled default ``edgedp.load_pack()``.
+    epsilon : float
+        The privacy parameter of the perturbation: a finite number > 0, per unit of Euclidean
+        distance or per bit. Keyword only.
+    t : float, default 0.5
+        In [0, 1]: 0 always picks the nearest (Madlib / BRR), 1 always the second nearest.
+    space : {"euclidean", "hamming"} or None, default None
+        The space perturbed in; ``None`` is the pack's (Euclidean with float vectors, else Hamming:
+        :func:`edgedp.words.spaces.choose_space`).
+    rng : ~edgedp.RandomSource, int or None, default None
+        Where the noise comes from. ``None`` draws from OS entropy (private); an int seed makes
+        the output reproducible and NOT private (tests and benchmarks only; it warns with
+        :class:`~edgedp.NotPrivateWarning`).
+    oov : {"sample", "mask", "drop", "placeholder"}, default "sample"
+        What replaces an out-of-vocabulary token or a span the guard protects, independently of
+        its content: a uniform vocabulary word, the marker :data:`~edgedp.OOV_MASK`, nothing, or
+        a placeholder naming the guard's kind (``[EMAIL]``, ``[NAME]``; ``[OOV]`` otherwise). No
+        policy copies a character of the token.
+    casing : {"lower", "sentence"}, default "lower"
+        How released words are cased: all lower case, or capitalized at sentence starts.
+    protect : Iterable of {"identifiers", "names", "proper-nouns"} or None, default DEFAULT_PROTECT
+        The kinds (default: all three) the identifier guard (:mod:`edgedp.text.identifiers`)
+        recognises before word splitting and releases through ``oov``, never through the
+        mechanism; ``None`` or ``()`` turns the guard off.
+    deny : Iterable of str or None, default None
+        Words always protected, whatever ``protect`` says (an app's contact names).
+    decode : {"auto", "nearest", "map", "context"}, default "auto"
+        Which word is printed for each noisy release (:mod:`edgedp.words.decoding`;
+        post-processing, the guarantee is unchanged). ``"nearest"``: the mechanism's own rule;
+        ``"map"``: the most probable word given the noisy point and a public unigram prior;
+        ``"context"``: the most probable sentence under a public bigram language model.
+        ``"auto"``: ``"context"`` for BRR where the public language model ``lm-general`` fits the
+        pack, else ``"nearest"``. Only mechanisms that release a noisy point (BRR, Madlib,
+        Mahalanobis, the Vickrey mechanisms) decode otherwise than ``"nearest"``.
+    candidates : int, default 16
+        The words (>= 1) weighed per slot by ``"map"`` and ``"context"``.
+    language_model : LanguageModelPack, str, Path or None, default None
+        The public language model of ``"map"`` and ``"context"``: a pack, its name or its
+        directory; ``None`` is ``lm-general``.
+
+    Raises
+    ------
+    ~edgedp.PrivacyParameterError
+        If ``epsilon`` is not a finite number > 0, ``t`` is outside [0, 1], or ``protect`` names
+        an unknown kind.
+    ~edgedp.InputError
+        If ``pack`` is not a words pack, ``space`` is unknown, or ``oov``, ``casing``, ``deny``,
+        ``decode`` or ``candidates`` is not one of the values above.
+    ~edgedp.AssetError
+        If ``space="euclidean"`` and the pack has no float vectors, or ``decode`` is ``"map"`` or
+        ``"context"`` and no language model fits the pack.
+
+    See Also
+    --------
+    GeneralizedVickrey : one of the k nearest words.
+
+    Notes
+    -----
+    **Guarantee.** The perturbation's: with ``space="euclidean"`` epsilon * d_2 metric DP per word
+    (the noisy vector has Madlib's density); with ``space="hamming"`` epsilon *per bit*, i.e.
+    epsilon * d_H metric DP (randomized response on the codes, as BRR). The choice among the
+    nearest words reads only the perturbed point and public data, so it is post-processing and
+    preserves the guarantee for any metric (Xu et al., Theorems 1 and 2). Proof and tie rules:
+    :doc:`/theory`.
+
+    References
+    ----------
+    * Z. Xu, A. Aggarwal, O. Feyisetan, N. Teissier. "On a Utilitarian Approach to Privacy
+      Preserving Text Generation", 2021 (Algorithm 1).
+
+    Examples
+    --------
+    >>> import edgedp
+    >>> vickrey = edgedp.Vickrey(edgedp.load_pack(), epsilon=0.6, t=0.5)
+    >>> isinstance(vickrey.privatize("the cat sat"), str)
+    True
+    >>> vickrey.guarantee().metric
+    'hamming'
     """
 
     name = "vickrey"
@@ -141,11 +223,94 @@ class Vickrey(_NeighbourSelection):
 
 
 class GeneralizedVickrey(_NeighbourSelection):
-    """The generalized Vickrey mechanism (Alg. 3): one of the k nearest words to the perturbed input.
+    """The generalized Vickrey mechanism: one of the k nearest words to the perturbed input.
 
-    The r-th nearest (distance d_r) is chosen with probability proportional to exp(-t_r d_r) for
-    ``weights`` = (t_1, ..., t_k), finite and >= 0; k = len(weights). k = 1 is Madlib / BRR.
-    Guarantee as for :class:`Vickrey` (module docstring).
+    The input word's embedding is perturbed as by Madlib (Euclidean space) or BRR (Hamming space);
+    then the r-th nearest word to the perturbed point (distance d_r) is chosen with probability
+    proportional to exp(-t_r d_r), for ``weights`` = (t_1, ..., t_k). k = 1 is Madlib / BRR. As
+    for :class:`~edgedp.Vickrey`, the input word stays a candidate.
+
+    Parameters
+    ----------
+    pack : ~edgedp.WordPack
+        A words pack, e.g. the bundled default ``edgedp.load_pack()``.
+    epsilon : float
+        The privacy parameter of the perturbation: a finite number > 0, per unit of Euclidean
+        distance or per bit. Keyword only.
+    weights : Sequence of float
+        The weights t_1, ..., t_k, each finite and >= 0; k = ``len(weights)`` (>= 1, at most the
+        vocabulary's size). Required.
+    space : {"euclidean", "hamming"} or None, default None
+        The space perturbed in; ``None`` is the pack's (Euclidean with float vectors, else Hamming:
+        :func:`edgedp.words.spaces.choose_space`).
+    rng : ~edgedp.RandomSource, int or None, default None
+        Where the noise comes from. ``None`` draws from OS entropy (private); an int seed makes
+        the output reproducible and NOT private (tests and benchmarks only; it warns with
+        :class:`~edgedp.NotPrivateWarning`).
+    oov : {"sample", "mask", "drop", "placeholder"}, default "sample"
+        What replaces an out-of-vocabulary token or a span the guard protects, independently of
+        its content: a uniform vocabulary word, the marker :data:`~edgedp.OOV_MASK`, nothing, or
+        a placeholder naming the guard's kind (``[EMAIL]``, ``[NAME]``; ``[OOV]`` otherwise). No
+        policy copies a character of the token.
+    casing : {"lower", "sentence"}, default "lower"
+        How released words are cased: all lower case, or capitalized at sentence starts.
+    protect : Iterable of {"identifiers", "names", "proper-nouns"} or None, default DEFAULT_PROTECT
+        The kinds (default: all three) the identifier guard (:mod:`edgedp.text.identifiers`)
+        recognises before word splitting and releases through ``oov``, never through the
+        mechanism; ``None`` or ``()`` turns the guard off.
+    deny : Iterable of str or None, default None
+        Words always protected, whatever ``protect`` says (an app's contact names).
+    decode : {"auto", "nearest", "map", "context"}, default "auto"
+        Which word is printed for each noisy release (:mod:`edgedp.words.decoding`;
+        post-processing, the guarantee is unchanged). ``"nearest"``: the mechanism's own rule;
+        ``"map"``: the most probable word given the noisy point and a public unigram prior;
+        ``"context"``: the most probable sentence under a public bigram language model.
+        ``"auto"``: ``"context"`` for BRR where the public language model ``lm-general`` fits the
+        pack, else ``"nearest"``. Only mechanisms that release a noisy point (BRR, Madlib,
+        Mahalanobis, the Vickrey mechanisms) decode otherwise than ``"nearest"``.
+    candidates : int, default 16
+        The words (>= 1) weighed per slot by ``"map"`` and ``"context"``.
+    language_model : LanguageModelPack, str, Path or None, default None
+        The public language model of ``"map"`` and ``"context"``: a pack, its name or its
+        directory; ``None`` is ``lm-general``.
+
+    Raises
+    ------
+    ~edgedp.PrivacyParameterError
+        If ``epsilon`` is not a finite number > 0, ``weights`` is empty or holds a negative or
+        non-finite number, or ``protect`` names an unknown kind.
+    ~edgedp.InputError
+        If ``pack`` is not a words pack, ``weights`` is longer than the vocabulary, ``space`` is
+        unknown, or ``oov``, ``casing``, ``deny``, ``decode`` or ``candidates`` is not one of the
+        values above.
+    ~edgedp.AssetError
+        If ``space="euclidean"`` and the pack has no float vectors, or ``decode`` is ``"map"`` or
+        ``"context"`` and no language model fits the pack.
+
+    See Also
+    --------
+    Vickrey : the first or second nearest word.
+
+    Notes
+    -----
+    **Guarantee.** As for :class:`~edgedp.Vickrey`: the perturbation's, epsilon * d_2 metric DP
+    per word with ``space="euclidean"``, epsilon per bit (epsilon * d_H metric DP) with
+    ``space="hamming"``; the weighted choice reads only the perturbed point and public data
+    (post-processing). Proof: :doc:`/theory`.
+
+    References
+    ----------
+    * Z. Xu, A. Aggarwal, O. Feyisetan, N. Teissier. "On a Utilitarian Approach to Privacy
+      Preserving Text Generation", 2021 (Algorithm 3).
+
+    Examples
+    --------
+    >>> import edgedp
+    >>> gv = edgedp.GeneralizedVickrey(edgedp.load_pack(), epsilon=0.6, weights=[1.0, 0.5, 0.25])
+    >>> isinstance(gv.privatize("the cat sat"), str)
+    True
+    >>> gv.parameters()["weights"]
+    [1.0, 0.5, 0.25]
     """
 
     name = "generalized-vickrey"
