@@ -11,13 +11,15 @@ Every mechanism documents its guarantee in its docstring and returns it from ``g
 Randomness comes from OS entropy unless a seed is given (tests only; a seed makes the output
 reproducible and NOT private).
 
-The house, in floors (each imports only the floors below it): :mod:`edgedp.errors`;
-:mod:`edgedp.privacy` (randomness, noise, realised laws, guarantees, the ``Mechanism`` base class,
-the ledger); :mod:`edgedp.text` (segmentation, the identifier guard, sentence splitting) and
-:mod:`edgedp.packs` (manifests, loading, pins, the native libraries); the rooms
-:mod:`edgedp.words`, :mod:`edgedp.documents` and :mod:`edgedp.adept`; :mod:`edgedp.evaluation`
-(auditor, empirical privacy, calibration, explain, tune) and :mod:`edgedp.registry`; on top
-:mod:`edgedp.cli` and :mod:`edgedp.engines` (corpus jobs; :mod:`edgedp.spark`, :mod:`edgedp.dask`).
+The packages, each importing only those listed before it: :mod:`edgedp.errors`;
+:mod:`edgedp.privacy` (randomness, noise, realised distributions, guarantees, the ``Mechanism``
+base class, the ledger); :mod:`edgedp.runtime` (the native and numpy tiers, threads, ONNX sessions,
+k-NN search); :mod:`edgedp.text` (segmentation, the identifier guard, sentence splitting) and
+:mod:`edgedp.packs` (manifests, loading, pins); :mod:`edgedp.encoder` (the sentence encoder); the
+mechanisms :mod:`edgedp.words`, :mod:`edgedp.documents` and :mod:`edgedp.adept`;
+:mod:`edgedp.evaluation` (auditor, empirical privacy, calibration, explain, tune, pack fits) and
+:mod:`edgedp.registry`; on top :mod:`edgedp.cli` and :mod:`edgedp.engines` (corpus jobs;
+:mod:`edgedp.spark`, :mod:`edgedp.dask`).
 Names are imported on first use, so ``import edgedp`` stays cheap and a word-only program never
 loads the sentence encoder's modules.
 """
@@ -27,13 +29,13 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-import edgedp.packs.native_environment  # noqa: F401 - before anything loads FAISS or onnxruntime
+import edgedp.runtime.environment  # noqa: F401 - before anything loads FAISS or onnxruntime
 
 __version__ = "0.1.0"
 
 #: Public name -> the module that defines it (imported on first access).
 _EXPORTS = {
-    "ADePT": "edgedp.adept.mechanism",
+    "ADePT": "edgedp.adept.adept",
     "AutoencoderPack": "edgedp.adept.pack",
     "BRR": "edgedp.words.brr",
     "CusText": "edgedp.words.custext",
@@ -74,7 +76,7 @@ _EXPORTS = {
     "explain": "edgedp.evaluation.explain",
     "list_packs": "edgedp.packs.loading",
     "load_pack": "edgedp.packs.loading",
-    "set_num_threads": "edgedp.packs.native",
+    "set_num_threads": "edgedp.runtime.native",
 }
 
 __all__ = [
@@ -124,7 +126,7 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from edgedp.adept.mechanism import ADePT
+    from edgedp.adept.adept import ADePT
     from edgedp.adept.pack import AutoencoderPack
     from edgedp.documents.baselines import NonPrivateMean, WordLevelEmbedding
     from edgedp.documents.deepcandidate import CandidateRelease, DeepCandidate
@@ -147,11 +149,11 @@ if TYPE_CHECKING:
     from edgedp.evaluation.calibration import equivalent_epsilon
     from edgedp.evaluation.explain import explain
     from edgedp.packs.loading import list_packs, load_pack
-    from edgedp.packs.native import set_num_threads
     from edgedp.privacy.guarantee import Guarantee
     from edgedp.privacy.ledger import PrivacyLedger
     from edgedp.privacy.mechanism import Mechanism
     from edgedp.privacy.randomness import RandomSource
+    from edgedp.runtime.native import set_num_threads
     from edgedp.words.brr import BRR
     from edgedp.words.custext import CusText
     from edgedp.words.madlib import Madlib

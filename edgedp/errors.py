@@ -129,6 +129,9 @@ class RandomnessError(EdgedpError, RuntimeError):
     """
 
 
+#: The end of every message about a broken pack file: what to do about it.
+REBUILD_HINT = "rebuild it with edgedp-export or reinstall edgedp for a bundled pack"
+
 #: The message of a missing dependency of the sentence-level mechanisms (``{what}``: which one).
 SENTENCES_EXTRA = (
     '{what}: the sentence-level mechanisms need the sentences extra: pip install ".[sentences]" '

@@ -12,7 +12,7 @@ from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 if TYPE_CHECKING:
-    from edgedp.adept.mechanism import ADePT
+    from edgedp.adept.adept import ADePT
     from edgedp.documents.mechanism import DocumentMechanism
     from edgedp.words.mechanism import WordMechanism
 
@@ -51,7 +51,7 @@ WORD_MECHANISMS: LazyRegistry[WordMechanism] = LazyRegistry(
     }
 )
 #: Mechanisms that rewrite whole sentences (``edgedp privatize`` runs them line by line).
-SENTENCE_REWRITERS: LazyRegistry[ADePT] = LazyRegistry({"adept": "edgedp.adept.mechanism:ADePT"})
+SENTENCE_REWRITERS: LazyRegistry[ADePT] = LazyRegistry({"adept": "edgedp.adept.adept:ADePT"})
 #: The DP document-embedding mechanisms (``edgedp embed``, corpus jobs' ``embed``), and the pack
 #: each uses by default.
 DOCUMENT_MECHANISMS: LazyRegistry[DocumentMechanism[Any]] = LazyRegistry(

@@ -4,7 +4,7 @@ the user named (issue 14 section 4).
 ``import onnxruntime`` 1.32 writes ``$TMPDIR/.ses`` (a timestamp and a session UUID) and, under
 ``$HOME/.cache/Microsoft/DeveloperTools/.onnxruntime/``, a device id stable across runs and an SQLite
 queue of telemetry events, unless ``ORT_DISABLE_TELEMETRY=1`` is in the environment when it loads
-(edgedp.packs.native_environment). Each run below starts a fresh interpreter with TMPDIR, HOME and the
+(edgedp.runtime.environment). Each run below starts a fresh interpreter with TMPDIR, HOME and the
 working directory pointed at empty directories, and checks that they are still empty afterwards.
 """
 

@@ -283,7 +283,7 @@ def test_the_words_runtime_installs_no_encoder_library():
 
 def test_a_missing_encoder_library_names_the_extra(monkeypatch):
     from edgedp.errors import DependencyError
-    from edgedp.packs.native import import_onnxruntime
+    from edgedp.runtime.native import import_onnxruntime
 
     monkeypatch.setitem(sys.modules, "onnxruntime", None)  # import onnxruntime -> ImportError
     with pytest.raises(DependencyError, match=r'pip install "\.\[sentences\]"'):

@@ -13,7 +13,7 @@ issue: numpy >= 0.8x native words/s for Madlib, >= 0.2x for BRR, one message p50
 Then the decoders on each tier: words/s of Madlib with ``decode="nearest"``, ``"map"`` and
 ``"context"`` (16 candidates, ``lm-general``) on the same batch, with the ratio to ``nearest`` measured
 in the same run (target: >= 0.5x; the 16 nearest words cost the exact top-k of every block).
-Both tiers give the same releases (tests/words/test_search_backends.py); only speed is measured.
+Both tiers give the same releases (tests/runtime/test_knn.py); only speed is measured.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ import edgedp
 from bench.datasets import bbc_documents
 from bench.harness import Report, median_seconds, ratio, threads
 from bench.packs import ensure_pack
-from edgedp.backend import VARIABLE
+from edgedp.runtime.backend import VARIABLE
 
 MECHANISMS = {
     "brr": lambda pack: edgedp.BRR(pack, epsilon=0.5),

@@ -22,9 +22,9 @@ import numpy as np
 
 import edgedp
 from bench.harness import Report, median_seconds, threads
-from edgedp.documents.encoder import SentenceEncoder
 from edgedp.documents.mechanism import sentence_embeddings
 from edgedp.documents.tukey import CandidateDepth
+from edgedp.encoder.sentence_encoder import SentenceEncoder
 from edgedp.privacy.noise import exponential_mechanism_coefficient
 from edgedp.text.sentences import split_sentences
 

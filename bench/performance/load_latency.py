@@ -7,7 +7,7 @@ busy-loop processes that this module starts and stops itself, each bounded by a 
 none outlives the run even if the benchmark dies. The baseline of each row is the same mechanism at
 one thread under the same load, measured in the same run (``p50_ratio_to_1_thread``: > 1 means
 slower than one thread). ``threads="default"`` is a program that never calls ``set_num_threads``:
-the default thread policy (edgedp.packs.native: small searches and sessions on one thread, passive OpenMP
+the default thread policy (edgedp.runtime.native: small searches and sessions on one thread, passive OpenMP
 waits) must keep its ratio at about 1; 2 is a program that asked for two threads.
 
 Run alone: ``python -m bench load-latency [--quick]``; ``python -m bench latency`` includes it.
@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterator
 import numpy as np
 
 import edgedp
-import edgedp.packs.native as native
+import edgedp.runtime.native as native
 from bench.harness import Report, threads
 
 LOAD_PROCESSES = 4

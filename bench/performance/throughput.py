@@ -34,11 +34,11 @@ import faiss
 import numpy as np
 
 import edgedp
-import edgedp.packs.native as native
+import edgedp.runtime.native as native
 from bench.datasets import bbc_documents
 from bench.harness import Report, threads
 from bench.packs import ensure_pack
-from edgedp.documents.encoder import SentenceEncoder
+from edgedp.encoder.sentence_encoder import SentenceEncoder
 from edgedp.text.segmentation import segment
 from edgedp.text.sentences import split_sentences
 from edgedp.words.mechanism import WORDS_PER_TASK

@@ -3,7 +3,8 @@
 ``python -m bench samplers [--quick]`` (also part of ``trust``). Two tables:
 
 * ``realised_delta``: for epsilon in {1, 10, 30, 100, 300, 1000}, the delta each sampler realises
-  at the stated epsilon, computed over bit patterns by :mod:`edgedp.privacy.realised` (exact for the old
+  at the stated epsilon, computed over bit patterns by :mod:`edgedp.privacy.realised_distributions` (exact
+  for the old
   samplers over their 2^53 uniforms; exact tails or proven bounds for the new ones). "before" is the
   sampler until issue 14 (53-bit uniforms), "after" the current one.
 * ``speed``: median time of each sampler call at the sizes mechanisms use, the old sampler (kept
@@ -19,7 +20,7 @@ import time
 import numpy as np
 
 from bench.harness import Report, median_seconds
-from edgedp.privacy import realised
+from edgedp.privacy import realised_distributions as realised
 from edgedp.privacy.noise import analytic_gaussian_sigma, snapped_laplace
 from edgedp.privacy.randomness import RandomSource
 
@@ -197,7 +198,8 @@ def run(report: Report, *, quick: bool) -> None:
         "Realised delta: 'before' = the 53-bit samplers until issue 14 (exact over their 2^53 "
         "uniforms: the noise stopped at 36.74 Laplace scales / 8.57 sigma, and the categorical gave "
         "weights below one rounding step probability 0); 'after' = the current samplers "
-        "(edgedp.privacy.realised: exact tails over bit patterns, or the coupling bound). Threshold "
+        "(edgedp.privacy.realised_distributions: exact tails over bit patterns, or the coupling bound). "
+        "Threshold "
         "events = {x > t}; the snapped releases are exact for every event. Speed: median of "
         "repeated calls, old and new in the same run, OS entropy."
     )

@@ -36,8 +36,8 @@ from edgedp_export.reconstruction import held_out_sentences, token_accuracy
 
 import edgedp
 from bench.harness import Report, median_seconds
+from edgedp.adept.adept import clip_to_l2_ball, project_to_sphere
 from edgedp.adept.autoencoder import SentenceAutoencoder
-from edgedp.adept.mechanism import clip_to_l2_ball, project_to_sphere
 from edgedp.text.segmentation import segment
 
 DELTA = 1e-6

@@ -43,10 +43,10 @@ import numpy as np
 import edgedp
 from bench.harness import Report
 from bench.utility.domain_data import LABELLED, PUBLIC, Domain, load_domain
-from edgedp.documents.subspace_mean_fit import projection_norms, subspace_fit
 from edgedp.documents.subspace_pack import Recommendation, SubspacePack
-from edgedp.documents.task_probe import MIN_GAIN, kept_above
 from edgedp.documents.tukey import CandidateDepth
+from edgedp.evaluation.subspace_mean_fit import projection_norms, subspace_fit
+from edgedp.evaluation.task_probe import MIN_GAIN, kept_above
 
 EPSILONS = (3.0, 10.0)
 GAUSSIAN = (10.0, 1e-6)

@@ -31,10 +31,10 @@ import numpy as np
 import edgedp
 from bench.harness import Report, median_seconds, progress
 from edgedp.evaluation.explain import measure, public_word_set, rebuild
+from edgedp.evaluation.keep_rate import clear_keep_cache
 from edgedp.evaluation.tune import keep_warning, tune
 from edgedp.text.identifiers import PROTECT_KINDS, check_protect
 from edgedp.text.segmentation import segment
-from edgedp.words.keep_rate import clear_keep_cache
 
 HAMMING_EPSILONS = (0.3, 0.4, 0.5, 0.55, 0.6, 0.65, 0.7, 0.8, 0.9, 1.0)
 EUCLIDEAN_EPSILONS = (2.0, 4.0, 6.0, 8.0, 10.0, 12.0, 15.0, 20.0, 30.0)

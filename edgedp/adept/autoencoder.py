@@ -15,10 +15,10 @@ from typing import Any
 
 import numpy as np
 
-from edgedp.adept.decoding import DecodingRules, decode
+from edgedp.adept.beam_search import DecodingRules, decode
 from edgedp.adept.pack import BOS_ID, EOS_ID, PAD_ID, UNK_ID, AutoencoderPack
 from edgedp.errors import InputError
-from edgedp.packs.native import GraphIO, Lazy, get_num_threads, open_session
+from edgedp.runtime.native import GraphIO, Lazy, get_num_threads, open_session
 
 ENCODER_IO: GraphIO = (("tokens", "lengths"), ("latent",))
 DECODER_STEP_IO: GraphIO = (("token", "state", "latent"), ("log_probs", "next_state"))

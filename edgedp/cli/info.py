@@ -12,10 +12,10 @@ from pathlib import Path
 from typing import Any
 
 import edgedp
-from edgedp.backend import NATIVE_MODULES, backend
 from edgedp.cli.packs import COLUMNS, entry_fields, pack_rows, render_table
 from edgedp.errors import DependencyError, InputError
 from edgedp.packs.loading import list_packs
+from edgedp.runtime.backend import NATIVE_MODULES, backend
 
 NAME = "info"
 HELP = "versions, platform, settings and installed packs (paste it into a bug report)"
@@ -44,7 +44,7 @@ def _version(distribution: str) -> str | None:
 
 
 def _backends() -> dict[str, str]:
-    """The tier of each component (:mod:`edgedp.backend`), or why none can run."""
+    """The tier of each component (:mod:`edgedp.runtime.backend`), or why none can run."""
     tiers = {}
     for component in NATIVE_MODULES:
         try:

@@ -8,11 +8,15 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from edgedp.errors import AssetError
+from edgedp.errors import AssetError, InputError
 from edgedp.packs.loading import PackEntry, list_packs, load_pack
 from edgedp.progress import Progress
+
+if TYPE_CHECKING:
+    from edgedp.evaluation.deepcandidate_fit import PackFit
+    from edgedp.evaluation.subspace_mean_fit import SubspaceFit
 
 NAME = "packs"
 HELP = "list, describe and verify asset packs"
@@ -110,8 +114,6 @@ def run(args: argparse.Namespace) -> None:
         return
     pack = load_pack(args.path, verify=True)
     if args.packs_command == "fit":
-        from edgedp.documents.fit_check import run_fit
-
         run_fit(pack, args.sample, as_json=args.json)
         return
     if args.packs_command == "info":
@@ -151,8 +153,8 @@ def run(args: argparse.Namespace) -> None:
 def _deep_check(pack: object) -> str:
     """Recompute what the runtime takes from a pack on trust (the neighbour tables' bounds); an
     :class:`AssetError` if they do not hold, else what was recomputed."""
-    from edgedp.words.near_far import invalid_neighbour_rows
     from edgedp.words.pack import WordPack
+    from edgedp.words.vocabulary_draw import invalid_neighbour_rows
 
     if not isinstance(pack, WordPack) or (
         pack.neighbours is None and pack.suffix_neighbours is None
@@ -174,3 +176,48 @@ def _plain(value: Any) -> str:
     if isinstance(value, list | tuple):
         return ", ".join(str(item) for item in value) or "-"
     return "-" if value is None else str(value)
+
+
+def run_fit(pack: object, sample: Path, *, as_json: bool = False) -> PackFit | SubspaceFit:
+    """Run ``edgedp packs fit``: estimate and print how well a document pack fits a public sample.
+
+    Parameters
+    ----------
+    pack : SentencePack or SubspacePack
+        The loaded pack: a sentences pack is fitted for DeepCandidate, a subspace pack for
+        SubspaceMean.
+    sample : Path
+        A JSON-lines file of PUBLIC documents of the domain (``text``, optional ``label``).
+    as_json : bool, default False
+        Print the fit as JSON instead of the plain report.
+
+    Returns
+    -------
+    PackFit or SubspaceFit
+        The fit that was printed.
+
+    Raises
+    ------
+    InputError
+        If ``pack`` is neither a sentences nor a subspace pack, or the sample cannot be read.
+    """
+    from edgedp.documents.pack import SentencePack
+    from edgedp.documents.subspace_pack import SubspacePack
+    from edgedp.evaluation.deepcandidate_fit import format_fit, pack_fit, pack_source
+    from edgedp.evaluation.public_sample import read_sample
+    from edgedp.evaluation.subspace_mean_fit import format_subspace_fit, subspace_pack_fit
+
+    texts, labels = read_sample(sample)
+    if isinstance(pack, SubspacePack):
+        subspace = subspace_pack_fit(pack, texts, labels)
+        print(
+            json.dumps(subspace.as_dict(), indent=2) if as_json else format_subspace_fit(subspace)
+        )
+        return subspace
+    if not isinstance(pack, SentencePack):
+        raise InputError(
+            f"packs fit needs a sentences or subspace pack, not a {getattr(pack, 'kind', '?')} pack"
+        )
+    fit = pack_fit(pack, texts, labels, source=pack_source(pack, sample))
+    print(json.dumps(fit.as_dict(), indent=2) if as_json else format_fit(fit))
+    return fit

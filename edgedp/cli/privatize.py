@@ -55,16 +55,16 @@ from edgedp.errors import (
     UtilityWarning,
 )
 from edgedp.packs.loading import load_pack
-from edgedp.packs.native import set_num_threads
 from edgedp.progress import PROGRAM, Progress, message
 from edgedp.registry import SENTENCE_REWRITERS
+from edgedp.runtime.native import set_num_threads
 from edgedp.text.guard_report import findings_by_line
 from edgedp.text.records import ON_ERROR, BadRecords, parse_record
 from edgedp.text.segmentation import batches
 from edgedp.words.mechanism import KeptCount, WordMechanism
 from edgedp.words.streaming import BATCH_CHARS, privatize_stream
 
-#: ADePT's noises and default pack (edgedp.adept.mechanism.NOISES / DEFAULT_PACK; test_cli checks).
+#: ADePT's noises and default pack (edgedp.adept.adept.NOISES / DEFAULT_PACK; test_cli checks).
 ADEPT_NOISES = ("laplace", "gaussian")
 DEFAULT_ADEPT_PACK = "adept-bbc"
 INPUTS = ("text", "jsonl")
@@ -337,7 +337,7 @@ def _run_sentence_rewriter(args: argparse.Namespace) -> None:
         )
     warn_if_seeded(args.seed)
     charge = ledger_charger(args, mechanism)
-    from edgedp.adept.mechanism import privatize_lines
+    from edgedp.adept.adept import privatize_lines
 
     def stream(pieces: Iterator[str]) -> Iterator[str]:
         return privatize_lines(mechanism, pieces)
@@ -369,7 +369,7 @@ def run(args: argparse.Namespace) -> None:
     def prepare(batch: list[str]) -> None:
         nonlocal slots
         if not warning:
-            from edgedp.words.keep_rate import keep_warning
+            from edgedp.evaluation.keep_rate import keep_warning
 
             # warn if epsilon keeps < 5 % or > 95 % of words: a small Monte Carlo on public
             # words, cached in memory per pack and parameters. Computed before the first batch,
@@ -422,7 +422,7 @@ def _dry_run(args: argparse.Namespace) -> None:
 def summary(mechanism: WordMechanism, slots: int, kept: KeptCount) -> str:
     """What ``--summary`` prints: the release, its guarantee, and what the epsilon did to the text
     released (``kept``: counted as it was released; nothing of it is released)."""
-    from edgedp.words.keep_rate import quick_keep
+    from edgedp.evaluation.keep_rate import quick_keep
 
     guarantee = mechanism.guarantee()
     per = f" per {guarantee.metric_unit}" if guarantee.metric_unit else ""

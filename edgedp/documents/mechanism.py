@@ -76,7 +76,7 @@ def sentence_embeddings(
 
     With ``independent=True`` (what the DP mechanisms use) every sentence is encoded and recoded on
     its own, so each embedding depends on its own sentence only (see
-    :meth:`edgedp.documents.encoder.SentenceEncoder.encode`); ``False`` batches for speed.
+    :meth:`edgedp.encoder.sentence_encoder.SentenceEncoder.encode`); ``False`` batches for speed.
     """
     check_choice(space, "space", SPACES)
     if space == "recoded" and not isinstance(pack, SentencePack):

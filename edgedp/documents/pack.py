@@ -3,7 +3,8 @@
 Layout of a ``sentences`` pack (see ``assets/sentences-bbc/manifest.json`` for a full example):
 
 * ``encoder.onnx`` + ``tokenizer.json``: the sentence encoder G (all-MiniLM-L6-v2; token embeddings
-  out, mean pooling and L2 normalization in :mod:`edgedp.documents.encoder`), tokenizer fixed to truncate at
+  out, mean pooling and L2 normalization in :mod:`edgedp.encoder.sentence_encoder`), tokenizer fixed to
+  truncate at
   256 tokens and pad to the longest sentence.
 * ``recoder.onnx``: the recoder H (SentDP Sec. 4.3), R^d -> R^d, trained on public documents.
 * ``candidates.npy`` (m, d) float32: the candidate set F, the mean recoded sentence embedding of m
@@ -27,10 +28,10 @@ from typing import Any
 
 import numpy as np
 
-from edgedp.documents.encoder import Recoder, SentenceEncoder
 from edgedp.documents.tukey import CandidateDepth
-from edgedp.errors import AssetError
-from edgedp.packs.manifest import REBUILD_HINT, Manifest
+from edgedp.encoder.sentence_encoder import Recoder, SentenceEncoder
+from edgedp.errors import REBUILD_HINT, AssetError
+from edgedp.packs.manifest import Manifest
 
 
 @dataclass(frozen=True, slots=True, eq=False)

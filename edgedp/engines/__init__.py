@@ -5,5 +5,6 @@
 * :mod:`~edgedp.engines.spark`, :mod:`~edgedp.engines.dask`: thin adapters (``edgedp[spark]``,
   ``edgedp[dask]``); users import them as :mod:`edgedp.spark` and :mod:`edgedp.dask`.
 
-Who may import it: nothing inside edgedp but the two entry points; it sits on top of the rooms.
+Who may import it: nothing inside edgedp but the two entry points; it sits on top of the
+mechanisms.
 """

@@ -62,7 +62,6 @@ import numpy as np
 from edgedp.errors import InputError, NotPrivateWarning
 from edgedp.packs.loading import DEFAULT_WORD_PACK, load_pack, resolve_pack_path
 from edgedp.packs.manifest import read_manifest
-from edgedp.packs.native import get_num_threads, set_num_threads, task_threads
 from edgedp.privacy.ledger import PrivacyLedger
 from edgedp.privacy.randomness import RandomSource, spawned_source
 from edgedp.privacy.validation import check_epsilon
@@ -72,6 +71,7 @@ from edgedp.registry import (
     DOCUMENT_MECHANISMS,
     WORD_MECHANISMS,
 )
+from edgedp.runtime.native import get_num_threads, set_num_threads, task_threads
 
 Task = Literal["privatize", "embed"]
 
@@ -231,7 +231,7 @@ def worker_pack(job: CorpusJob) -> Any:
     """The job's pack in this process: loaded, verified and pinned once, then reused.
 
     The first call also fixes the process's thread count, unless it was set: a worker process uses
-    the cores its engine gives a task (:func:`edgedp.packs.native.task_threads`: one by default),
+    the cores its engine gives a task (:func:`edgedp.runtime.native.task_threads`: one by default),
     so that many workers on one machine never multiply their threads with FAISS's (which would
     otherwise start one per core in every worker).
     """

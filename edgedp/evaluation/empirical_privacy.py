@@ -52,10 +52,10 @@ from typing import Any
 import numpy as np
 
 from edgedp.errors import InputError
+from edgedp.evaluation.keep_rate import word_like_mask
 from edgedp.privacy.noise import rr_flip_threshold
 from edgedp.privacy.randomness import RandomSource, resolve_rng
 from edgedp.privacy.validation import check_positive_int
-from edgedp.words.keep_rate import word_like_mask
 from edgedp.words.mechanism import WordMechanism
 from edgedp.words.pack import WordPack
 from edgedp.words.spaces import EuclideanSpace, HammingSpace, MahalanobisSpace, Space
@@ -348,7 +348,7 @@ def zipf_log_prior(pack: WordPack) -> np.ndarray:
     """log pi(v) for every vocabulary id v: Zipf's law over the word-like words, -inf elsewhere.
 
     pi(v) is proportional to 1 / (v + 1) for the word-like words of
-    :func:`edgedp.words.keep_rate.word_like_mask` (a running text's word slots; packs are in
+    :func:`edgedp.evaluation.keep_rate.word_like_mask` (a running text's word slots; packs are in
     corpus-frequency order, so the id is the frequency rank) and 0 for the others (numbers,
     punctuation: the identifier guard and the segmentation keep them from the mechanism).
 

@@ -92,16 +92,16 @@ from edgedp.evaluation.empirical_privacy import (
     point_adversary,
     sample_channel,
 )
+from edgedp.evaluation.keep_rate import DEFAULT_WORDS as DEFAULT_WORDS  # re-exported (moved)
+from edgedp.evaluation.keep_rate import Z_975, alphabetic_ids, weighted_keep
+from edgedp.evaluation.keep_rate import Estimate as Estimate
+from edgedp.evaluation.keep_rate import public_word_set as public_word_set
+from edgedp.evaluation.keep_rate import zipf_prior as zipf_prior
 from edgedp.privacy.randomness import RandomSource, public_statistics_source, resolve_rng
 from edgedp.privacy.validation import check_positive_int, check_unit_interval
 from edgedp.progress import ProgressCallback
 from edgedp.text.segmentation import check_text
 from edgedp.words.euclidean import regularized_covariance, symmetric_square_root
-from edgedp.words.keep_rate import DEFAULT_WORDS as DEFAULT_WORDS  # re-exported (moved)
-from edgedp.words.keep_rate import Z_975, alphabetic_ids, weighted_keep
-from edgedp.words.keep_rate import Estimate as Estimate
-from edgedp.words.keep_rate import public_word_set as public_word_set
-from edgedp.words.keep_rate import zipf_prior as zipf_prior
 from edgedp.words.mechanism import WordMechanism
 from edgedp.words.pack import WordPack
 

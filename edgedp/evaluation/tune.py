@@ -32,7 +32,7 @@ mechanisms work without changes.
 
 :func:`keep_warning` is the cheap check behind ``edgedp privatize``'s warning: a small estimate of
 the share kept, cached in memory per (pack digest, mechanism class, parameters). It lives in
-:mod:`edgedp.words.keep_rate` (numpy and the mechanism only, so that the command line does not load
+:mod:`edgedp.evaluation.keep_rate` (numpy and the mechanism only, so that the command line does not load
 these modules) and is re-exported here.
 """
 
@@ -56,14 +56,14 @@ from edgedp.evaluation.explain import (
     rebuild,
     zipf_prior,
 )
+from edgedp.evaluation.keep_rate import HIGH_KEEP as HIGH_KEEP
+from edgedp.evaluation.keep_rate import LOW_KEEP as LOW_KEEP
+from edgedp.evaluation.keep_rate import WARNING_STAGES as WARNING_STAGES
+from edgedp.evaluation.keep_rate import keep_warning as keep_warning
+from edgedp.evaluation.keep_rate import quick_keep as quick_keep
 from edgedp.privacy.randomness import public_statistics_source
 from edgedp.privacy.validation import check_choice, check_epsilon, check_unit_interval
 from edgedp.progress import ProgressCallback
-from edgedp.words.keep_rate import HIGH_KEEP as HIGH_KEEP
-from edgedp.words.keep_rate import LOW_KEEP as LOW_KEEP
-from edgedp.words.keep_rate import WARNING_STAGES as WARNING_STAGES
-from edgedp.words.keep_rate import keep_warning as keep_warning
-from edgedp.words.keep_rate import quick_keep as quick_keep
 from edgedp.words.mechanism import WordMechanism
 
 MAX_EXPANSIONS = 30

@@ -38,7 +38,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from edgedp.errors import AssetError
+from edgedp.errors import REBUILD_HINT, AssetError
 from edgedp.packs.schema import check_manifest_schema
 from edgedp.progress import Progress
 
@@ -68,7 +68,6 @@ _OPEN_FLAGS = (
 #: Where files cannot be opened relative to a directory descriptor (Windows), by path after an
 #: lstat check; the bytes are still read once and hashed from memory.
 _DIR_FD = os.open in os.supports_dir_fd
-REBUILD_HINT = "rebuild it with edgedp-export or reinstall edgedp for a bundled pack"
 
 
 class _Digest(Protocol):

@@ -4,7 +4,8 @@
 * :mod:`~edgedp.privacy.randomness`: the one source of randomness (OS entropy; loud seeds) and the
   exact samplers (geometric, discrete Laplace and Gaussian, unbounded exponential, Gumbel).
 * :mod:`~edgedp.privacy.noise`: each epsilon -> noise-parameter conversion, rounded toward privacy.
-* :mod:`~edgedp.privacy.realised`: the realised law of the samplers, computed over bit patterns.
+* :mod:`~edgedp.privacy.realised_distributions`: the realised law of the samplers, computed over
+  bit patterns.
 * :mod:`~edgedp.privacy.guarantee`: guarantees and DP events as data.
 * :mod:`~edgedp.privacy.mechanism`: the one ``Mechanism`` base class.
 * :mod:`~edgedp.privacy.ledger`: the persistent privacy ledger of events per scope.

@@ -30,7 +30,7 @@ a :class:`~edgedp.privacy.randomness.RandomSource` and decides each random event
   draws have exactly the target law. About 6 proposals per draw at d = 8, 19 at 12, 57 at 16.
 
 The realised laws are computed over bit patterns in ``tests/privacy/test_lattice_noise.py`` (with
-:func:`edgedp.privacy.realised.lazy_event_probability`).
+:func:`edgedp.privacy.realised_distributions.lazy_event_probability`).
 """
 
 from __future__ import annotations

@@ -18,7 +18,11 @@ import numpy as np
 
 from edgedp.errors import PrivacyParameterError
 from edgedp.privacy.randomness import RandomSource
-from edgedp.privacy.realised import LOG_WEIGHT_ROUNDING, gumbel_max_slack, near_far_slack
+from edgedp.privacy.realised_distributions import (
+    LOG_WEIGHT_ROUNDING,
+    gumbel_max_slack,
+    near_far_slack,
+)
 from edgedp.privacy.validation import check_delta, check_epsilon, check_positive_int
 
 _DECIMAL = Context(prec=80, Emax=10**6, Emin=-(10**6))
@@ -110,8 +114,10 @@ class GumbelMaxCoefficient:
     """The coefficient of an exponential mechanism drawn by Gumbel-max over floats, and its slack.
 
     ``slack`` xi bounds how far one realised draw's log-ratio between two inputs can exceed the
-    exact law's: 4 eta of :func:`edgedp.privacy.realised.gumbel_max_slack`, 4 * 2^-50 B for the rounding of
-    the log weights (or :func:`edgedp.privacy.realised.near_far_slack` for the near-far draw), and
+    exact law's: 4 eta of :func:`edgedp.privacy.realised_distributions.gumbel_max_slack`, 4 * 2^-50 B for
+    the rounding of
+    the log weights (or :func:`edgedp.privacy.realised_distributions.near_far_slack` for the near-far
+    draw), and
     the caller's ``extra`` term. ``folded``: xi was taken out of epsilon, so the
     realised loss is at most epsilon * d for every d >= the resolution; otherwise xi is left to the
     guarantee's delta (:meth:`delta`). ``log10_delta``: the Gumbel tail event, per candidate.
@@ -164,8 +170,8 @@ def gumbel_max_coefficient(
     epsilon; epsilon times the diameter for metric DP), which sizes the Gumbel tail event.
     ``extra``: the caller's own additive term (e.g. the rounding of float distances), at any
     coefficient up to epsilon / (2 sensitivity). ``near_far_units``: the draw is the near-far
-    draw of :mod:`edgedp.words.near_far` (Gumbel-max rounds with rejection, at most this many near
-    units), whose slack is :func:`edgedp.privacy.realised.near_far_slack`. Refuses
+    draw of :mod:`edgedp.words.vocabulary_draw` (Gumbel-max rounds with rejection, at most this many near
+    units), whose slack is :func:`edgedp.privacy.realised_distributions.near_far_slack`. Refuses
     (PrivacyParameterError) an epsilon that the folded slack would use up, or whose unfolded slack
     would be a delta above 1/2.
     """

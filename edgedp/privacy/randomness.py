@@ -29,7 +29,8 @@ samplers here are built so that the gap is gone:
   Exp(1) truncated to [0, ln 2), obtained by inversion R = -log1p(-V / 2) from a uniform V whose binary
   exponent is itself geometric (so V resolves values down to 2^-1021 and every value has 52 random
   mantissa bits). The tail is unbounded (K has no cap) and every draw has relative precision about
-  2^-49 (a coupling with the ideal variable, see :mod:`edgedp.privacy.realised`). Chosen over "-log of a
+  2^-49 (a coupling with the ideal variable, see :mod:`edgedp.privacy.realised_distributions`). Chosen over
+  "-log of a
   uniform with a geometric exponent" (which reaches only ~745 and has absolute resolution 1e-16 near
   0, i.e. Gumbel draws bounded by 36.7) because both ends matter: Laplace needs the large end, the
   Gumbel-max exponential mechanism the small one.
@@ -41,7 +42,8 @@ samplers here are built so that the gap is gone:
 * :meth:`RandomSource.choice_from_log_weights` is the Gumbel-max trick, argmax_i (w_i + G_i): exactly
   the exponential-mechanism law Pr[i] proportional to exp(w_i) for the ideal Gumbel variables, every
   finite weight has positive probability, and the float realisation moves each probability by a
-  factor e^(+-2 eta) with eta ~ 2^-52 (max |w| + 1000) (:func:`edgedp.privacy.realised.gumbel_max_slack`).
+  factor e^(+-2 eta) with eta ~ 2^-52 (max |w| + 1000)
+  (:func:`edgedp.privacy.realised_distributions.gumbel_max_slack`).
 * :meth:`RandomSource.discrete_laplace` is exact: Pr[x] proportional to exp(-|x| / t) on the
   integers, from uniform integers only (Canonne, Kamath and Steinke 2020, Algorithm 2 with exact
   Bernoulli(exp(-gamma)) draws). Mechanisms that release numbers snap them to a grid and add this
@@ -130,7 +132,7 @@ class RandomSource:
     and Laplace draws have unbounded tails, the Gumbel-max choice gives every finite weight a
     positive probability, discrete Laplace is exact, and Bernoulli draws compare 64-bit integers
     with a threshold rounded toward privacy. The constructions and their proofs are in
-    :mod:`edgedp.privacy.randomness` and :mod:`edgedp.privacy.realised`.
+    :mod:`edgedp.privacy.randomness` and :mod:`edgedp.privacy.realised_distributions`.
 
     Examples
     --------
@@ -175,7 +177,7 @@ class RandomSource:
         and without ``numpy.random`` (internal: :func:`light_public_source`).
 
         Importing ``numpy.random`` costs ~6.7 MB of resident memory, more than the bundled pack:
-        ``edgedp privatize``'s keep-rate warning (:mod:`edgedp.words.keep_rate`) draws its public
+        ``edgedp privatize``'s keep-rate warning (:mod:`edgedp.evaluation.keep_rate`) draws its public
         releases from Python's Mersenne Twister instead. Never for anything private; it cannot
         spawn (its children would have no seed sequence).
         """
@@ -403,7 +405,7 @@ class RandomSource:
         keeps its (tiny) positive probability instead of rounding to 0, as inverting a float
         cumulative sum did (weights 15*[8, 7] vs 15*[9, 6] gave the second candidate probability
         3e-7 vs exactly 0: an unbounded privacy loss). Every realised probability is within a factor
-        e^(+-2 eta) of the exact one, eta from :func:`edgedp.privacy.realised.gumbel_max_slack`.
+        e^(+-2 eta) of the exact one, eta from :func:`edgedp.privacy.realised_distributions.gumbel_max_slack`.
         ``-inf`` entries have probability zero; each row needs one finite entry. One Gumbel draw
         (about 24 random bytes) per entry.
         """

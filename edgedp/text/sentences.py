@@ -1,4 +1,4 @@
-"""Splitting a document into sentences, without downloads, on either tier (:mod:`edgedp.backend`).
+"""Splitting a document into sentences, without downloads, on either tier (:mod:`edgedp.runtime.backend`).
 
 Line breaks always end a sentence (headlines, lists and paragraphs are common in real documents);
 within a line, the ``sentences`` tier finds the boundaries:
@@ -23,8 +23,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from edgedp.backend import backend
 from edgedp.errors import DependencyError
+from edgedp.runtime.backend import backend
 from edgedp.text.segmentation import check_text
 from edgedp.text.sentence_rules import split_line
 

@@ -26,7 +26,7 @@ a set (epsilon whatever the distance). It is not comparable by a privacy ratio; 
 calibrate`` does not list it.
 
 **Cost.** The mapping is a walk over the vocabulary: the nearest words of the words that open a
-set come from exact k-nearest searches (:mod:`edgedp.words.search`: FAISS or numpy) in
+set come from exact k-nearest searches (:mod:`edgedp.runtime.knn`: FAISS or numpy) in
 batches of the next unassigned words (about |V| / K searches, each a scan of the vocabulary:
 O(|V|^2 / K), the paper's cost too); when a word's neighbours are all taken (typical late in
 the walk) its search is widened eightfold at a time, and only a nearly exhausted vocabulary is
@@ -49,15 +49,15 @@ from edgedp.privacy.guarantee import Guarantee
 from edgedp.privacy.noise import exponential_mechanism_coefficient, gumbel_max_coefficient
 from edgedp.privacy.validation import check_positive_int
 from edgedp.progress import ProgressCallback
-from edgedp.words.mechanism import WordMechanism, WordOptions
-from edgedp.words.pack import WordPack
-from edgedp.words.sampling import (
+from edgedp.runtime.knn import knn_hamming, knn_l2
+from edgedp.words.exponential_selection import (
     VectorDistances,
     hamming_pair_distances,
     rows_per_block,
     vector_distances,
 )
-from edgedp.words.search import knn_hamming, knn_l2
+from edgedp.words.mechanism import WordMechanism, WordOptions
+from edgedp.words.pack import WordPack
 from edgedp.words.spaces import choose_space
 
 #: The paper's released code's default output-set size (top_k).

@@ -13,12 +13,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from edgedp.backend import backend
 from edgedp.errors import InputError
-from edgedp.packs.native import Lazy, search_threads
 from edgedp.privacy.noise import multivariate_laplace_radius_scale
 from edgedp.privacy.randomness import RandomSource
-from edgedp.words.search import RunningTop
+from edgedp.runtime.backend import backend
+from edgedp.runtime.knn import RunningTop
+from edgedp.runtime.native import Lazy, search_threads
 
 if TYPE_CHECKING:
     import faiss
@@ -66,14 +66,14 @@ class EuclideanIndex:
     The nearest word to a query q minimises ||v - q||^2 = ||q||^2 - 2 (v.q - ||v||^2 / 2): it
     minimises the score ||v||^2 / 2 - v.q, one matrix product of the negated queries with the
     vocabulary vectors augmented by the column ||v||^2 / 2 (the GEMM bound of issue 25), then a
-    running top-k per query (:class:`edgedp.words.search.RunningTop`, ties to the lower id). A
+    running top-k per query (:class:`edgedp.runtime.knn.RunningTop`, ties to the lower id). A
     query is divided by max(1, max_i |q_i|) first, and its augmented coordinate is that same
     factor, which keeps a far query (a tiny epsilon) finite in float32 without changing its
     ranking.
 
-    The product is float32 on the search tier (:func:`edgedp.backend.backend`): natively FAISS's
+    The product is float32 on the search tier (:func:`edgedp.runtime.backend.backend`): natively FAISS's
     BLAS (a ``LinearTransform``), which follows the calling thread's OpenMP thread count
-    (:func:`edgedp.packs.native.search_threads`, ``set_num_threads``) and waits passively, where
+    (:func:`edgedp.runtime.native.search_threads`, ``set_num_threads``) and waits passively, where
     numpy's BLAS would start spinning threads on every core; on the numpy tier ``np.matmul`` of
     the same float32 operands. The two BLAS may round a score differently in its last bit, so the
     tiers can disagree only on words whose float32 scores tie to that precision (no guarantee

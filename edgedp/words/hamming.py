@@ -7,8 +7,8 @@ response is epsilon * Hamming-distance metric DP (BRR paper, Theorem 3). The fli
 realised exactly as T / 2**64 with T from :func:`edgedp.privacy.noise.rr_flip_threshold`, which rounds toward
 more flips (more privacy).
 
-**Search** over a pack's binary codes, on the tier :func:`edgedp.backend.backend` chooses
-(``"search"``): FAISS (imported on first use) or numpy alone (:mod:`edgedp.words.search`). Exact
+**Search** over a pack's binary codes, on the tier :func:`edgedp.runtime.backend.backend` chooses
+(``"search"``): FAISS (imported on first use) or numpy alone (:mod:`edgedp.runtime.knn`). Exact
 searches give the same answer on both, ties included: by (distance, id).
 
 Three index types, recorded in the pack manifest and honoured at load:
@@ -24,7 +24,7 @@ Three index types, recorded in the pack manifest and honoured at load:
   its bytes) and every search is exact (:attr:`HammingIndex.exact` says so); an index only ever
   trades utility for speed, so no pack requires one.
 
-Small FAISS searches run on one thread (:func:`edgedp.packs.native.search_threads`).
+Small FAISS searches run on one thread (:func:`edgedp.runtime.native.search_threads`).
 
 Whatever the index, the answer is a deterministic function of the (already privatized) query, so the
 search is post-processing and cannot weaken the privacy guarantee; an approximate index changes
@@ -38,13 +38,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from edgedp.backend import backend
 from edgedp.errors import AssetError, InputError
-from edgedp.packs.native import search_threads
 from edgedp.privacy.noise import rr_flip_threshold
 from edgedp.privacy.randomness import RandomSource
-from edgedp.words import search as numpy_search
-from edgedp.words.search import knn_hamming
+from edgedp.runtime import knn as numpy_search
+from edgedp.runtime.backend import backend
+from edgedp.runtime.knn import knn_hamming
+from edgedp.runtime.native import search_threads
 
 if TYPE_CHECKING:
     import faiss

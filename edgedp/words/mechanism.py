@@ -41,7 +41,7 @@ with ``"mask"`` and ``"drop"`` that fact is released outright.
 **Threads and processes.** A mechanism is safe to share between threads: the pack is read-only,
 FAISS searches do not modify the index, and OS-entropy randomness has no user-space state (a seeded
 source serializes its draws). After ``edgedp.set_num_threads(n)``, a large batch is itself spread
-over n worker threads (:func:`edgedp.packs.native.map_in_threads`): runs of texts, or of word ids,
+over n worker threads (:func:`edgedp.runtime.native.map_in_threads`): runs of texts, or of word ids,
 of at least :data:`WORDS_PER_TASK` words each, every one privatized exactly as alone (each word's
 noise is drawn independently, so the guarantee and the output law do not change), reassembled in
 order. A seeded mechanism stays on the calling thread, so that its output is reproducible.
@@ -65,12 +65,12 @@ from typing import ClassVar, TypedDict, TypeVar
 import numpy as np
 
 from edgedp.errors import AssetError, InputError, UtilityWarning
-from edgedp.packs.native import map_in_threads, worker_threads
 from edgedp.privacy.guarantee import Guarantee
 from edgedp.privacy.mechanism import Mechanism
 from edgedp.privacy.randomness import RandomSource
 from edgedp.privacy.validation import check_choice, check_epsilon, check_iterable
 from edgedp.progress import ProgressCallback
+from edgedp.runtime.native import map_in_threads, worker_threads
 from edgedp.text.identifiers import DEFAULT_PROTECT, check_protect
 from edgedp.text.segmentation import (
     CASINGS,
@@ -312,7 +312,7 @@ class WordMechanism(Mechanism[WordPack]):
         if self._checked_epsilon:
             return
         self._checked_epsilon = True
-        from edgedp.words.keep_rate import keep_warning
+        from edgedp.evaluation.keep_rate import keep_warning
 
         warning = keep_warning(self)
         if warning is not None:

@@ -26,9 +26,9 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from edgedp.errors import AssetError
-from edgedp.packs.manifest import REBUILD_HINT, Manifest
-from edgedp.packs.native import Lazy
+from edgedp.errors import REBUILD_HINT, AssetError
+from edgedp.packs.manifest import Manifest
+from edgedp.runtime.native import Lazy
 from edgedp.words.euclidean import EuclideanIndex
 from edgedp.words.hamming import INDEX_TYPES, HammingIndex
 from edgedp.words.vocabulary import Vocabulary
@@ -85,7 +85,7 @@ class WordPack:
     covariance : ndarray or None, default None
         The vectors' covariance (Mahalanobis).
     neighbours : ndarray or None, default None
-        Each word's k nearest words (:class:`edgedp.words.near_far.NeighbourTable`).
+        Each word's k nearest words (:class:`edgedp.words.vocabulary_draw.NeighbourTable`).
     neighbour_bounds : ndarray or None, default None
         A certified lower bound on the distance of every other word.
     suffix_neighbours : SuffixNeighbours or None, default None
@@ -127,7 +127,7 @@ class WordPack:
     vectors: np.ndarray | None = None
     covariance: np.ndarray | None = None
     #: Optional: each word's k nearest words and a certified lower bound on the distance of every
-    #: other word (:class:`edgedp.words.near_far.NeighbourTable`; written by the exporter).
+    #: other word (:class:`edgedp.words.vocabulary_draw.NeighbourTable`; written by the exporter).
     neighbours: np.ndarray | None = None
     neighbour_bounds: np.ndarray | None = None
     suffix_neighbours: SuffixNeighbours | None = None

@@ -17,9 +17,9 @@ from typing import Any
 import numpy as np
 
 from edgedp.packs.loading import load_pack
-from edgedp.packs.native import set_num_threads
 from edgedp.privacy.randomness import spawned_source
 from edgedp.privacy.validation import check_positive_int
+from edgedp.runtime.native import set_num_threads
 from edgedp.words.mechanism import WordMechanism
 from edgedp.words.pack import WordPack
 

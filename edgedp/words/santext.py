@@ -12,13 +12,13 @@ needed only to turn it into plain LDP: with D = the largest distance between two
 (``pack.calibration["euclidean"]["maximum"]``), SanText is epsilon * D-LDP (the paper's remark).
 
 *On the machine.* The law above is exact; the release computes d in float64
-(:class:`~edgedp.words.sampling.VectorDistances`: within err = ~1e-12 D of the exact distance,
-D the diameter bound, :func:`~edgedp.words.sampling.euclidean_rounding`) and draws by the
-near-far draw (:mod:`edgedp.words.near_far`: Gumbel-max rounds over floats with rejection, each
+(:class:`~edgedp.words.exponential_selection.VectorDistances`: within err = ~1e-12 D of the exact distance,
+D the diameter bound, :func:`~edgedp.words.exponential_selection.euclidean_rounding`) and draws by the
+near-far draw (:mod:`edgedp.words.vocabulary_draw`: Gumbel-max rounds over floats with rejection, each
 probability within e^(+-xi / 2) of the exact law of its float weights,
-:func:`edgedp.privacy.realised.near_far_slack`). So the realised log-ratio is at most
+:func:`edgedp.privacy.realised_distributions.near_far_slack`). So the realised log-ratio is at most
 epsilon d(x, x') + xi, xi = the draw's slack + 2 epsilon err
-(:func:`edgedp.words.sampling.distance_coefficient`). An additive xi is not proportional to d,
+(:func:`edgedp.words.exponential_selection.distance_coefficient`). An additive xi is not proportional to d,
 and distinct words can be arbitrarily close (or share a vector), so it cannot be folded into
 epsilon: the guarantee states it as delta = e^xi - 1 per word (``guarantee().delta``, ~1e-11
 epsilon for 300-dimensional vectors of norm ~6), plus a tail event below 2^-1000.
@@ -46,7 +46,7 @@ the ``oov`` policy of every word mechanism (:mod:`edgedp.words.mechanism`) and a
 
 **Cost.** A draw scores the words near the input exactly (those a float32 search returns
 among the nearest) and the others by rejection from an envelope certified by that search
-(:mod:`edgedp.words.near_far`): a few variates and distances per word, never one per vocabulary
+(:mod:`edgedp.words.vocabulary_draw`): a few variates and distances per word, never one per vocabulary
 word, and the search once per distinct word of a batch.
 """
 
@@ -60,8 +60,10 @@ import numpy as np
 from edgedp.errors import PrivacyParameterError
 from edgedp.privacy.guarantee import Guarantee
 from edgedp.privacy.validation import check_unit_interval
+from edgedp.words.exponential_selection import distance_coefficient, vector_distances
 from edgedp.words.mechanism import WordMechanism, WordOptions
-from edgedp.words.near_far import (
+from edgedp.words.pack import WordPack
+from edgedp.words.vocabulary_draw import (
     NearSets,
     draw_blocks,
     euclidean_near_sets,
@@ -69,8 +71,6 @@ from edgedp.words.near_far import (
     euclidean_neighbours,
     tail_candidates,
 )
-from edgedp.words.pack import WordPack
-from edgedp.words.sampling import distance_coefficient, vector_distances
 
 #: The paper's SanText+ defaults (its released code's --p and --sensitive_word_percentage).
 DEFAULT_P = 0.3
@@ -90,7 +90,7 @@ class SanText(WordMechanism):
     For input x, output y of the vocabulary V with probability proportional to
     exp(-epsilon * ||phi(x) - phi(y)||_2 / 2): the exponential mechanism with utility -d(x, y). A
     draw scores the words near the input exactly and the others by rejection from a certified
-    envelope (:mod:`edgedp.words.near_far`): a few variates per word, never one per vocabulary word.
+    envelope (:mod:`edgedp.words.vocabulary_draw`): a few variates per word, never one per vocabulary word.
 
     Parameters
     ----------
@@ -179,8 +179,8 @@ class SanText(WordMechanism):
         super().__init__(pack, epsilon=epsilon, **options)
         vectors = pack.require_vectors(type(self).__name__)
         #: epsilon / 2 and the slack of the float draw and distances, left to the delta
-        #: (:func:`edgedp.words.sampling.distance_coefficient`)
-        #: At most this many near units (:func:`edgedp.words.near_far.euclidean_near_units`).
+        #: (:func:`edgedp.words.exponential_selection.distance_coefficient`)
+        #: At most this many near units (:func:`edgedp.words.vocabulary_draw.euclidean_near_units`).
         self.near_units = euclidean_near_units(pack)
         self.calibration = distance_coefficient(
             self.epsilon,
@@ -213,7 +213,7 @@ class SanText(WordMechanism):
 
     def near_sets(self, word_ids: np.ndarray) -> NearSets:
         """The near-far plan of distinct vocabulary ids over the outputs
-        (:mod:`edgedp.words.near_far`)."""
+        (:mod:`edgedp.words.vocabulary_draw`)."""
         neighbours = euclidean_neighbours(self.pack, type(self).__name__, self.first_output())
         return euclidean_near_sets(
             neighbours, word_ids, coefficient=self.coefficient, gamma=math.inf

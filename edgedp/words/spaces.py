@@ -211,6 +211,6 @@ class MahalanobisSpace(EuclideanSpace):
 
     def noise(self, count: int, dims: int) -> np.ndarray:
         # rows y^T S = (S y)^T; einsum, not matmul: numpy's BLAS would start its own spinning
-        # threads for this small product (see edgedp.packs.native), and einsum is faster here
+        # threads for this small product (see edgedp.runtime.native), and einsum is faster here
         shaped: np.ndarray = np.einsum("ij,jk->ik", super().noise(count, dims), self.root)
         return shaped

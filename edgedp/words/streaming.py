@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 
-from edgedp.packs.native import worker_threads
+from edgedp.runtime.native import worker_threads
 from edgedp.text.identifiers import span_may_continue
 from edgedp.text.segmentation import (
     PASS_THROUGH_PUNCTUATION,

@@ -37,11 +37,11 @@ the output is within gamma of the input. ``gamma=None`` applies it with ``beta``
 value the peers use). gamma changes utility and cost, never the epsilon * d guarantee.
 
 **Spaces.** ``space="euclidean"``: d is the Euclidean distance of the pack's float vectors, in
-float64 (:class:`~edgedp.words.sampling.VectorDistances`, within a relative ~1e-12 of the exact
+float64 (:class:`~edgedp.words.exponential_selection.VectorDistances`, within a relative ~1e-12 of the exact
 distance: stated in the delta). ``space="hamming"``: d is the Hamming distance of the binary codes
 (integer, epsilon per bit).
 
-**The draw** (:mod:`edgedp.words.near_far`): the words near the input are scored exactly, the rest
+**The draw** (:mod:`edgedp.words.vocabulary_draw`): the words near the input are scored exactly, the rest
 by rejection from an envelope, so a release costs a few variates, never one per vocabulary word.
 Hamming: the near words are those within R bits of the input, from an exact flat range search
 (never an approximate index), one unit per distance (count x e^(-epsilon min(d, gamma) / 2)); R <=
@@ -49,9 +49,9 @@ gamma is chosen per epsilon from a public sample of the vocabulary to minimise t
 other word is at least R + 1 bits away. With R = floor(gamma) the far words are exactly the bottom
 element's, accepted at once: the algorithm as printed. Euclidean: the near words are those a float32
 search returns among the nearest (within gamma), each its own unit; the far bound is certified
-from the search (:class:`~edgedp.words.near_far.EuclideanNeighbours`); when it reaches gamma, the
+from the search (:class:`~edgedp.words.vocabulary_draw.EuclideanNeighbours`); when it reaches gamma, the
 far branch is again the bottom element. Either way the law is the one above, exactly; the float
-slack of the draw is :func:`edgedp.privacy.realised.near_far_slack` (see :class:`TEM`).
+slack of the draw is :func:`edgedp.privacy.realised_distributions.near_far_slack` (see :class:`TEM`).
 
 Out-of-vocabulary tokens never reach the output (:mod:`edgedp.words.mechanism`).
 """
@@ -64,10 +64,17 @@ from typing import Unpack
 import numpy as np
 
 from edgedp.errors import InputError
-from edgedp.packs.native import Lazy
 from edgedp.privacy.guarantee import Guarantee
+from edgedp.runtime.native import Lazy
+from edgedp.words.exponential_selection import (
+    distance_coefficient,
+    hamming_pair_distances,
+    vector_distances,
+)
 from edgedp.words.mechanism import WordMechanism, WordOptions
-from edgedp.words.near_far import (
+from edgedp.words.pack import WordPack
+from edgedp.words.spaces import choose_space
+from edgedp.words.vocabulary_draw import (
     NearSets,
     draw_blocks,
     euclidean_near_sets,
@@ -78,9 +85,6 @@ from edgedp.words.near_far import (
     hamming_radius,
     tail_candidates,
 )
-from edgedp.words.pack import WordPack
-from edgedp.words.sampling import distance_coefficient, hamming_pair_distances, vector_distances
-from edgedp.words.spaces import choose_space
 
 #: The peers' (and the paper's experiments') default: Pr[output farther than gamma] <= 0.001.
 DEFAULT_BETA = 0.001
@@ -194,7 +198,7 @@ class TEM(WordMechanism):
     sampled word, so ``decode`` is ``"nearest"`` only.
 
     **On the machine** (:attr:`calibration`). The float draw adds a slack xi (~1e-11 at epsilon
-    ~10; :func:`edgedp.privacy.realised.near_far_slack`) to the exact law's log-ratio. Hamming
+    ~10; :func:`edgedp.privacy.realised_distributions.near_far_slack`) to the exact law's log-ratio. Hamming
     distances are integers, so xi is folded into the coefficient (epsilon - xi) / 2 and the
     realised loss stays <= epsilon d; in Euclidean space it is stated as ``guarantee().delta``
     = e^xi - 1. The proof (and the peers' bugs it rules out) is on :doc:`/theory`.
@@ -243,7 +247,7 @@ class TEM(WordMechanism):
         #: At most this many near units (distances of a Hamming range search, or words).
         self.near_units = pack.bits + 1 if hamming else euclidean_near_units(pack)
         #: The coefficient (epsilon / 2, less the folded slack in Hamming space) and what the
-        #: float draw leaves (:func:`edgedp.words.sampling.distance_coefficient`); the scores are
+        #: float draw leaves (:func:`edgedp.words.exponential_selection.distance_coefficient`); the scores are
         #: -c min(d, gamma).
         self.calibration = distance_coefficient(
             self.epsilon,
@@ -294,7 +298,7 @@ class TEM(WordMechanism):
         return self._radius.get()
 
     def near_sets(self, word_ids: np.ndarray) -> NearSets:
-        """The near-far plan of distinct vocabulary ids (:mod:`edgedp.words.near_far`)."""
+        """The near-far plan of distinct vocabulary ids (:mod:`edgedp.words.vocabulary_draw`)."""
         if self.space_name == "hamming":
             return hamming_near_sets(
                 self.pack.index.range_search,

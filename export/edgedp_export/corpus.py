@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from edgedp.documents.public_sample import text_records
 from edgedp.errors import InputError
+from edgedp.evaluation.public_sample import text_records
 from edgedp.packs.manifest import sha256_file
 
 SPLITS = ("train", "validation", "test")

@@ -17,7 +17,7 @@ from tqdm import tqdm
 
 from edgedp.progress import ProgressCallback
 from edgedp.words.custext import DEFAULT_K, euclidean_output_sets, hamming_output_sets
-from edgedp.words.sampling import VectorDistances
+from edgedp.words.exponential_selection import VectorDistances
 from edgedp_export.pack_writer import FileWriter, npy_writer
 
 #: Output-set size of the stored sets by default (the paper's code's top_k, CusText's default).

@@ -1,6 +1,6 @@
 """The neighbour table of a Euclidean words pack: each word's nearest words and a certified bound.
 
-TEM and SanText draw a word by the near-far draw (:mod:`edgedp.words.near_far`): the words near
+TEM and SanText draw a word by the near-far draw (:mod:`edgedp.words.vocabulary_draw`): the words near
 the input are scored exactly and every other word by rejection from an envelope, which needs a
 lower bound on the distance of every word outside the near set. Finding the near set at run time is
 a float32 scan of the whole vocabulary per distinct input word; the table does that scan once, at
@@ -10,7 +10,7 @@ word outside the row); and for SanText+, whose outputs are the rarest words (90 
 same for each frequent word among the rarest 90 % (``suffix_neighbours.npy``,
 ``suffix_neighbour_bounds.npy``: a frequent word's nearest words are mostly frequent, and searching
 the rare ones per word at run time cost as much as BRR's whole release). Both come from the runtime's own
-:class:`~edgedp.words.near_far.EuclideanNeighbours`, so the bound is the one it certifies against
+:class:`~edgedp.words.vocabulary_draw.EuclideanNeighbours`, so the bound is the one it certifies against
 float32 rounding; k is at most |V| - 1, so every row has a far word and a finite bound.
 
 Cost: one float32 k-nearest search of every word (O(|V|^2 d), FAISS on every core), and one of
@@ -24,9 +24,9 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
-from edgedp.words.near_far import EUCLIDEAN_NEAR_WORDS, EuclideanNeighbours
-from edgedp.words.sampling import VectorDistances
+from edgedp.words.exponential_selection import VectorDistances
 from edgedp.words.santext import DEFAULT_SENSITIVE_FRACTION, first_sensitive_id
+from edgedp.words.vocabulary_draw import EUCLIDEAN_NEAR_WORDS, EuclideanNeighbours
 from edgedp_export.pack_writer import FileWriter, npy_writer
 
 #: Words per row of the table by default (the runtime's float32 search returns as many).
@@ -73,7 +73,7 @@ def add_neighbour_table(
             "neighbour_bounds_file": "neighbour_bounds.npy",
             "neighbours_method": (
                 "FAISS float32 k-nearest search of every word; bound: sqrt(k-th squared distance "
-                "- float32 error) - float64 distance error (edgedp.words.near_far)"
+                "- float32 error) - float64 distance error (edgedp.words.vocabulary_draw)"
             ),
         }
     )

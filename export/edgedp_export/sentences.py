@@ -29,9 +29,9 @@ import numpy as np
 from tqdm import tqdm
 
 import edgedp_export
-from edgedp.documents.encoder import Recoder, SentenceEncoder
 from edgedp.documents.pack import SentencePack
 from edgedp.documents.subspace_pack import SubspacePack
+from edgedp.encoder.sentence_encoder import Recoder, SentenceEncoder
 from edgedp.errors import InputError
 from edgedp.packs.manifest import thaw
 from edgedp.text.sentences import split_sentences

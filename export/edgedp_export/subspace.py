@@ -10,7 +10,7 @@ it (batched), and the rest is linear algebra on those embeddings (seconds for 10
   directions in which documents differ, which is what the release must keep; the principal
   directions of single sentences also weigh within-document variation, which averaging removes).
 * **d' and the clip radius C per (epsilon, delta, k)**: the (d', clip quantile) with the largest
-  *signal kept* (:mod:`edgedp.documents.subspace_mean_fit`: the share of the non-private mean
+  *signal kept* (:mod:`edgedp.evaluation.subspace_mean_fit`: the share of the non-private mean
   embedding's variance a linear probe of the release recovers, noise of the real lattice release
   included), cross-fitted: the public documents are cut in two halves (seeded), directions and
   radii are fitted on one half and the signal is measured on the other, both ways, and averaged;
@@ -33,9 +33,11 @@ from typing import Any
 import numpy as np
 
 import edgedp_export
-from edgedp.documents.encoder import SentenceEncoder
 from edgedp.documents.pack import SentencePack
-from edgedp.documents.subspace_mean_fit import (
+from edgedp.documents.subspace_pack import SubspacePack
+from edgedp.encoder.sentence_encoder import SentenceEncoder
+from edgedp.errors import InputError
+from edgedp.evaluation.subspace_mean_fit import (
     CLIP_QUANTILES,
     DELTA_GRID,
     EPSILON_GRID,
@@ -47,8 +49,6 @@ from edgedp.documents.subspace_mean_fit import (
     fit_subspace,
     projection_norms,
 )
-from edgedp.documents.subspace_pack import SubspacePack
-from edgedp.errors import InputError
 from edgedp_export.corpus import PublicCorpus
 from edgedp_export.pack_writer import FileWriter, lines_writer, npy_writer, write_pack
 from edgedp_export.sentences import (
@@ -133,7 +133,7 @@ def subspace_contents(documents: list[np.ndarray], directions: int, seed: int) -
     """Mean, directions, default clip radii and the recommendation rows (module docstring).
 
     On one BLAS thread: the products are small and many, and OpenBLAS's threads made them 6.6x
-    slower on a loaded 2-core machine (never slower than one thread, as edgedp.packs.native).
+    slower on a loaded 2-core machine (never slower than one thread, as edgedp.runtime.native).
     """
     from threadpoolctl import threadpool_limits
 
@@ -232,7 +232,7 @@ def build_subspace_pack(
                 "clip": contents.clips,
                 "clip_by": "quantile of the public sentences' projected norms ||P_d' (s - mu)||",
                 "recommended": contents.recommended,
-                "recommended_by": "largest signal kept (edgedp.documents.subspace_mean_fit), "
+                "recommended_by": "largest signal kept (edgedp.evaluation.subspace_mean_fit), "
                 "cross-fitted on two halves of the public documents (seed "
                 f"{config.seed}); rows apply from their number of sentences up",
                 "grids": {

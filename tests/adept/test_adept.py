@@ -20,8 +20,8 @@ from edgedp_export.reconstruction import (
 from scipy import stats
 
 import edgedp
+from edgedp.adept.adept import ADePT, clip_to_l2_ball, privatize_lines
 from edgedp.adept.autoencoder import SentenceAutoencoder
-from edgedp.adept.mechanism import ADePT, clip_to_l2_ball, privatize_lines
 from edgedp.adept.pack import BOS_ID, PAD_ID, UNK_ID
 from edgedp.errors import InputError, PrivacyParameterError
 from edgedp.privacy.noise import analytic_gaussian_sigma, l2_ball_laplace_scale
@@ -110,7 +110,8 @@ def test_noise_scale_is_the_corrected_formula(pack):
         assert laplace.noise_scale == l2_ball_laplace_scale(c, d, epsilon)
         assert laplace.noise_scale == pytest.approx(2 * c * math.sqrt(d) / epsilon, rel=1e-15)
         gaussian = make(pack, epsilon=epsilon, noise="gaussian", delta=1e-6)
-        # Calibrated for delta (1 - 2^-20): room for the float sampler (edgedp.privacy.realised, issue 14).
+        # Calibrated for delta (1 - 2^-20): room for the float sampler
+        # (edgedp.privacy.realised_distributions, issue 14).
         assert gaussian.noise_scale == analytic_gaussian_sigma(2 * c, epsilon, 1e-6 * (1 - 2**-20))
 
 

@@ -7,7 +7,7 @@ import itertools
 import numpy as np
 import pytest
 
-from edgedp.adept.decoding import DecodingRules, decode, repeated_tokens
+from edgedp.adept.beam_search import DecodingRules, decode, repeated_tokens
 from edgedp.errors import InputError
 
 BOS, EOS = 0, 1

@@ -16,7 +16,7 @@ from edgedp.documents.deepcandidate import selection_probabilities
 from edgedp.errors import InputError, PrivacyParameterError
 from edgedp.privacy.noise import LOG_WEIGHT_ROUNDING
 from edgedp.privacy.randomness import RandomSource
-from edgedp.privacy.realised import gumbel_max_slack
+from edgedp.privacy.realised_distributions import gumbel_max_slack
 
 SPORT_TEXT = (
     "The striker scored twice as United beat their rivals 3-1 in the league on Saturday. "

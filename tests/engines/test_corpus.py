@@ -216,7 +216,7 @@ def test_a_worker_process_uses_the_cores_of_one_task(omp, before, expected):
         + (f"edgedp.set_num_threads({before})\n" if before else "")
         + "job = corpus.plan_privatize('text', 'brr', epsilon=1.0)\n"
         "next(corpus.privatize_batches([pandas.DataFrame({'text': ['a b']})], job))\n"
-        "print(edgedp.packs.native.get_num_threads(), faiss.omp_get_max_threads())"
+        "print(edgedp.runtime.native.get_num_threads(), faiss.omp_get_max_threads())"
     )
     env = {key: value for key, value in os.environ.items() if key != "OMP_NUM_THREADS"}
     if omp is not None:

@@ -25,7 +25,7 @@ from helpers import all_codes, write_vector_file, write_word_pack
 from scipy import stats
 
 import edgedp
-import edgedp.adept.mechanism
+import edgedp.adept.adept
 import edgedp.documents.deepcandidate
 import edgedp.documents.truncation
 import edgedp.words.euclidean
@@ -460,12 +460,12 @@ def adept_sampler(mechanism: edgedp.ADePT, sentence: str):
 def test_adept_release_on_opposite_corners_of_the_l2_ball(seeded, monkeypatch, broken):
     if broken:  # the ADePT paper's scale 2C / epsilon, without sqrt(d)
         monkeypatch.setattr(
-            edgedp.adept.mechanism,
+            edgedp.adept.adept,
             "l2_ball_laplace_scale",
             lambda radius, dims, epsilon: laplace_scale(2 * radius, epsilon),
         )
         # (issue 14: the released noise is the exact snapped Laplace for this L1 diameter)
-        monkeypatch.setattr(edgedp.adept.mechanism, "l2_ball_l1_diameter", lambda r, d: 2 * r)
+        monkeypatch.setattr(edgedp.adept.adept, "l2_ball_l1_diameter", lambda r, d: 2 * r)
     epsilon = 1.0
     adept = edgedp.ADePT(edgedp.load_pack("adept-bbc"), epsilon=epsilon, rng=seeded(10))
     dims, radius = adept.pack.latent_dims, adept.pack.clip_norm

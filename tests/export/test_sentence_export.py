@@ -25,7 +25,7 @@ from edgedp_export.commands import sentences as sentences_command
 from helpers import REPO_ROOT
 
 import edgedp
-from edgedp.documents.encoder import SentenceEncoder
+from edgedp.encoder.sentence_encoder import SentenceEncoder
 from edgedp.errors import InputError
 
 ROOT = REPO_ROOT

@@ -21,7 +21,7 @@ from scipy import stats
 
 import edgedp
 from edgedp.errors import InputError, PrivacyParameterError
-from edgedp.privacy import realised
+from edgedp.privacy import realised_distributions as realised
 from edgedp.privacy.noise import analytic_gaussian_sigma, snapped_laplace
 from edgedp.privacy.randomness import RandomSource
 

@@ -19,7 +19,8 @@ import pytest
 from scipy import stats
 
 from edgedp.errors import PrivacyParameterError
-from edgedp.privacy import lattice, realised
+from edgedp.privacy import lattice
+from edgedp.privacy import realised_distributions as realised
 from edgedp.privacy.noise import (
     KNORM_MAX_DIMS,
     LATTICE_STEPS_PER_RADIUS,

@@ -20,7 +20,7 @@ from edgedp.privacy.noise import (
     scale_at_least,
     sum_at_least,
 )
-from edgedp.privacy.realised import gumbel_max_slack
+from edgedp.privacy.realised_distributions import gumbel_max_slack
 
 _HIGH = Context(prec=120, Emax=10**6)
 

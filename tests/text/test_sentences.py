@@ -11,8 +11,8 @@ import sys
 
 import pytest
 
-from edgedp.backend import VARIABLE, backend
 from edgedp.errors import DependencyError, InputError
+from edgedp.runtime.backend import VARIABLE, backend
 from edgedp.text.sentences import split_sentences
 
 CASES = [

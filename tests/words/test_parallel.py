@@ -12,7 +12,7 @@ from helpers import all_codes, brr_exact_distribution, native_process, write_wor
 from scipy import stats
 
 import edgedp
-import edgedp.packs.native as native
+import edgedp.runtime.native as native
 from edgedp.privacy.noise import rr_flip_threshold
 from edgedp.words.parallel import privatize_parallel
 from edgedp.words.streaming import privatize_stream

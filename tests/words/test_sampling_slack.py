@@ -1,7 +1,8 @@
 """The float slack of the word samplers' Gumbel-max draw (TEM, SanText, SanText+, CusText).
 
 ``choice_from_log_weights`` realises each probability within e^(+-2 eta) of the exact law of the
-log weights it is given (:func:`edgedp.privacy.realised.gumbel_max_slack`), and the log weights themselves
+log weights it is given (:func:`edgedp.privacy.realised_distributions.gumbel_max_slack`), and the log
+weights themselves
 are rounded. Where the neighbour relation has a resolution (plain DP: CusText; integer Hamming
 distances: TEM in Hamming space) the slack xi is folded into epsilon; for Euclidean metric DP
 (no smallest distance between distinct words) it is stated as delta = e^xi - 1 per word, xi
@@ -23,17 +24,21 @@ from helpers import SEEDED_ON_PURPOSE, all_codes, write_word_pack
 from sampling_helpers import vector_pack
 
 import edgedp
-import edgedp.words.near_far
 import edgedp.words.tem
+import edgedp.words.vocabulary_draw
 from edgedp.errors import PrivacyParameterError
-from edgedp.privacy import realised
+from edgedp.privacy import realised_distributions as realised
 from edgedp.privacy.noise import LOG_WEIGHT_ROUNDING
-from edgedp.privacy.realised import gumbel_max_slack, log_sum_exp_rounding, near_far_slack
+from edgedp.privacy.realised_distributions import (
+    gumbel_max_slack,
+    log_sum_exp_rounding,
+    near_far_slack,
+)
 from edgedp.words.custext import CusText
-from edgedp.words.near_far import euclidean_near_units, log_sum_exp_rows
-from edgedp.words.sampling import VectorDistances, euclidean_rounding
+from edgedp.words.exponential_selection import VectorDistances, euclidean_rounding
 from edgedp.words.santext import SanText, SanTextPlus
 from edgedp.words.tem import TEM
+from edgedp.words.vocabulary_draw import euclidean_near_units, log_sum_exp_rows
 
 pytestmark = SEEDED_ON_PURPOSE  # reproducible statistics
 
@@ -165,7 +170,7 @@ def near_far_law(mechanism, word: int) -> tuple[list[Decimal], float]:
     """Pr[mechanism(word) = y] for every y of the domain (0 outside), exactly, for the near-far draw
     with the mechanism's own floats: its units' log weights, its float log-sum-exp of them, its
     envelope, its gaps t~ = fl(far score) - fl(offset) and the exponential sampler's exact tail
-    Pr[X > t~] over bit patterns (edgedp.privacy.realised.exponential_tail); the two Gumbel-max
+    Pr[X > t~] over bit patterns (edgedp.privacy.realised_distributions.exponential_tail); the two Gumbel-max
     stages by their exact laws (the realised ones are within e^(+-2 eta) of them). Also returns the
     largest |log weight difference| of its rows (the B of eta)."""
     size = len(mechanism.pack.vocabulary)
@@ -221,7 +226,8 @@ def test_hamming_tem_realised_loss_is_within_epsilon_d_exactly(
 
 def test_log_sum_exp_is_within_its_stated_rounding():
     # The near total is a float log-sum-exp: against 60-digit arithmetic on the same float
-    # weights, it is within edgedp.privacy.realised.log_sum_exp_rounding (rows of 1 to 300 units,
+    # weights, it is within edgedp.privacy.realised_distributions.log_sum_exp_rounding (rows of 1 to 300
+    # units,
     # spreads up to 700).
     rng = np.random.default_rng(3)
     for units in (1, 2, 7, 33, 300):
@@ -296,7 +302,7 @@ def test_euclidean_realised_loss_is_within_epsilon_d_plus_the_stated_slack(
     # The realised law of the mechanism's own floats (near units, log-sum-exp, certified far bound,
     # exact exponential tails), between every two words (SanText+: two sensitive words), plus the
     # Gumbel-max stages' 16 eta: at most epsilon * d + xi, the slack its guarantee states as delta.
-    monkeypatch.setattr(edgedp.words.near_far, "EUCLIDEAN_NEAR_WORDS", near_words)
+    monkeypatch.setattr(edgedp.words.vocabulary_draw, "EUCLIDEAN_NEAR_WORDS", near_words)
     set_pack = set_pack if table else set_pack_without_table
     epsilon = 2.0
     mechanism = {

@@ -31,13 +31,13 @@ from sampling_helpers import (
 )
 
 import edgedp
-import edgedp.words.near_far
-import edgedp.words.sampling
+import edgedp.words.exponential_selection
 import edgedp.words.tem
+import edgedp.words.vocabulary_draw
 from edgedp.evaluation.audit import audit_pair
-from edgedp.words.near_far import NearSets
-from edgedp.words.sampling import Complements, select_ragged, uniform_outside
+from edgedp.words.exponential_selection import Complements, select_ragged, uniform_outside
 from edgedp.words.tem import TEM, gamma_for_beta
+from edgedp.words.vocabulary_draw import NearSets
 
 pytestmark = SEEDED_ON_PURPOSE  # reproducible statistics
 
@@ -186,7 +186,7 @@ def test_euclidean_rejection_path_matches_the_exact_channel(
 ):
     # A near set smaller than L_w: the far words within gamma are drawn by rejection from the
     # certified bound of the pack's neighbour table, or of a float32 search without one.
-    monkeypatch.setattr(edgedp.words.near_far, "EUCLIDEAN_NEAR_WORDS", near_words)
+    monkeypatch.setattr(edgedp.words.vocabulary_draw, "EUCLIDEAN_NEAR_WORDS", near_words)
     pack = vector_pack(tmp_path, TRAP.reshape(-1, 1), neighbours=near_words if table else 0)
     tem = TEM(pack, epsilon=1.0, gamma=30.0, rng=seeded(near_words))
     near = tem.near_sets(np.array([0, 5, 30]))
@@ -202,7 +202,7 @@ def test_euclidean_rejection_path_matches_the_exact_channel(
 def test_near_sets_are_exact_and_every_far_word_is_beyond_the_bound(
     euclid_pack, monkeypatch, space, near_words
 ):
-    monkeypatch.setattr(edgedp.words.near_far, "EUCLIDEAN_NEAR_WORDS", near_words)
+    monkeypatch.setattr(edgedp.words.vocabulary_draw, "EUCLIDEAN_NEAR_WORDS", near_words)
     gamma = 1.0 if space == "euclidean" else 22
     tem = TEM(euclid_pack, epsilon=3.0, gamma=gamma, space=space, rng=1)
     words = np.arange(0, 200, 7)
@@ -321,7 +321,9 @@ def test_bottom_never_returns_the_input_when_gamma_isolates_it(trap_pack, seeded
 
 
 def test_ragged_selection_is_exact_across_blocks(seeded, monkeypatch):
-    monkeypatch.setattr(edgedp.words.sampling, "BLOCK_ELEMENTS", 14)  # blocks of 2 or 3 rows
+    monkeypatch.setattr(
+        edgedp.words.exponential_selection, "BLOCK_ELEMENTS", 14
+    )  # blocks of 2 or 3 rows
     lims = np.array([0, 3, 4, 9])
     weights = np.array([0.0, -1.0, np.log(3.0), 7.0, -np.inf, 0.0, 0.0, 1.0, -2.0])
     rows = 6_000

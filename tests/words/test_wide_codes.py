@@ -15,9 +15,9 @@ import pytest
 from helpers import SEEDED_ON_PURPOSE, write_word_pack
 
 import edgedp
-from edgedp.backend import VARIABLE
 from edgedp.errors import AssetError
-from edgedp.words import search
+from edgedp.runtime import knn as search
+from edgedp.runtime.backend import VARIABLE
 from edgedp.words.hamming import HammingIndex
 
 pytestmark = SEEDED_ON_PURPOSE

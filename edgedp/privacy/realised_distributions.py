@@ -118,7 +118,7 @@ _EXPONENTIAL_TAIL_ABSOLUTE = 2.0**-1018
 def near_far_slack(log_weight_bound: float, epsilon: float, units: int) -> tuple[float, float]:
     """(epsilon slack xi, log10 of delta per candidate and draw) of the near-far draw.
 
-    The near-far draw (:mod:`edgedp.words.near_far`) samples y with probability proportional to
+    The near-far draw (:mod:`edgedp.words.vocabulary_draw`) samples y with probability proportional to
     w(y) = exp(-c min(d(x, y), gamma)) over a whole vocabulary in rounds: (1) Gumbel-max between
     the near words' total log weight l_N (a float log-sum-exp of their units' log weights
     ln m_u - c min(d_u, gamma), at most ``units`` of them) and the far envelope

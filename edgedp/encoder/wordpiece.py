@@ -1,7 +1,7 @@
 """BERT's WordPiece tokenizer in pure Python: the numpy tier's stand-in for Hugging Face tokenizers.
 
 :class:`WordPiece` reads a pack's ``tokenizer.json`` and gives the ids ``tokenizers`` gives for a
-single sentence (tests/documents/test_wordpiece.py checks it on public text, on every code point
+single sentence (tests/encoder/test_wordpiece.py checks it on public text, on every code point
 and on random Unicode): special tokens matched in the raw text, the BERT normalizer (clean text,
 spaces around CJK ideographs, accents stripped, lowercase, each as the json says), the BERT
 pre-tokenizer (split on whitespace, every punctuation character a word of its own), greedy

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from test_pack_fit import _recommend, _topics
 
-from edgedp.documents import task_probe
-from edgedp.documents.subspace_mean_fit import fit_subspace, subspace_fit
+from edgedp.evaluation import task_probe
+from edgedp.evaluation.subspace_mean_fit import fit_subspace, subspace_fit
 
 
 def test_macro_f1_is_the_mean_of_per_class_f1():

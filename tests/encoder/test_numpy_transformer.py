@@ -17,8 +17,8 @@ import pytest
 from corpus_helpers import bbc_articles
 
 import edgedp
-from edgedp.documents.encoder import Recoder, SentenceEncoder
-from edgedp.documents.numpy_encoder import erf, gelu
+from edgedp.encoder.numpy_transformer import erf, gelu
+from edgedp.encoder.sentence_encoder import Recoder, SentenceEncoder
 from edgedp.errors import AssetError
 
 SHIM = "import sys\nsys.modules['onnxruntime'] = None\nsys.modules['tokenizers'] = None\n"

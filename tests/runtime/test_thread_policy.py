@@ -18,8 +18,8 @@ import pytest
 from helpers import REPO_ROOT
 
 import edgedp
-import edgedp.packs.native as native
-from edgedp.words import search
+import edgedp.runtime.native as native
+from edgedp.runtime import knn as search
 from edgedp.words.hamming import HammingIndex
 
 #: FAISS's own behaviour: the native tier, whatever EDGEDP_BACKEND says.

@@ -2,14 +2,14 @@
 
 Both settings are read by the libraries when they are *loaded*, so they must be in the environment
 before FAISS or onnxruntime is imported; ``edgedp/__init__.py`` calls :func:`configure` first thing,
-and :mod:`edgedp.packs.native` calls it again before it imports onnxruntime.
+and :mod:`edgedp.runtime.native` calls it again before it imports onnxruntime.
 
 * ``ORT_DISABLE_TELEMETRY=1`` (forced). ``import onnxruntime`` 1.32 otherwise writes, with no session
   made, ``$TMPDIR/.ses`` (a timestamp and a session UUID) and, under
   ``$HOME/.cache/Microsoft/DeveloperTools/.onnxruntime/``, a ``deviceid`` (a UUID stable across runs)
   and an SQLite queue of telemetry events (OS, CPU, Python path, container type): an identifier left
   behind by a privacy library. Verified on this machine: with the variable set, the import and a
-  session write nothing. :func:`edgedp.packs.native.import_onnxruntime` also calls
+  session write nothing. :func:`edgedp.runtime.native.import_onnxruntime` also calls
   ``onnxruntime.disable_telemetry_events()`` for a process that imported onnxruntime before edgedp.
 * ``OMP_WAIT_POLICY=PASSIVE`` (only if unset). FAISS's OpenMP threads otherwise spin at barriers;
   on a loaded 2-core machine a spinning thread that is descheduled turns a 70 us search into

@@ -1,4 +1,4 @@
-"""edgedp.backend: the tier each component runs on, from EDGEDP_BACKEND and what imports."""
+"""edgedp.runtime.backend: the tier each component runs on, from EDGEDP_BACKEND and what imports."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import sys
 
 import pytest
 
-from edgedp.backend import backend
 from edgedp.errors import DependencyError, InputError
+from edgedp.runtime.backend import backend
 
 
 @pytest.mark.parametrize("value", ["", "auto", "AUTO "])

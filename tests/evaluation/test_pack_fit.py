@@ -10,16 +10,16 @@ from sentence_helpers import bundled_sentence_pack, unit_rows
 
 from edgedp import cli
 from edgedp.documents.deepcandidate import selection_probabilities
-from edgedp.documents.deepcandidate_fit import (
+from edgedp.documents.tukey import CandidateDepth
+from edgedp.errors import InputError
+from edgedp.evaluation.deepcandidate_fit import (
     PackSource,
     fit_from_embeddings,
     label_signal_kept,
     neighbours_kept,
     pack_fit,
 )
-from edgedp.documents.public_sample import read_sample
-from edgedp.documents.tukey import CandidateDepth
-from edgedp.errors import InputError
+from edgedp.evaluation.public_sample import read_sample
 
 DIMS = 8
 
@@ -319,7 +319,7 @@ def _domain_pack(tmp_path):
 
 
 def test_pack_source_reads_the_manifest_and_the_sample(tmp_path):
-    from edgedp.documents.deepcandidate_fit import pack_source
+    from edgedp.evaluation.deepcandidate_fit import pack_source
 
     general = pack_source(bundled_sentence_pack())
     assert general.corpus is None and not general.sample_is_corpus
@@ -343,7 +343,7 @@ def test_packs_fit_on_its_own_corpus_says_so(tmp_path, capsys):
 
     from sentence_helpers import with_candidates
 
-    from edgedp.documents.fit_check import run_fit
+    from edgedp.cli.packs import run_fit
 
     pack, corpus = _domain_pack(tmp_path)
     rng = np.random.default_rng(12)
@@ -376,7 +376,7 @@ def _recommend(dims: int, clip: float):
 
 
 def test_subspace_fit_prefers_a_pack_that_spans_the_domain():
-    from edgedp.documents.subspace_mean_fit import fit_subspace, subspace_fit
+    from edgedp.evaluation.subspace_mean_fit import fit_subspace, subspace_fit
 
     rng = np.random.default_rng(9)
     documents = _topics(rng, 6, 15, 12)
@@ -398,7 +398,7 @@ def test_subspace_fit_prefers_a_pack_that_spans_the_domain():
 def test_subspace_fit_compares_with_a_domain_pack_at_a_median_off_the_grid():
     """A sample of 60 or more documents whose median length is not a k of the export grid (7)
     ended in "internal error: KeyError: 7" (issue 32): the domain estimate is made at that k."""
-    from edgedp.documents.subspace_mean_fit import SENTENCES_GRID, fit_subspace, subspace_fit
+    from edgedp.evaluation.subspace_mean_fit import SENTENCES_GRID, fit_subspace, subspace_fit
 
     documents = _topics(np.random.default_rng(9), 6, 15, 7)
     assert 7 not in SENTENCES_GRID and len(documents) >= 60
@@ -447,7 +447,7 @@ def test_packs_fit_reports_progress_while_it_encodes(tmp_path, capsys, monkeypat
 def test_a_domain_pack_is_never_told_to_build_a_domain_pack():
     """Given the pack built from that very domain, packs fit advised building a domain pack, the
     same circular advice as before (issue 34): a domain pack gets advice that can be followed."""
-    from edgedp.documents.subspace_mean_fit import subspace_fit
+    from edgedp.evaluation.subspace_mean_fit import subspace_fit
 
     rng = np.random.default_rng(9)
     documents = _topics(rng, 6, 15, 12)

@@ -1,7 +1,7 @@
 """The sentence encoder's transformer in numpy: the numpy tier's stand-in for onnxruntime.
 
 :class:`NumpyTransformer` reads the weights of a BERT encoder (all-MiniLM-L6-v2: 6 layers, 384-d,
-12 heads) from the pack's own ``encoder.onnx`` bytes (:mod:`edgedp.documents.onnx_reader`; one
+12 heads) from the pack's own ``encoder.onnx`` bytes (:mod:`edgedp.encoder.onnx_reader`; one
 file serves both tiers) and computes its token embeddings in float32: embeddings, LayerNorm,
 self-attention with the padding mask, GELU, residuals, as the graph does.
 
@@ -18,7 +18,7 @@ encoder drives either tier the same way.
 
 GELU needs erf, which numpy lacks: :func:`erf` is Abramowitz and Stegun 7.1.26 (absolute error
 1.5e-7 in exact arithmetic, 5.2e-7 computed in float32): the embeddings stay within 2e-7 of
-cosine of onnxruntime's exact erf on public text (tests/documents/test_numpy_encoder.py).
+cosine of onnxruntime's exact erf on public text (tests/encoder/test_numpy_transformer.py).
 """
 
 from __future__ import annotations
@@ -29,9 +29,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from edgedp.documents.onnx_reader import Graph, Node, read_graph
-from edgedp.errors import AssetError, InputError
-from edgedp.packs.manifest import REBUILD_HINT
+from edgedp.encoder.onnx_reader import Graph, Node, read_graph
+from edgedp.errors import REBUILD_HINT, AssetError, InputError
 
 _LINEARS = (
     "attention.self.query",

@@ -15,8 +15,8 @@ import pytest
 from helpers import native_process
 
 import edgedp
-import edgedp.packs.native as native
-from edgedp.documents.encoder import Recoder, SentenceEncoder, mean_pool_normalize
+import edgedp.runtime.native as native
+from edgedp.encoder.sentence_encoder import Recoder, SentenceEncoder, mean_pool_normalize
 from edgedp.errors import AssetError, InputError
 
 

@@ -1,8 +1,8 @@
 """A public sample of a domain, as the fit checks of both document mechanisms read it.
 
 ``edgedp packs fit PACK SAMPLE`` estimates, from public documents of the user's domain, how much a
-document pack keeps for them: :mod:`edgedp.documents.deepcandidate_fit` for a sentences pack
-(DeepCandidate), :mod:`edgedp.documents.subspace_mean_fit` for a subspace pack (SubspaceMean). Both
+document pack keeps for them: :mod:`edgedp.evaluation.deepcandidate_fit` for a sentences pack
+(DeepCandidate), :mod:`edgedp.evaluation.subspace_mean_fit` for a subspace pack (SubspaceMean). Both
 read the sample with :func:`read_sample`, report the same epsilons and give no verdict below the
 same sample size. The sample must be PUBLIC: the checks are exact functions of it, without noise.
 """

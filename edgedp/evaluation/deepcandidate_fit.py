@@ -56,7 +56,9 @@ import numpy as np
 from edgedp.documents.deepcandidate import selection_probabilities
 from edgedp.documents.mechanism import Document
 from edgedp.documents.pack import SentencePack
-from edgedp.documents.public_sample import (
+from edgedp.documents.tukey import CandidateDepth
+from edgedp.errors import InputError
+from edgedp.evaluation.public_sample import (
     FIT_EPSILONS,
     MIN_SAMPLE_DOCUMENTS,
     corpus_of,
@@ -65,8 +67,6 @@ from edgedp.documents.public_sample import (
     sample_ids,
     too_few_documents,
 )
-from edgedp.documents.tukey import CandidateDepth
-from edgedp.errors import InputError
 
 SHORT_SENTENCES = 4
 NEIGHBOURS = 10

@@ -6,10 +6,10 @@ clamped at 1e-9 as sentence-transformers does) and divided by their L2 norm (cla
 ``torch.nn.functional.normalize``). :class:`Recoder` runs the pack's recoder H (SentDP Sec. 4.3) on
 those embeddings.
 
-**Tiers** (:func:`edgedp.backend.backend`, ``"encoder"``): the native tier tokenizes with Hugging
+**Tiers** (:func:`edgedp.runtime.backend.backend`, ``"encoder"``): the native tier tokenizes with Hugging
 Face tokenizers and runs the ONNX files with onnxruntime; the numpy tier runs the same files with
-numpy alone (:mod:`~edgedp.documents.wordpiece`, :mod:`~edgedp.documents.numpy_encoder`,
-:mod:`~edgedp.documents.numpy_graph`: the same ids, embeddings within 1e-6 of cosine). Both tiers
+numpy alone (:mod:`~edgedp.encoder.wordpiece`, :mod:`~edgedp.encoder.numpy_transformer`,
+:mod:`~edgedp.encoder.numpy_graph`: the same ids, embeddings within 1e-6 of cosine). Both tiers
 have the same tokenizer and session interface, so everything below is shared. onnxruntime and
 tokenizers are imported only on the native tier, and the sessions are created on first use:
 ``import edgedp`` and the word-level mechanisms never load them. Sentences are tokenized in
@@ -17,7 +17,7 @@ batches, sorted by length so that a batch pads little, and returned in input ord
 
 **Threads.** By default every onnxruntime call runs on one thread, and after
 ``edgedp.set_num_threads(n)`` the calls of one ``encode`` or ``recode`` are spread over n worker
-threads (:func:`edgedp.packs.native.map_in_threads`) that share the one session: onnxruntime's
+threads (:func:`edgedp.runtime.native.map_in_threads`) that share the one session: onnxruntime's
 ``run`` is thread-safe and releases the GIL. One session with n intra-op threads scales poorly on
 one short sentence per call (3.4x at 16 threads on 16 cores, issue 25), n single-threaded callers
 like n processes (10.8x), and only calls of one sentence keep the DP path's embeddings independent
@@ -33,14 +33,13 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from edgedp.backend import backend
-from edgedp.documents.numpy_encoder import NumpyTransformer
-from edgedp.documents.numpy_graph import NumpyGraph
-from edgedp.documents.wordpiece import WordPiece
-from edgedp.errors import SENTENCES_EXTRA, AssetError, DependencyError, InputError
-from edgedp.packs.manifest import REBUILD_HINT
-from edgedp.packs.native import GraphIO, Lazy, lazy_session, map_in_threads, worker_threads
+from edgedp.encoder.numpy_graph import NumpyGraph
+from edgedp.encoder.numpy_transformer import NumpyTransformer
+from edgedp.encoder.wordpiece import WordPiece
+from edgedp.errors import REBUILD_HINT, SENTENCES_EXTRA, AssetError, DependencyError, InputError
 from edgedp.privacy.validation import check_positive_int
+from edgedp.runtime.backend import backend
+from edgedp.runtime.native import GraphIO, Lazy, lazy_session, map_in_threads, worker_threads
 from edgedp.text.segmentation import check_text
 
 ENCODER_IO: GraphIO = (("input_ids", "attention_mask", "token_type_ids"), ("token_embeddings",))

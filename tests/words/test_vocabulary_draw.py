@@ -1,4 +1,4 @@
-"""The near-far draw (edgedp.words.near_far): the certified far bound, the packs' neighbour tables,
+"""The near-far draw (edgedp.words.vocabulary_draw): the certified far bound, the packs' neighbour tables,
 blocks and passes, the radius.
 
 The law of the draw is tested through the mechanisms (tests/words/test_tem.py,
@@ -20,10 +20,13 @@ import pytest
 from sampling_helpers import chi_square_pvalue, vector_pack
 
 import edgedp
-import edgedp.words.near_far
+import edgedp.words.vocabulary_draw
 from edgedp.cli import main as console_main
 from edgedp.errors import AssetError
-from edgedp.words.near_far import (
+from edgedp.words.exponential_selection import VectorDistances
+from edgedp.words.santext import SanText, SanTextPlus
+from edgedp.words.tem import TEM
+from edgedp.words.vocabulary_draw import (
     EuclideanNeighbours,
     NeighbourTable,
     euclidean_neighbours,
@@ -31,9 +34,6 @@ from edgedp.words.near_far import (
     hamming_radius,
     invalid_neighbour_rows,
 )
-from edgedp.words.sampling import VectorDistances
-from edgedp.words.santext import SanText, SanTextPlus
-from edgedp.words.tem import TEM
 
 
 def _hard_vectors(kind: str) -> np.ndarray:
@@ -83,9 +83,9 @@ def test_draws_across_blocks_and_passes_match_the_exact_channel(tmp_path, seeded
     # passes of a few rounds (entries simulate several rounds each): each word's law is exact.
     line = np.arange(10.0)
     pack = vector_pack(tmp_path, line.reshape(-1, 1))
-    monkeypatch.setattr(edgedp.words.near_far, "ROWS_PER_BLOCK", 3)
-    monkeypatch.setattr(edgedp.words.near_far, "ROUNDS_PER_PASS", 64)
-    monkeypatch.setattr(edgedp.words.near_far, "EUCLIDEAN_NEAR_WORDS", 2)
+    monkeypatch.setattr(edgedp.words.vocabulary_draw, "ROWS_PER_BLOCK", 3)
+    monkeypatch.setattr(edgedp.words.vocabulary_draw, "ROUNDS_PER_PASS", 64)
+    monkeypatch.setattr(edgedp.words.vocabulary_draw, "EUCLIDEAN_NEAR_WORDS", 2)
     mechanism = SanText(pack, epsilon=1.0, rng=seeded(4))
     inputs = np.tile(np.arange(10), 8_000)
     outputs = mechanism.privatize_ids(inputs)

@@ -35,7 +35,7 @@ from edgedp.privacy.noise import (
     snapped_laplace,
 )
 from edgedp.privacy.randomness import RandomSource
-from edgedp.privacy.realised import check_realised_delta, gaussian_threshold_delta
+from edgedp.privacy.realised_distributions import check_realised_delta, gaussian_threshold_delta
 from edgedp.privacy.validation import (
     check_choice,
     check_delta,
@@ -200,7 +200,7 @@ class ADePT(Mechanism[AutoencoderPack]):
                 raise PrivacyParameterError("Gaussian noise needs delta in (0, 1), e.g. 1e-6")
             self.delta = check_delta(delta)
             # Calibrated for delta (1 - 2^-20): the float sampler's realised delta on threshold
-            # events (edgedp.privacy.realised.gaussian_threshold_delta) then stays within delta.
+            # events (edgedp.privacy.realised_distributions.gaussian_threshold_delta) then stays within delta.
             self.noise_scale = analytic_gaussian_sigma(
                 2.0 * pack.clip_norm, epsilon, self.delta * GAUSSIAN_DELTA_MARGIN
             )

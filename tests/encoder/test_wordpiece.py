@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tokenizers import Tokenizer
 
-from edgedp.documents.wordpiece import WordPiece
+from edgedp.encoder.wordpiece import WordPiece
 from edgedp.errors import AssetError
 
 PACKS = ("sentences-bbc", "subspace-general")

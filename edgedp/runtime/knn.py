@@ -1,16 +1,16 @@
-"""Exact nearest-neighbour search in numpy alone: the ``numpy`` tier of :mod:`edgedp.backend`.
+"""Exact nearest-neighbour search in numpy alone: the ``numpy`` tier of :mod:`edgedp.runtime.backend`.
 
-:func:`knn_hamming` and :func:`knn_l2` run on the tier :func:`edgedp.backend.backend` chooses
+:func:`knn_hamming` and :func:`knn_l2` run on the tier :func:`edgedp.runtime.backend.backend` chooses
 (``"search"``): FAISS, imported on first use (small searches on one thread,
-:func:`edgedp.packs.native.search_threads`), or the numpy functions below. Each of these answers
+:func:`edgedp.runtime.native.search_threads`), or the numpy functions below. Each of these answers
 as its FAISS counterpart does, ties included (FAISS orders equal distances by id, checked in
-tests/words/test_search_backends.py), with one exception said at :func:`squared_l2_knn`:
+tests/runtime/test_knn.py), with one exception said at :func:`squared_l2_knn`:
 
 * :func:`hamming_knn`: ``faiss.knn_hamming``, the ``k`` nearest codes by (distance, id);
 * :func:`hamming_range`: ``IndexBinaryFlat.range_search``, CSR rows with ids ascending;
 * :func:`squared_l2_knn`: ``faiss.knn``, the ``k`` smallest float32 squared distances
   |x|^2 + |y|^2 - 2 x.y (FAISS's BLAS formula; its rounding is not FAISS's bit for bit, and
-  :class:`edgedp.words.near_far.EuclideanNeighbours` says why its bound covers both). Of words
+  :class:`edgedp.words.vocabulary_draw.EuclideanNeighbours` says why its bound covers both). Of words
   tied at the k-th distance (duplicated vectors) it keeps the lowest ids; FAISS's scalar path
   (fewer than 20 queries) keeps an unspecified subset of them;
 * :class:`RunningTop`: the ``k`` smallest values over blocks of consecutive ids, ties to the
@@ -39,8 +39,8 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from edgedp.backend import backend
-from edgedp.packs.native import search_threads
+from edgedp.runtime.backend import backend
+from edgedp.runtime.native import search_threads
 
 #: Queries per call from which Hamming distances come from a matrix product, not popcounts.
 GEMM_QUERIES = 48

@@ -14,7 +14,7 @@ exp(score) over a candidate set that differs from word to word. This module hold
 * :func:`select_ragged`: one exponential-mechanism draw per row of a ragged (CSR) list of log
   weights, through :meth:`edgedp.privacy.randomness.RandomSource.choice_from_log_weights` (Gumbel-max
   over floats: each probability within e^(+-2 eta) of the exact law, eta from
-  :func:`edgedp.privacy.realised.gumbel_max_slack`; no sampler of our own), in blocks of at most
+  :func:`edgedp.privacy.realised_distributions.gumbel_max_slack`; no sampler of our own), in blocks of at most
   :data:`BLOCK_ELEMENTS` padded entries so that memory stays bounded for any vocabulary.
 * :class:`Complements`: for many rows at once, a uniform word of the vocabulary minus the row's
   set (vectorised rejection, then an exact enumeration for the rare rows still rejected).
@@ -133,10 +133,11 @@ def distance_coefficient(
     units: int,
 ) -> GumbelMaxCoefficient:
     """The coefficient c of log weights -c min(d(x, y), truncation) for epsilon * d metric DP
-    (TEM, SanText), drawn by the near-far draw (:mod:`edgedp.words.near_far`).
+    (TEM, SanText), drawn by the near-far draw (:mod:`edgedp.words.vocabulary_draw`).
 
     The exact law has log-ratio <= 2 c d(x, x'); the draw adds xi
-    (:func:`edgedp.privacy.realised.near_far_slack`, at most ``units`` near units). Log weights and
+    (:func:`edgedp.privacy.realised_distributions.near_far_slack`, at most ``units`` near units). Log
+    weights and
     their differences are bounded by B = epsilon / 2 * min(truncation, D) + ln(``vocabulary``)
     (D the diameter; a unit or the envelope of N words weighs ln N more). Hamming space
     (``bits``): distances are exact integers, so two different words are at d = 0 (identical codes:

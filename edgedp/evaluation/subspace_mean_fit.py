@@ -33,16 +33,16 @@ from functools import lru_cache
 import numpy as np
 
 from edgedp.documents.mechanism import Document
-from edgedp.documents.public_sample import (
+from edgedp.documents.subspace_pack import SubspacePack
+from edgedp.errors import InputError
+from edgedp.evaluation.public_sample import (
     FIT_EPSILONS,
     MIN_SAMPLE_DOCUMENTS,
     corpus_of,
     encoded_sample,
     too_few_documents,
 )
-from edgedp.documents.subspace_pack import SubspacePack
-from edgedp.documents.task_probe import task_kept, usable_labels
-from edgedp.errors import InputError
+from edgedp.evaluation.task_probe import task_kept, usable_labels
 from edgedp.privacy.noise import KNORM_MAX_DIMS, lattice_release
 
 #: The grids of the rule (edgedp-export subspace): d', clip quantiles, k, epsilon, delta.
@@ -324,7 +324,7 @@ class SubspaceFit:
     from documents like these keeps; None below 60 documents); ``clipped_share``: the share of
     the sample's sentences whose projection the clip shortens (at epsilon 10); ``task_kept[epsilon]``
     (a sample whose every record has a ``"label"``): the share of a linear probe's macro-F1 above
-    chance that simulated releases keep for those labels (:mod:`edgedp.documents.task_probe`; None
+    chance that simulated releases keep for those labels (:mod:`edgedp.evaluation.task_probe`; None
     per epsilon where the non-private mean itself is near chance), the estimate that ranks domains
     as a classifier trained on the releases does.
     """

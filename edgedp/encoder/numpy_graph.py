@@ -2,7 +2,7 @@
 
 :class:`NumpyGraph` evaluates a graph whose nodes use only :data:`OPS` (Gemm, MatMul, Add, Relu,
 Identity), node by node in graph order, in float32, reading the model with
-:mod:`edgedp.documents.onnx_reader`. Its :meth:`~NumpyGraph.run` has onnxruntime's
+:mod:`edgedp.encoder.onnx_reader`. Its :meth:`~NumpyGraph.run` has onnxruntime's
 ``InferenceSession.run`` signature. Any other op raises :class:`~edgedp.errors.AssetError` when
 the graph is read, never at run time.
 """
@@ -13,9 +13,8 @@ from collections.abc import Callable, Mapping
 
 import numpy as np
 
-from edgedp.documents.onnx_reader import Node, read_graph
-from edgedp.errors import AssetError, InputError
-from edgedp.packs.manifest import REBUILD_HINT
+from edgedp.encoder.onnx_reader import Node, read_graph
+from edgedp.errors import REBUILD_HINT, AssetError, InputError
 
 
 def _gemm(node: Node, a: np.ndarray, b: np.ndarray, c: np.ndarray | None = None) -> np.ndarray:

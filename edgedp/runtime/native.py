@@ -8,9 +8,9 @@
   :class:`~edgedp.errors.AssetError` before it runs. onnxruntime is imported here only, on first use,
   so ``import edgedp`` and the word mechanisms never load it.
 * :func:`import_onnxruntime` imports onnxruntime with its telemetry off (no file left in
-  ``$TMPDIR`` or ``$HOME``; :mod:`edgedp.packs.native_environment`).
+  ``$TMPDIR`` or ``$HOME``; :mod:`edgedp.runtime.environment`).
 * Thread policy, never slower than one thread: :func:`search_threads` runs small FAISS searches on
-  one thread (FAISS's thread settings are no-ops on the numpy search tier, :mod:`edgedp.backend`,
+  one thread (FAISS's thread settings are no-ops on the numpy search tier, :mod:`edgedp.runtime.backend`,
   which never imports FAISS); :func:`session_threads` gives onnxruntime sessions one thread
   unless a count was set.
 * :class:`Lazy` builds a value (a session, an index) on first use, once, thread-safely: the one
@@ -30,11 +30,10 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Generic, TypeVar
 
-from edgedp.backend import backend
-from edgedp.errors import SENTENCES_EXTRA, AssetError, DependencyError
-from edgedp.packs.manifest import REBUILD_HINT
-from edgedp.packs.native_environment import configure as configure_environment
+from edgedp.errors import REBUILD_HINT, SENTENCES_EXTRA, AssetError, DependencyError
 from edgedp.privacy.validation import check_positive_int
+from edgedp.runtime.backend import backend
+from edgedp.runtime.environment import configure as configure_environment
 
 #: (input names, output names) of a model, in graph order.
 GraphIO = tuple[tuple[str, ...], tuple[str, ...]]
@@ -48,10 +47,10 @@ def set_num_threads(count: int) -> None:
     """Use ``count`` cores for the batches of the mechanisms and the native searches.
 
     Sets ``count`` worker threads for the batches of the word mechanisms and the calls of the
-    sentence encoder (:func:`edgedp.packs.native.map_in_threads`), and ``count`` threads in FAISS
+    sentence encoder (:func:`edgedp.runtime.native.map_in_threads`), and ``count`` threads in FAISS
     searches made outside them and in ADePT's sessions created afterwards. Without a call, batches
     run on the calling thread and the libraries keep their defaults;
-    :func:`edgedp.packs.native.reset_num_threads` forgets the count.
+    :func:`edgedp.runtime.native.reset_num_threads` forgets the count.
 
     Parameters
     ----------
@@ -73,7 +72,7 @@ def set_num_threads(count: int) -> None:
     Examples
     --------
     >>> import edgedp
-    >>> from edgedp.packs.native import get_num_threads, reset_num_threads
+    >>> from edgedp.runtime.native import get_num_threads, reset_num_threads
     >>> edgedp.set_num_threads(2)
     >>> get_num_threads()
     2
@@ -194,7 +193,7 @@ def lazy_session(
 
 
 def import_onnxruntime() -> Any:
-    """onnxruntime, imported with its telemetry off (see :mod:`edgedp.packs.native_environment`)."""
+    """onnxruntime, imported with its telemetry off (see :mod:`edgedp.runtime.environment`)."""
     configure_environment()
     try:
         import onnxruntime

@@ -4,7 +4,7 @@ TEM and SanText (:mod:`edgedp.words.tem`, :mod:`edgedp.words.santext`) release a
 vocabulary domain with probability proportional to w(y) = exp(-c min(d(x, y), gamma)) (gamma = inf
 for SanText). Drawing one Gumbel per vocabulary word made them 100 times slower than BRR. Here a
 draw costs a few variates, and its law is still exact up to the float slack of
-:func:`edgedp.privacy.realised.near_far_slack`:
+:func:`edgedp.privacy.realised_distributions.near_far_slack`:
 
 * the **near set** of the input x: words whose weights are computed exactly, grouped into *units*
   of equal weight (Hamming space: every word at one distance d is one unit of weight
@@ -40,8 +40,8 @@ import numpy as np
 
 from edgedp.privacy.randomness import RandomSource
 from edgedp.progress import ProgressCallback
-from edgedp.words.pack import SuffixNeighbours, WordPack
-from edgedp.words.sampling import (
+from edgedp.runtime.knn import knn_l2
+from edgedp.words.exponential_selection import (
     Complements,
     VectorDistances,
     euclidean_rounding,
@@ -49,7 +49,7 @@ from edgedp.words.sampling import (
     select_ragged,
     vector_distances,
 )
-from edgedp.words.search import knn_l2
+from edgedp.words.pack import SuffixNeighbours, WordPack
 
 #: Euclidean near set: the words a float32 search returns as nearest (its last distance certifies
 #: the far bound). More words tighten the bound (fewer rounds) and cost more per near draw.
@@ -156,14 +156,14 @@ class NearSets:
 
 def tail_candidates(vocabulary: int, units: int) -> int:
     """How many candidates the Gumbel tail events of one near-far draw count for: (|V| + 2)
-    (units + 2) (:func:`edgedp.privacy.realised.near_far_slack`)."""
+    (units + 2) (:func:`edgedp.privacy.realised_distributions.near_far_slack`)."""
     return (vocabulary + 2) * (units + 2)
 
 
 def log_sum_exp_rows(lims: np.ndarray, values: np.ndarray) -> np.ndarray:
     """m + log(sum(exp(v - m))) per CSR row (m the row's maximum; -inf for an empty row).
 
-    Its rounding is bounded by :func:`edgedp.privacy.realised.log_sum_exp_rounding`.
+    Its rounding is bounded by :func:`edgedp.privacy.realised_distributions.log_sum_exp_rounding`.
     """
     lengths = np.diff(lims)
     result = np.full(len(lengths), -np.inf)  # an empty row: no near word, weight 0
@@ -323,18 +323,18 @@ class EuclideanNeighbours:
     (n + 8) 2^-24 (|x| + |y|)^2 of the exact squared distance s in any summation order (n the
     dimension; the vectors are exact in float32), so s(x, y) >= s~_k - e(x) with
     e(x) = (n + 8) 2^-24 / (1 - (n + 8) 2^-24) (|x| + R)^2, R the largest norm. The mechanism's
-    float64 distances d^ (:class:`~edgedp.words.sampling.VectorDistances`) are within err of the
-    exact ones (:func:`~edgedp.words.sampling.euclidean_rounding`), so
+    float64 distances d^ (:class:`~edgedp.words.exponential_selection.VectorDistances`) are within err of the
+    exact ones (:func:`~edgedp.words.exponential_selection.euclidean_rounding`), so
     L = sqrt(s~_k - e(x)) - err, rounded down, is a lower bound on d^(x, y) for every word the
-    search did not return (tests/words/test_near_far.py checks it against exact arithmetic).
+    search did not return (tests/words/test_vocabulary_draw.py checks it against exact arithmetic).
 
     This search is FAISS's ``knn`` (its scalar sum of squared differences for a few queries, its
     BLAS |x|^2 + |y|^2 - 2 x.y beyond) or, on the numpy tier, the same BLAS formula in numpy
-    (:func:`edgedp.words.search.squared_l2_knn`: float32 norms, a float32 ``np.matmul``, each
+    (:func:`edgedp.runtime.knn.squared_l2_knn`: float32 norms, a float32 ``np.matmul``, each
     rounded once per operation, FMA or not): the bound covers all three, since it holds for any
     float32 evaluation of either formula in any summation order. Only what the bound assumes is
     used: every word left out has a computed distance at least the k-th. The tiers may keep
-    different words of those tied at the k-th distance (see :mod:`edgedp.words.search`); the far
+    different words of those tied at the k-th distance (see :mod:`edgedp.runtime.knn`); the far
     bound holds for either choice, so the near-far law is the same. It is not the noisy-query search
     of Madlib and Vickrey (:class:`edgedp.words.euclidean.EuclideanIndex`, a float32 GEMM whose
     scaled queries would need their own margin); the exporter's neighbour tables use this one too.
