@@ -11,6 +11,7 @@
 * :mod:`~edgedp.text.sentences`: sentence splitting for the sentence-level mechanisms (sentencex on
   the native tier, the English rules of :mod:`~edgedp.text.sentence_rules` on the numpy tier).
 
-Who may import it: the mechanisms and everything above them. It imports only :mod:`edgedp.errors`,
-:mod:`edgedp.privacy.validation` and :mod:`edgedp.runtime.backend`: pure functions of public rules, no packs, no randomness.
+Who may import it: the mechanisms and everything above them. It imports only
+:mod:`edgedp.errors`, :mod:`edgedp.privacy.validation` and :mod:`edgedp.runtime.backend`: pure
+functions of public rules, no packs, no randomness.
 """
