@@ -26,14 +26,15 @@ loads the sentence encoder's modules.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import edgedp.runtime.environment  # noqa: F401 - before anything loads FAISS or onnxruntime
+from edgedp.runtime.lazy_names import lazy_names
 
 __version__ = "0.1.0"
 
-#: Public name -> the module that defines it (imported on first access).
+#: Public name -> the module that defines it (imported on first access). ``__all__`` and the
+#: ``TYPE_CHECKING`` imports below list the same names (tests/test_exports.py holds them together).
 _EXPORTS = {
     "ADePT": "edgedp.adept.adept",
     "AutoencoderPack": "edgedp.adept.pack",
@@ -41,6 +42,7 @@ _EXPORTS = {
     "CusText": "edgedp.words.custext",
     "CandidateRelease": "edgedp.documents.deepcandidate",
     "DeepCandidate": "edgedp.documents.deepcandidate",
+    "EncoderPack": "edgedp.encoder.pack",
     "AssetError": "edgedp.errors",
     "BudgetError": "edgedp.errors",
     "EdgedpError": "edgedp.errors",
@@ -75,7 +77,7 @@ _EXPORTS = {
     "equivalent_epsilon": "edgedp.evaluation.calibration",
     "explain": "edgedp.evaluation.explain",
     "list_packs": "edgedp.packs.loading",
-    "load_pack": "edgedp.packs.loading",
+    "load_pack": "edgedp.registry",
     "set_num_threads": "edgedp.runtime.native",
 }
 
@@ -91,6 +93,7 @@ __all__ = [
     "CusText",
     "DeepCandidate",
     "EdgedpError",
+    "EncoderPack",
     "GeneralizedVickrey",
     "Guarantee",
     "InputError",
@@ -135,6 +138,7 @@ if TYPE_CHECKING:
     from edgedp.documents.subspace import SubspaceMean, SubspaceRelease
     from edgedp.documents.subspace_pack import SubspacePack
     from edgedp.documents.truncation import Truncation
+    from edgedp.encoder.pack import EncoderPack
     from edgedp.errors import (
         AssetError,
         BudgetError,
@@ -148,11 +152,12 @@ if TYPE_CHECKING:
     )
     from edgedp.evaluation.calibration import equivalent_epsilon
     from edgedp.evaluation.explain import explain
-    from edgedp.packs.loading import list_packs, load_pack
+    from edgedp.packs.loading import list_packs
     from edgedp.privacy.guarantee import Guarantee
     from edgedp.privacy.ledger import PrivacyLedger
     from edgedp.privacy.mechanism import Mechanism
     from edgedp.privacy.randomness import RandomSource
+    from edgedp.registry import load_pack
     from edgedp.runtime.native import set_num_threads
     from edgedp.words.brr import BRR
     from edgedp.words.custext import CusText
@@ -165,14 +170,4 @@ if TYPE_CHECKING:
     from edgedp.words.vickrey import GeneralizedVickrey, Vickrey
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'edgedp' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value  # later lookups skip this function
-    return value
-
-
-def __dir__() -> list[str]:
-    return __all__
+__getattr__, __dir__ = lazy_names("edgedp", _EXPORTS, globals())

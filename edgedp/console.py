@@ -1,6 +1,6 @@
 """The ``edgedp`` console script: Ctrl-C handling in place before anything heavy is imported.
 
-``edgedp.cli.main`` imports every command module (numpy, FAISS, tokenizers: about 0.4 s) before it
+``edgedp.cli.main`` imports every command module (numpy, FAISS, tokenizers: a noticeable pause) before it
 can catch anything, so a Ctrl-C in that window used to print a ``KeyboardInterrupt`` traceback. This
 module imports nothing but the standard library's ``sys`` before its ``try``: an interrupt at any
 point after the interpreter started ends the program quietly with status 130 (128 + SIGINT, as a

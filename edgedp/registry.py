@@ -1,20 +1,34 @@
-"""The registry of mechanisms by CLI name, imported lazily.
+"""The registries of mechanisms by CLI name and of pack types by kind, imported lazily.
 
 Names map to ``module:Class``; a class is imported when it is looked up, so ``edgedp privatize
---mechanism brr`` never imports the ADePT rewriter (or anything of the sentence path).
-``tests/test_runtime_imports.py`` checks that every entry's class has the registered name.
+--mechanism brr`` never imports the ADePT rewriter (or anything of the sentence path), and
+:func:`load_pack` of a words pack never loads onnxruntime. ``tests/test_runtime_imports.py``
+checks that every entry's class has the registered name.
 """
 
 from __future__ import annotations
 
 import importlib
 from collections.abc import Iterator, Mapping
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeAlias, TypeVar
+
+from edgedp.packs.loading import PackRef, read_pack_manifest
 
 if TYPE_CHECKING:
     from edgedp.adept.adept import ADePT
+    from edgedp.adept.pack import AutoencoderPack
     from edgedp.documents.mechanism import DocumentMechanism
+    from edgedp.documents.pack import SentencePack
+    from edgedp.documents.subspace_pack import SubspacePack
+    from edgedp.encoder.pack import EncoderPack
+    from edgedp.words.language_model import LanguageModelPack
     from edgedp.words.mechanism import WordMechanism
+    from edgedp.words.pack import WordPack
+
+#: Any loaded pack.
+AnyPack: TypeAlias = (
+    "WordPack | SentencePack | SubspacePack | AutoencoderPack | LanguageModelPack | EncoderPack"
+)
 
 T = TypeVar("T")
 
@@ -62,10 +76,93 @@ DOCUMENT_MECHANISMS: LazyRegistry[DocumentMechanism[Any]] = LazyRegistry(
     }
 )
 #: The document mechanism of ``edgedp embed`` and corpus jobs' ``embed`` when none is named
-#: (issue 24's leave-one-domain-out study: above DeepCandidate on held-out domains).
+#: (the leave-one-domain-out study, bench/reports/2026-11-24-domains-subspace-mean.md: above
+#: DeepCandidate on held-out domains).
 DEFAULT_DOCUMENT_MECHANISM = "subspace-mean"
 DEFAULT_DOCUMENT_PACKS = {
     "subspace-mean": "subspace-general",
     "deepcandidate": "sentences-bbc",
     "truncation": "sentences-bbc",
 }
+
+#: Pack kind -> ``module:function`` that builds the pack from its verified manifest (each pack
+#: type's ``load`` classmethod calls the same function).
+PACK_LOADERS = {
+    "words": "edgedp.words.pack:load_word_pack",
+    "sentences": "edgedp.documents.pack:load_sentence_pack",
+    "subspace": "edgedp.documents.subspace_pack:load_subspace_pack",
+    "autoencoder": "edgedp.adept.pack:load_autoencoder_pack",
+    "lm": "edgedp.words.language_model:load_language_model_pack",
+    "encoder": "edgedp.encoder.pack:load_encoder_pack",
+}
+
+
+def load_pack(
+    path: PackRef | None = None,
+    *,
+    kind: str | None = None,
+    verify: bool = True,
+    expected_digest: str | None = None,
+) -> AnyPack:
+    """Load an asset pack of any kind, verifying it first.
+
+    A pack is a directory of public assets (a vocabulary and its codes or vectors, a sentence
+    encoder, a language model, ...) with a versioned manifest that records the SHA-256 of every
+    file. Loading checks the manifest, the files and, for bundled and pinned packs, the manifest's
+    own digest; big arrays are memory-mapped. No pickle is ever read. For a typed result, each
+    pack type loads itself: ``WordPack.load()``, ``SentencePack.load("sentences-bbc")``, ...
+
+    Parameters
+    ----------
+    path : str, PathLike or None, default None
+        A pack directory, the name of a bundled or installed pack (``"words-small"``,
+        ``"lm-general"``, ``"sentences-bbc"``, ...), or ``None`` for the default words pack,
+        ``words-small``. A bare name is looked up in the bundled packs, the installed pack
+        distributions and ``EDGEDP_PACKS`` before the current directory.
+    kind : {"words", "sentences", "subspace", "autoencoder", "lm", "encoder"} or None, default None
+        Requires a pack of this kind; ``None`` accepts any kind. Keyword only.
+    verify : bool, optional
+        Check every file's SHA-256 (default ``True``); ``False`` checks sizes only and is meant for packs on
+        storage you control.
+    expected_digest : str or None, default None
+        Pins the SHA-256 of the pack's manifest (and so of every file); bundled packs are always
+        pinned, whatever this says.
+
+    Returns
+    -------
+    WordPack, SentencePack, SubspacePack, AutoencoderPack, LanguageModelPack or EncoderPack
+        The loaded pack, frozen, of the manifest's kind.
+
+    Raises
+    ------
+    ~edgedp.AssetError
+        On any problem: no such pack, a missing or modified file, a manifest digest that is not
+        the pinned or expected one, a pack of another kind than ``kind``, a newer format.
+
+    See Also
+    --------
+    list_packs : the packs this installation can load, and where they come from.
+
+    Notes
+    -----
+    A pack holds public data only (vocabularies built from public corpora, never from the text to
+    privatize), so loading one costs no privacy; verification is what makes the mechanisms'
+    guarantees hold for the assets actually used (a tampered vocabulary or code table is refused).
+
+    Examples
+    --------
+    >>> import edgedp
+    >>> pack = edgedp.load_pack()
+    >>> pack.name, pack.bits, len(pack.vocabulary)
+    ('words-small', 256, 100000)
+    >>> edgedp.load_pack("lm-general", kind="lm").name
+    'lm-general'
+    >>> edgedp.load_pack("lm-general", kind="words")
+    Traceback (most recent call last):
+    ...
+    edgedp.errors.AssetError: pack lm-general (...) is a lm pack; this needs a words pack
+    """
+    manifest = read_pack_manifest(path, kind=kind, verify=verify, expected_digest=expected_digest)
+    module, _, function = PACK_LOADERS[manifest.kind].partition(":")
+    loader: Any = getattr(importlib.import_module(module), function)
+    return loader(manifest)  # type: ignore[no-any-return]

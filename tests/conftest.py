@@ -9,7 +9,10 @@ import numpy as np
 import pytest
 from edgedp_export.cli import main as export_main
 from helpers import planted_vectors, write_vector_file, write_word_pack
-from sentence_helpers import sentence_pack  # noqa: F401  (the bundled sentence pack, every file)
+from sentence_helpers import (  # noqa: F401  (the bundled sentence pack and its encoder pack)
+    encoder_pack,
+    sentence_pack,
+)
 
 import edgedp
 

@@ -11,6 +11,7 @@ import pytest
 
 import edgedp
 from edgedp.documents.tukey import CandidateDepth
+from edgedp.encoder.pack import EncoderPack, referenced_encoder_pack
 
 BUNDLED_SENTENCE_PACK = "sentences-bbc"
 
@@ -23,6 +24,17 @@ def bundled_sentence_pack() -> edgedp.SentencePack:
 @pytest.fixture(scope="session")
 def sentence_pack() -> edgedp.SentencePack:
     return bundled_sentence_pack()
+
+
+@cache
+def bundled_encoder_pack() -> EncoderPack:
+    """The encoder pack the bundled sentences pack references (encoder-minilm)."""
+    return referenced_encoder_pack(bundled_sentence_pack().manifest)
+
+
+@pytest.fixture(scope="session")
+def encoder_pack() -> EncoderPack:
+    return bundled_encoder_pack()
 
 
 def with_candidates(
@@ -54,14 +66,17 @@ def write_subspace_pack(
     recommended: list[dict] | None = None,
     real_encoder: bool = False,
 ):
-    """A subspace pack with a chosen basis (and mean, clip radii, recommendations), the bundled
-    encoder's tokenizer and references, and its ONNX model only when ``real_encoder`` (otherwise a
-    placeholder that loads but is never run: the tests release precomputed embeddings)."""
+    """A subspace pack with a chosen basis (and mean, clip radii, recommendations) and the
+    bundled sentences pack's references. With ``real_encoder`` it references the encoder pack of
+    the bundled sentences pack, by digest; otherwise it carries its encoder inline, as packs did
+    before encoder packs: that encoder pack's tokenizer and a placeholder model that loads but is
+    never run (the tests release precomputed embeddings)."""
     from pathlib import Path
 
     from edgedp_export.pack_writer import lines_writer, npy_writer, write_pack
 
     source = bundled_sentence_pack()
+    encoder_pack = bundled_encoder_pack()
     basis = np.asarray(basis, dtype=np.float32)
     count, dims = basis.shape
     mean = np.zeros(dims, dtype=np.float32) if mean is None else np.asarray(mean, np.float32)
@@ -72,16 +87,18 @@ def write_subspace_pack(
             {"epsilon": 10.0, "delta": 0.0, "sentences": 4, "dims": min(2, count), "clip": 0.5},
             {"epsilon": 10.0, "delta": 1e-6, "sentences": 1, "dims": count, "clip": 0.5},
         ]
-    section = {k: v for k, v in source.manifest.data["encoder"].items()}
-    section = json.loads(json.dumps(section, default=dict))
-    encoder = Path(source.path) / "encoder.onnx"
-    files = {
-        "encoder.onnx": (lambda path: path.write_bytes(encoder.read_bytes()))
-        if real_encoder
-        else (lambda path: path.write_bytes(b"placeholder: never run")),
-        "tokenizer.json": lambda path: path.write_bytes(
-            (Path(source.path) / "tokenizer.json").read_bytes()
-        ),
+    if real_encoder:
+        section = dict(source.manifest.data["encoder"])
+        files = {}
+    else:
+        section = json.loads(json.dumps(encoder_pack.manifest.data["encoder"], default=dict))
+        files = {
+            "encoder.onnx": lambda path: path.write_bytes(b"placeholder: never run"),
+            "tokenizer.json": lambda path: path.write_bytes(
+                encoder_pack.manifest.contents(encoder_pack.tokenizer_path.name)
+            ),
+        }
+    files |= {
         "basis.npy": npy_writer(basis),
         "mean.npy": npy_writer(mean),
         "reference_sentences.txt": lines_writer(list(source.reference_sentences)),

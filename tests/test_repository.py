@@ -20,7 +20,7 @@ from edgedp.packs.loading import BUNDLED_MANIFEST_SHA256, BUNDLED_PACKS
 
 ROOT = REPO_ROOT
 #: The packs that are their own wheels: built from assets/ with the runtime alone.
-PACK_WHEELS = "assets/sentences-bbc assets/adept-bbc assets/subspace-general"
+PACK_WHEELS = "assets/encoder-minilm assets/sentences-bbc assets/adept-bbc assets/subspace-general"
 #: Every wheel an app ships, in the words-only venv (the README's install block, CI's first stage).
 BUILD_EVERY_WHEEL = (
     f"pip wheel . --no-deps -w dist && python -m edgedp.packs.wheel {PACK_WHEELS} --out dist"
@@ -74,7 +74,7 @@ def test_the_words_only_venv_decodes_in_context_and_builds_every_wheel():
     # the example is one, and needs nothing a words-only install lacks
     examples = re.findall(r"^```python\n(.*?)^```", (ROOT / "README.md").read_text(), re.M | re.S)
     (example,) = [example for example in examples if CONTEXT_MARKER in example]
-    assert re.findall(r"load_pack\((.*?)\)", example) == [""]  # the bundled default only
+    assert re.findall(r"\.load\((.*?)\)", example) == [""]  # the bundled default only
 
 
 def test_ci_runs_every_install_footprint_as_the_readme_prints_it():
@@ -92,7 +92,7 @@ def test_ci_runs_every_install_footprint_as_the_readme_prints_it():
         (".venv-domain", '"./export[domain]"'),
         (".venv-domain", "--encoder-from sentences-bbc"),
         (".venv-corpus", 'readme_example.py "import edgedp.dask"'),
-        (".venv-numpy", "--no-deps . dist/edgedp_pack_subspace_general"),
+        (".venv-numpy", "--no-deps . dist/edgedp_pack_encoder_minilm-*.whl dist/edgedp_pack_sub"),
         (".venv-numpy", "edgedp embed"),
     ):
         assert any(f"python3 -m venv {venv} " in line and needed in line for line in lines)
@@ -206,7 +206,10 @@ except AssetError as error:
     context, map_decoded, listed, missing = result.stdout.strip().splitlines()
     assert len(context.split()) == 7 and len(map_decoded.split()) == 3
     assert listed == str(sorted((name, "bundled") for name in BUNDLED_PACKS))
-    assert "python -m edgedp.packs.wheel assets/sentences-bbc --out dist" in missing
+    assert (
+        "python -m edgedp.packs.wheel assets/sentences-bbc assets/encoder-minilm --out dist"
+        in missing
+    )
 
 
 #: What a command in .ci/run writes, by the option or shell syntax that names it.

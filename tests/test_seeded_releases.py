@@ -54,33 +54,35 @@ def word_releases(pack: edgedp.WordPack, euclid: edgedp.WordPack) -> dict[str, C
         "brr-nearest": run(lambda s: edgedp.BRR(pack, epsilon=0.6, decode="nearest", rng=s)),
         "brr-context": run(lambda s: edgedp.BRR(pack, epsilon=0.6, decode="context", rng=s)),
         "vickrey-hamming": run(
-            lambda s: edgedp.Vickrey(pack, epsilon=0.6, space="hamming", decode="nearest", rng=s)
+            lambda s: edgedp.Vickrey(pack, epsilon=0.6, geometry="hamming", decode="nearest", rng=s)
         ),
-        "tem-hamming": run(lambda s: edgedp.TEM(pack, epsilon=2.0, space="hamming", rng=s)),
-        "custext-hamming": run(lambda s: edgedp.CusText(pack, epsilon=2.0, space="hamming", rng=s)),
+        "tem-hamming": run(lambda s: edgedp.TEM(pack, epsilon=2.0, geometry="hamming", rng=s)),
+        "custext-hamming": run(
+            lambda s: edgedp.CusText(pack, epsilon=2.0, geometry="hamming", rng=s)
+        ),
         "madlib": run_euclid(lambda s: edgedp.Madlib(euclid, epsilon=5.0, decode="nearest", rng=s)),
         "mahalanobis": run_euclid(
             lambda s: edgedp.Mahalanobis(euclid, epsilon=5.0, decode="nearest", rng=s)
         ),
         "vickrey-euclidean": run_euclid(
             lambda s: edgedp.Vickrey(
-                euclid, epsilon=5.0, space="euclidean", decode="nearest", rng=s
+                euclid, epsilon=5.0, geometry="euclidean", decode="nearest", rng=s
             )
         ),
         "generalized-vickrey": run_euclid(
             lambda s: edgedp.GeneralizedVickrey(
-                euclid, epsilon=5.0, weights=[0.6, 0.3, 0.1], space="euclidean", rng=s
+                euclid, epsilon=5.0, weights=[0.6, 0.3, 0.1], geometry="euclidean", rng=s
             )
         ),
         "tem-euclidean": run_euclid(
-            lambda s: edgedp.TEM(euclid, epsilon=5.0, space="euclidean", rng=s)
+            lambda s: edgedp.TEM(euclid, epsilon=5.0, geometry="euclidean", rng=s)
         ),
         "santext-euclidean": run_euclid(lambda s: edgedp.SanText(euclid, epsilon=5.0, rng=s)),
         "santextplus-euclidean": run_euclid(
             lambda s: edgedp.SanTextPlus(euclid, epsilon=5.0, rng=s)
         ),
         "custext-euclidean": run_euclid(
-            lambda s: edgedp.CusText(euclid, epsilon=5.0, space="euclidean", rng=s)
+            lambda s: edgedp.CusText(euclid, epsilon=5.0, geometry="euclidean", rng=s)
         ),
     }
 

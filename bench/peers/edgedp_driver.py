@@ -33,10 +33,10 @@ def main() -> None:
         ),
         "vickrey": lambda: edgedp.Vickrey(pack, epsilon=epsilon, t=settings.get("t", 0.5)),
         "vickrey-hamming": lambda: edgedp.Vickrey(
-            pack, epsilon=epsilon, t=settings.get("t", 0.5), space="hamming"
+            pack, epsilon=epsilon, t=settings.get("t", 0.5), geometry="hamming"
         ),
         "tem": lambda: edgedp.TEM(pack, epsilon=epsilon),
-        "tem-hamming": lambda: edgedp.TEM(pack, epsilon=epsilon, space="hamming"),
+        "tem-hamming": lambda: edgedp.TEM(pack, epsilon=epsilon, geometry="hamming"),
         "santext": lambda: edgedp.SanText(pack, epsilon=epsilon),
         "custext": lambda: edgedp.CusText(pack, epsilon=epsilon, k=settings.get("k", 20)),
     }

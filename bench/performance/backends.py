@@ -31,7 +31,7 @@ from edgedp.runtime.backend import VARIABLE
 
 MECHANISMS = {
     "brr": lambda pack: edgedp.BRR(pack, epsilon=0.5),
-    "vickrey-hamming": lambda pack: edgedp.Vickrey(pack, epsilon=0.5, space="hamming"),
+    "vickrey-hamming": lambda pack: edgedp.Vickrey(pack, epsilon=0.5, geometry="hamming"),
     "madlib": lambda pack: edgedp.Madlib(pack, epsilon=10.0),
     "tem": lambda pack: edgedp.TEM(pack, epsilon=10.0),
     "santext": lambda pack: edgedp.SanText(pack, epsilon=10.0),

@@ -24,6 +24,7 @@ import edgedp
 from bench.harness import Report, median_seconds, threads
 from edgedp.documents.mechanism import sentence_embeddings
 from edgedp.documents.tukey import CandidateDepth
+from edgedp.encoder.pack import referenced_encoder_pack
 from edgedp.encoder.sentence_encoder import SentenceEncoder
 from edgedp.privacy.noise import exponential_mechanism_coefficient
 from edgedp.text.sentences import split_sentences
@@ -111,14 +112,15 @@ def encoder_rows(report: Report, sentences: list[str], quick: bool) -> None:
     for count in (1,) if quick else (1, 2):
         with threads(count):
             pack = edgedp.load_pack(PACK)  # a fresh session with this thread count
+            encoder_files = referenced_encoder_pack(pack.manifest).manifest
             reference = None if quick else _torch_encoder(sentences, count)
             torch_seconds = (
                 None if reference is None else median_seconds(reference, repeats=1, warmup=1)
             )
             encoders = {
                 label: SentenceEncoder(
-                    pack.manifest.contents("encoder.onnx"),
-                    pack.manifest.contents("tokenizer.json"),
+                    encoder_files.contents("encoder.onnx"),
+                    encoder_files.contents("tokenizer.json"),
                     dims=pack.dims,
                     max_seq_length=pack.encoder.max_seq_length,
                     threads=count,

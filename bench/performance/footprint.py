@@ -6,7 +6,8 @@ plus the registry's dependencies, and measures the venv's disk usage (``du -sk``
 reports) and that the footprint works (``edgedp packs list`` + a BRR privatization, or ``embed``):
 
 * words only: ``pip install edgedp-*.whl``
-* documents: ``pip install "edgedp-*.whl[sentences]" edgedp_pack_sentences_bbc-*.whl``
+* documents: ``pip install "edgedp-*.whl[sentences]" edgedp_pack_encoder_minilm-*.whl
+  edgedp_pack_sentences_bbc-*.whl``
 * everything: documents + ``edgedp_pack_adept_bbc-*.whl``
 
 Baseline in the same run: an empty venv (pip alone). Slow (three venvs, about 250 MB of wheels from
@@ -25,8 +26,8 @@ from bench.harness import ROOT, Report
 
 FOOTPRINTS = {
     "words only": ("edgedp", []),
-    "documents": ("edgedp[sentences]", ["sentences-bbc"]),
-    "everything": ("edgedp[sentences]", ["sentences-bbc", "adept-bbc"]),
+    "documents": ("edgedp[sentences]", ["encoder-minilm", "sentences-bbc"]),
+    "everything": ("edgedp[sentences]", ["encoder-minilm", "sentences-bbc", "adept-bbc"]),
 }
 SMOKE = {
     "words only": "import edgedp; print(edgedp.BRR(edgedp.load_pack(), epsilon=0.5).privatize('hi'))",
@@ -53,12 +54,13 @@ def _du_mb(path: Path) -> float:
 
 
 def build_wheels(out: Path) -> dict[str, Path]:
-    """The runtime wheel and the two pack wheels, by name."""
+    """The runtime wheel and the three pack wheels, by name."""
     _run(sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", out, ROOT)
-    packs = [ROOT / "assets" / name for name in ("sentences-bbc", "adept-bbc")]
+    names = ("encoder-minilm", "sentences-bbc", "adept-bbc")
+    packs = [ROOT / "assets" / name for name in names]
     _run(sys.executable, "-m", "edgedp_export.cli", "wheel", *packs, "--out", out)
     wheels = {"edgedp": next(out.glob("edgedp-*.whl"))}
-    for name in ("sentences-bbc", "adept-bbc"):
+    for name in names:
         wheels[name] = next(out.glob(f"edgedp_pack_{name.replace('-', '_')}-*.whl"))
     return wheels
 

@@ -34,8 +34,8 @@ BRR_EPSILON = 0.6
 HAMMING_EPSILONS = (0.01, 0.05, 0.1, 0.2, 0.35, 0.5, 1.0, 3.0, 10.0)
 EUCLIDEAN_EPSILONS = (0.1, 1.0, 2.0, 3.0, 4.0, 6.0, 10.0, 20.0, 50.0, 200.0)
 ROWS = (
-    ("TEM-Hamming", "words-small", "tem", {"space": "hamming"}, HAMMING_EPSILONS),
-    ("CusText-Hamming k 20", "words-small", "custext", {"space": "hamming"}, (1.0, 3.0, 10.0)),
+    ("TEM-Hamming", "words-small", "tem", {"geometry": "hamming"}, HAMMING_EPSILONS),
+    ("CusText-Hamming k 20", "words-small", "custext", {"geometry": "hamming"}, (1.0, 3.0, 10.0)),
     ("TEM", "medium", "tem", {}, EUCLIDEAN_EPSILONS),
     ("SanText", "medium", "santext", {}, EUCLIDEAN_EPSILONS),
     ("SanText+ (p 0.3, w 0.9)", "medium", "santext-plus", {}, EUCLIDEAN_EPSILONS),
@@ -87,7 +87,7 @@ result = {"first_call_s": first, "words_per_s": rate["mechanism"], "brr_words_pe
           "rss_growth_mb": hwm() - base, "distinct": int(len(np.unique(words))), "words": len(words)}
 if settings["mechanism"] == "tem":
     result["gamma"] = mechanism.gamma
-    if mechanism.space_name == "hamming":
+    if mechanism.geometry == "hamming":
         result["radius"] = mechanism.radius
 print(json.dumps(result))
 """

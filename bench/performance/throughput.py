@@ -38,6 +38,7 @@ import edgedp.runtime.native as native
 from bench.datasets import bbc_documents
 from bench.harness import Report, threads
 from bench.packs import ensure_pack
+from edgedp.encoder.pack import referenced_encoder_pack
 from edgedp.encoder.sentence_encoder import SentenceEncoder
 from edgedp.text.segmentation import segment
 from edgedp.text.sentences import split_sentences
@@ -159,7 +160,7 @@ def message_rows(report: Report, pack: edgedp.WordPack, quick: bool) -> None:
         **euclidean_mechanisms(pack),
         "BRR (epsilon 0.6 per bit)": edgedp.BRR(pack, epsilon=0.6),
         "Vickrey Hamming (epsilon 0.6 per bit, t 0.5)": edgedp.Vickrey(
-            pack, epsilon=0.6, t=0.5, space="hamming"
+            pack, epsilon=0.6, t=0.5, geometry="hamming"
         ),
     }
     points = next(iter(mechanisms.values())).space.perturb(ids[ids >= 0]).astype(np.float32)
@@ -325,6 +326,7 @@ def task_rows(report: Report, packs: dict[str, edgedp.WordPack], quick: bool) ->
 
 def encoder_rows(report: Report, quick: bool) -> None:
     pack = edgedp.load_pack("sentences-bbc")
+    encoder_files = referenced_encoder_pack(pack.manifest).manifest
     articles = [text for _, text in bbc_documents()][:: 200 if quick else 20]
     sentences = [s for text in articles for s in split_sentences(text)][: 24 if quick else 240]
     table = "sentence encoder, one sentence per call (the DP path): sentences/s"
@@ -332,8 +334,8 @@ def encoder_rows(report: Report, quick: bool) -> None:
     for count in THREADS:
         with threads(count):
             one_session = SentenceEncoder(
-                pack.manifest.contents("encoder.onnx"),
-                pack.manifest.contents("tokenizer.json"),
+                encoder_files.contents("encoder.onnx"),
+                encoder_files.contents("tokenizer.json"),
                 dims=pack.dims,
                 max_seq_length=pack.encoder.max_seq_length,
                 threads=count,

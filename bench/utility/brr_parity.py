@@ -51,7 +51,8 @@ from bench.harness import Report, cached, figure, progress
 from bench.packs import PACKS_DIR, ensure_pack
 from bench.utility.product_reviews import seeded
 from edgedp.evaluation.calibration import privacy_ratio
-from edgedp.evaluation.explain import measure, public_word_set
+from edgedp.evaluation.explain import measure
+from edgedp.evaluation.keep_rate import public_word_set
 from edgedp.evaluation.matching import matched_epsilon
 from edgedp.privacy.randomness import public_statistics_source
 from edgedp.text.segmentation import segment

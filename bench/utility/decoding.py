@@ -43,7 +43,8 @@ from bench.packs import ensure_pack
 from bench.utility.judge_lm import judge_language_model
 from bench.utility.product_reviews import seeded
 from edgedp.evaluation.calibration import equivalent_epsilon
-from edgedp.evaluation.explain import measure, public_word_set
+from edgedp.evaluation.explain import measure
+from edgedp.evaluation.keep_rate import public_word_set
 from edgedp.evaluation.matching import matched_epsilon
 from edgedp.text.identifiers import DEFAULT_PROTECT
 from edgedp.text.segmentation import segment

@@ -170,7 +170,7 @@ def build(
     if name == "TEM":
         return edgedp.TEM(pack, epsilon=epsilon, rng=rng)
     if name == "TEM-Hamming":
-        return edgedp.TEM(pack, epsilon=epsilon * to_brr, space="hamming", rng=rng)
+        return edgedp.TEM(pack, epsilon=epsilon * to_brr, geometry="hamming", rng=rng)
     if name == "SanText":
         return edgedp.SanText(pack, epsilon=epsilon, rng=rng)
     from bench.utility.product_reviews import CUSTEXT_K, within_set_distance

@@ -8,7 +8,7 @@
 2. **Tuned epsilons**: :func:`edgedp.evaluation.tune.tune` for keep 0.25, 0.5 and 0.75 per
    mechanism, with the estimate's interval.
 3. **The privatize warning's cost**: one short message through BRR, against the first (uncached)
-   and a cached :func:`edgedp.evaluation.tune.keep_warning`, same process, medians.
+   and a cached :func:`edgedp.evaluation.keep_rate.keep_warning`, same process, medians.
 4. **The identifier guard's utility cost**: BBC topic accuracy (the classifier of
    :mod:`bench.utility.document_classification`, trained on privatized documents, tested on originals)
    with and without the guard, where protected slots are removed from the training documents as
@@ -30,9 +30,9 @@ import numpy as np
 
 import edgedp
 from bench.harness import Report, median_seconds, progress
-from edgedp.evaluation.explain import measure, public_word_set, rebuild
-from edgedp.evaluation.keep_rate import clear_keep_cache
-from edgedp.evaluation.tune import keep_warning, tune
+from edgedp.evaluation.explain import measure, rebuild
+from edgedp.evaluation.keep_rate import clear_keep_cache, keep_warning, public_word_set
+from edgedp.evaluation.tune import tune
 from edgedp.text.identifiers import PROTECT_KINDS, check_protect
 from edgedp.text.segmentation import segment
 
@@ -59,10 +59,12 @@ def mechanisms(pack: edgedp.WordPack, float_pack: bool) -> list[tuple[str, edged
     """(label, mechanism at a placeholder epsilon) for every word mechanism the pack supports."""
     out: list[tuple[str, edgedp.WordMechanism]] = [
         ("BRR", edgedp.BRR(pack, epsilon=1.0)),
-        ("Vickrey hamming t=0.5", edgedp.Vickrey(pack, epsilon=1.0, t=0.5, space="hamming")),
+        ("Vickrey hamming t=0.5", edgedp.Vickrey(pack, epsilon=1.0, t=0.5, geometry="hamming")),
         (
             "GeneralizedVickrey hamming (0,0.05,0.1)",
-            edgedp.GeneralizedVickrey(pack, epsilon=1.0, weights=[0, 0.05, 0.1], space="hamming"),
+            edgedp.GeneralizedVickrey(
+                pack, epsilon=1.0, weights=[0, 0.05, 0.1], geometry="hamming"
+            ),
         ),
     ]
     if float_pack:

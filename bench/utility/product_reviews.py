@@ -62,7 +62,7 @@ class Curve:
     """One mechanism family member, built at the epsilon matched to a Madlib epsilon."""
 
     label: str
-    space: str
+    geometry: str
     t: float
     build: Callable[[float, edgedp.RandomSource], edgedp.WordMechanism]
 
@@ -102,7 +102,7 @@ def curves(pack: edgedp.WordPack, quick: bool) -> list[Curve]:
                 "hamming",
                 t,
                 lambda e, r, t=t: edgedp.Vickrey(
-                    pack, epsilon=e * to_hamming, t=t, space="hamming", rng=r
+                    pack, epsilon=e * to_hamming, t=t, geometry="hamming", rng=r
                 ),
             )
         )
@@ -138,7 +138,7 @@ def sampling_curves(pack: edgedp.WordPack, to_hamming: float) -> list[Curve]:
             "TEM-Hamming",
             "hamming",
             0.0,
-            lambda e, r: edgedp.TEM(pack, epsilon=e * to_hamming, space="hamming", rng=r),
+            lambda e, r: edgedp.TEM(pack, epsilon=e * to_hamming, geometry="hamming", rng=r),
         ),
         Curve("SanText", "euclidean", 0.0, lambda e, r: edgedp.SanText(pack, epsilon=e, rng=r)),
         Curve(
@@ -197,7 +197,7 @@ def run(report: Report, *, quick: bool) -> None:
                 table=TABLE,
                 prior=prior_name,
                 mechanism=curve.label,
-                space=curve.space,
+                geometry=curve.geometry,
                 t=curve.t,
                 madlib_epsilon=epsilon,
                 epsilon=mechanism.epsilon,
@@ -305,7 +305,11 @@ T_COLOURS = dict(zip(T_VALUES, ("tab:green", "tab:blue", "tab:cyan", "tab:purple
 
 def _style(curve: Curve) -> dict:
     colour = COLOURS.get(curve.label, T_COLOURS.get(curve.t, "grey"))
-    return {"color": colour, "linestyle": "--" if curve.space == "hamming" else "-", "marker": "o"}
+    return {
+        "color": colour,
+        "linestyle": "--" if curve.geometry == "hamming" else "-",
+        "marker": "o",
+    }
 
 
 def _plot(report: Report, prior: str, metric: str, chosen: list[Curve]) -> None:
@@ -314,8 +318,8 @@ def _plot(report: Report, prior: str, metric: str, chosen: list[Curve]) -> None:
     fig, axes = figure(2, 2, (12, 9))
     rows = [r for r in report.table(TABLE) if r["prior"] == prior]
     families = (
-        [c for c in chosen if c.space == "euclidean"],
-        [c for c in chosen if c.space == "hamming" or c.label == "Laplace (Madlib)"],
+        [c for c in chosen if c.geometry == "euclidean"],
+        [c for c in chosen if c.geometry == "hamming" or c.label == "Laplace (Madlib)"],
     )
     for row_axes, family in zip(axes, families, strict=True):
         for curve in family:

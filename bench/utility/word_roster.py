@@ -50,9 +50,9 @@ ROSTER = (
     ),
     WordMechanismSpec(
         "Vickrey-Hamming (t 0.5)",
-        ("--mechanism", "vickrey", "--t", "0.5", "--space", "hamming"),
+        ("--mechanism", "vickrey", "--t", "0.5", "--geometry", "hamming"),
         True,
-        lambda pack, **kw: edgedp.Vickrey(pack, t=0.5, space="hamming", **kw),
+        lambda pack, **kw: edgedp.Vickrey(pack, t=0.5, geometry="hamming", **kw),
         needs_vectors=False,
     ),
 )
@@ -79,7 +79,7 @@ def cli_command(
     spec: WordMechanismSpec, pack: edgedp.WordPack | None, madlib_epsilon: float = MADLIB_EPSILON
 ) -> list[str]:
     """``python -m edgedp.cli privatize ...`` arguments (pack None: the bundled default pack)."""
-    from edgedp.packs.loading import load_pack
+    from edgedp.registry import load_pack
 
     epsilon = epsilon_for(spec, pack or load_pack(), madlib_epsilon)
     command = ["-m", "edgedp.cli", "privatize", *spec.cli, "--epsilon", f"{epsilon:.6g}"]

@@ -30,6 +30,7 @@ try:
     from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers
 except ImportError:  # a words-only install: loading an ADePT pack says what to install
     raise DependencyError(SENTENCES_EXTRA.format(what="ADePT needs tokenizers")) from None
+from edgedp.packs.loading import DEFAULT_AUTOENCODER_PACK, PackRef, read_pack_manifest
 from edgedp.packs.manifest import Manifest
 
 #: The first tokens of every autoencoder vocabulary, with ids 0, 1, 2, 3.
@@ -147,6 +148,54 @@ class AutoencoderPack:
     #: The verified bytes of the two models (sessions are made from these, never from the paths).
     encoder_model: bytes = field(repr=False)
     decoder_step_model: bytes = field(repr=False)
+
+    @classmethod
+    def load(
+        cls,
+        path: PackRef | None = None,
+        *,
+        verify: bool = True,
+        expected_digest: str | None = None,
+    ) -> AutoencoderPack:
+        """Load and verify a autoencoder pack by name or directory (default ``adept-bbc``).
+
+        Parameters
+        ----------
+        path : str, PathLike or None, default None
+            A pack name (bundled, installed as a pack wheel, or under ``EDGEDP_PACKS``), a
+            pack directory, or ``None`` for ``adept-bbc``.
+        verify : bool, optional
+            Check every file's SHA-256 (default ``True``); ``False`` checks sizes only.
+        expected_digest : str or None, default None
+            Pins the SHA-256 of the pack's manifest.
+
+        Returns
+        -------
+        AutoencoderPack
+            The loaded pack, frozen.
+
+        Raises
+        ------
+        ~edgedp.AssetError
+            No such pack, a modified file, a digest that is not the pinned one, or a pack of
+            another kind.
+
+        Examples
+        --------
+        >>> from edgedp import AutoencoderPack
+        >>> AutoencoderPack.load("lm-general")  # the bundled language model is another kind
+        Traceback (most recent call last):
+        ...
+        edgedp.errors.AssetError: pack lm-general (...) is a lm pack; this needs a autoencoder pack
+        """
+        return load_autoencoder_pack(
+            read_pack_manifest(
+                DEFAULT_AUTOENCODER_PACK if path is None else path,
+                kind="autoencoder",
+                verify=verify,
+                expected_digest=expected_digest,
+            )
+        )
 
     @property
     def kind(self) -> str:

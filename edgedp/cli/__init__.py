@@ -35,8 +35,9 @@ COMMAND_MODULES = (
 def terminal_columns() -> int:
     """``shutil.get_terminal_size().columns``, without importing shutil.
 
-    argparse's help formatter imports shutil for this, and shutil imports zlib, bz2 and lzma: ~0.5 MB
-    of resident memory in every ``edgedp privatize`` run (issue 17), which formats no help. Same
+    argparse's help formatter imports shutil for this, and shutil imports zlib, bz2 and lzma:
+    resident memory in every ``edgedp privatize`` run (bench/reports/2026-11-23-footprint.md),
+    which formats no help. Same
     rule: a positive ``COLUMNS``, else the terminal of ``sys.__stdout__``, else 80.
     """
     try:
@@ -67,7 +68,7 @@ class HelpFormatter(argparse.HelpFormatter):
     def _fill_text(self, text: str, width: int, indent: str) -> str:
         """Each paragraph (blank-line separated) filled on its own, so that a description or an
         epilog of several paragraphs keeps them (argparse's RawDescriptionHelpFormatter would
-        too, but it measures the terminal with shutil: issue 17)."""
+        too, but it measures the terminal with shutil)."""
         return "\n\n".join(
             super(HelpFormatter, self)._fill_text(paragraph, width, indent)
             for paragraph in text.split("\n\n")

@@ -11,7 +11,7 @@ from edgedp.cli.word_options import add_decoder_arguments, decoder_options
 from edgedp.errors import InputError
 from edgedp.evaluation.calibration import AGGREGATES, METRICS, equivalent_epsilon, metric_statistics
 from edgedp.evaluation.matching import STATISTICS
-from edgedp.packs.loading import load_pack
+from edgedp.words.pack import WordPack
 
 NAME = "calibrate"
 #: Mechanisms that --match builds from a name and an epsilon alone.
@@ -48,7 +48,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> None:
-    pack = load_pack(args.pack, kind="words")
+    pack = WordPack.load(args.pack)
     epsilon = parse_epsilon(args.epsilon)
     if args.match != "bound":
         _run_match(args, pack, epsilon)

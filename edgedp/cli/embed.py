@@ -63,9 +63,13 @@ from edgedp.documents.subspace import SubspaceMean
 from edgedp.documents.subspace_pack import SubspacePack
 from edgedp.documents.truncation import Truncation
 from edgedp.errors import InputError, NotPrivateWarning, ShortDocumentWarning
-from edgedp.packs.loading import load_pack
 from edgedp.progress import Progress, message
-from edgedp.registry import DEFAULT_DOCUMENT_MECHANISM, DEFAULT_DOCUMENT_PACKS, DOCUMENT_MECHANISMS
+from edgedp.registry import (
+    DEFAULT_DOCUMENT_MECHANISM,
+    DEFAULT_DOCUMENT_PACKS,
+    DOCUMENT_MECHANISMS,
+    load_pack,
+)
 from edgedp.runtime.native import set_num_threads
 from edgedp.text.records import ON_ERROR, BadRecords, parse_record
 from edgedp.text.segmentation import MAX_TEXT_CHARS, batches

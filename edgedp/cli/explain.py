@@ -15,11 +15,11 @@ from edgedp.evaluation.empirical_privacy import ADVERSARY_SAMPLES
 from edgedp.evaluation.explain import (
     DEFAULT_SAMPLES,
     DEFAULT_SWEEP,
-    DEFAULT_WORDS,
     default_epsilons,
     explain,
     explain_epsilons,
 )
+from edgedp.evaluation.keep_rate import DEFAULT_WORDS
 from edgedp.privacy.validation import check_positive_int
 from edgedp.progress import Progress
 

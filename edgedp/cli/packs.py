@@ -11,8 +11,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from edgedp.errors import AssetError, InputError
-from edgedp.packs.loading import PackEntry, list_packs, load_pack
+from edgedp.packs.loading import PackEntry, list_packs
 from edgedp.progress import Progress
+from edgedp.registry import load_pack
 
 if TYPE_CHECKING:
     from edgedp.evaluation.deepcandidate_fit import PackFit

@@ -54,7 +54,6 @@ from edgedp.errors import (
     NotPrivateWarning,
     UtilityWarning,
 )
-from edgedp.packs.loading import load_pack
 from edgedp.progress import PROGRAM, Progress, message
 from edgedp.registry import SENTENCE_REWRITERS
 from edgedp.runtime.native import set_num_threads
@@ -326,10 +325,12 @@ def _run_sentence_rewriter(args: argparse.Namespace) -> None:
     if args.summary:
         raise InputError(f"--summary applies to the word mechanisms, not {args.mechanism}")
     delta = None if args.delta is None else parse_delta(args.delta)
+    from edgedp.adept.pack import AutoencoderPack
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", NotPrivateWarning)  # announced once, below
         mechanism = SENTENCE_REWRITERS[args.mechanism](
-            load_pack(args.pack or DEFAULT_ADEPT_PACK, kind="autoencoder"),
+            AutoencoderPack.load(args.pack or DEFAULT_ADEPT_PACK),
             epsilon=parse_epsilon(args.epsilon),
             delta=delta,
             noise=args.noise or "laplace",
@@ -373,7 +374,7 @@ def run(args: argparse.Namespace) -> None:
 
             # warn if epsilon keeps < 5 % or > 95 % of words: a small Monte Carlo on public
             # words, cached in memory per pack and parameters. Computed before the first batch,
-            # whose work then reuses its freed memory (~1 MB less peak RSS), and printed once that
+            # whose work then reuses its freed memory (less peak RSS), and printed once that
             # batch is released (not if the ledger refuses it).
             warning.append(keep_warning(mechanism))
         if args.summary:

@@ -22,7 +22,8 @@ from edgedp.errors import InputError
 from edgedp.progress import Progress
 from edgedp.text.segmentation import MAX_TEXT_CHARS
 
-#: Bytes read at a time; each read is decoded whole (64 kB cost ~0.2 MB more peak RSS, issue 17).
+#: Bytes read at a time; each read is decoded whole (64 kB reads cost more peak RSS:
+#: bench/reports/2026-11-23-footprint.md).
 READ_BYTES = 1 << 14
 
 

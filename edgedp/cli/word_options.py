@@ -6,18 +6,19 @@ import argparse
 import json
 import sys
 import warnings
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from edgedp.errors import InputError, NotPrivateWarning
-from edgedp.packs.loading import load_pack
 from edgedp.progress import Progress, message
 from edgedp.registry import WORD_MECHANISMS
 from edgedp.text.identifiers import DEFAULT_PROTECT, PROTECT_KINDS
 from edgedp.text.segmentation import CASINGS, check_deny
 from edgedp.words.decoding import DECODERS, DEFAULT_CANDIDATES, DEFAULT_LANGUAGE_MODEL
 from edgedp.words.mechanism import OOV_POLICIES, WordMechanism
-from edgedp.words.spaces import SPACE_NAMES
+from edgedp.words.pack import WordPack
+from edgedp.words.spaces import GEOMETRIES
 
 PROTECT_HELP = (
     "identifier guard: comma-separated kinds released like out-of-vocabulary tokens, never "
@@ -83,11 +84,15 @@ def add_word_mechanism_arguments(
         help="generalized-vickrey (required there, no default): t_1,...,t_k comma-separated, one "
         "per nearest word considered, e.g. 0,0.05,0.1",
     )
-    parser.add_argument(
-        "--space",
-        choices=SPACE_NAMES,
-        help="vickrey mechanisms, tem, custext (default: euclidean if the pack has float "
-        "vectors, else hamming)",
+    geometry = parser.add_mutually_exclusive_group()  # --geometry G | --space G (deprecated)
+    geometry.add_argument(
+        "--geometry",
+        choices=GEOMETRIES,
+        help="vickrey mechanisms, tem, custext: the space perturbed in (default: euclidean if the "
+        "pack has float vectors, else hamming)",
+    )
+    geometry.add_argument(
+        "--space", choices=GEOMETRIES, dest="geometry", action=RenamedFlag, help=argparse.SUPPRESS
     )
     threshold = parser.add_mutually_exclusive_group()  # --gamma G | --beta B
     threshold.add_argument(
@@ -135,6 +140,27 @@ def add_word_mechanism_arguments(
     )
 
 
+class RenamedFlag(argparse.Action):
+    """A flag's deprecated old name: stores its value and prints a one-line notice on stderr.
+
+    It works for one release; the notice names the new flag (the ``dest``).
+    """
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: str | Sequence[Any] | None,
+        option_string: str | None = None,
+    ) -> None:
+        new = "--" + self.dest.replace("_", "-")
+        message(
+            f"edgedp: warning: {option_string} is renamed {new}; {option_string} will be removed "
+            "in the next release"
+        )
+        setattr(namespace, self.dest, values)
+
+
 def add_decoder_arguments(parser: argparse.ArgumentParser) -> None:
     """--decode, --candidates, --lm: which word is printed for each noisy release."""
     parser.add_argument(
@@ -176,13 +202,13 @@ def decoder_options(args: argparse.Namespace) -> dict[str, Any]:
 #: The mechanism-specific flags each word mechanism accepts.
 MECHANISM_OPTIONS = {
     "mahalanobis": ("lam",),
-    "vickrey": ("t", "space"),
-    "generalized-vickrey": ("weights", "space"),
-    "tem": ("gamma", "beta", "space"),
+    "vickrey": ("t", "geometry"),
+    "generalized-vickrey": ("weights", "geometry"),
+    "tem": ("gamma", "beta", "geometry"),
     "santext-plus": ("p", "sensitive_fraction"),
-    "custext": ("k", "space"),
+    "custext": ("k", "geometry"),
 }
-OPTION_NAMES = ("lam", "t", "weights", "space", "gamma", "beta", "k", "p", "sensitive_fraction")
+OPTION_NAMES = ("lam", "t", "weights", "geometry", "gamma", "beta", "k", "p", "sensitive_fraction")
 
 
 def mechanism_options(args: argparse.Namespace) -> dict[str, Any]:
@@ -223,7 +249,7 @@ def build_word_mechanism(
 ) -> WordMechanism:
     """The word mechanism the arguments describe, its one-time set-up done (with progress on a
     terminal); a seed's warning is the caller's to print."""
-    pack = load_pack(args.pack, kind="words")
+    pack = WordPack.load(args.pack)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", NotPrivateWarning)
         mechanism: WordMechanism = WORD_MECHANISMS[args.mechanism](
@@ -237,10 +263,10 @@ def build_word_mechanism(
             **mechanism_options(args),
             **decoder_options(args),
         )
-    if args.space is None and getattr(mechanism, "space_name", None) == "hamming":
+    if args.geometry is None and getattr(mechanism, "geometry", None) == "hamming":
         message(
             f"edgedp: note: --mechanism {args.mechanism} runs in Hamming space, epsilon per bit "
-            f"(pack {pack.name!r} has no float vectors for --space euclidean)"
+            f"(pack {pack.name!r} has no float vectors for --geometry euclidean)"
         )
     with Progress(f"{args.mechanism}: one-time set-up", unit="words") as progress:
         mechanism.prepare(progress.reporter())

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 
 from edgedp.documents.mechanism import (
-    SPACES,
+    EMBEDDING_SPACES,
     Document,
     SentenceMechanism,
     document_sentences,
@@ -23,7 +23,7 @@ from edgedp.documents.mechanism import (
 from edgedp.documents.pack import SentencePack
 from edgedp.errors import InputError, NotPrivateWarning
 from edgedp.privacy.guarantee import Guarantee
-from edgedp.privacy.validation import check_choice, check_iterable
+from edgedp.privacy.validation import check_choice, check_iterable, renamed_keyword
 from edgedp.text.sentences import split_sentences
 from edgedp.words.mechanism import WordMechanism
 
@@ -40,24 +40,27 @@ def mean_rows(embeddings: list[np.ndarray], dims: int) -> np.ndarray:
 class NonPrivateMean(SentenceMechanism):
     """NOT PRIVATE: the mean of a document's sentence embeddings, with no noise and no guarantee.
 
-    ``space="sentence"`` gives the general-purpose document embedding g(x) of SentDP (the mean of
-    the encoder's sentence embeddings), ``space="recoded"`` the mean after the recoder H, which is
-    what :class:`~edgedp.DeepCandidate` approximates privately. It exists to measure what privacy
-    costs; never release its output. An empty document gives the zero vector.
+    ``embedding_space="sentence"`` gives the general-purpose document embedding g(x) of SentDP (the
+    mean of the encoder's sentence embeddings), ``embedding_space="recoded"`` the mean after the
+    recoder H, which is what :class:`~edgedp.DeepCandidate` approximates privately. It exists to
+    measure what privacy costs; never release its output. An empty document gives the zero vector.
 
     Parameters
     ----------
     pack : ~edgedp.SentencePack
         A sentences pack: ``edgedp.load_pack("sentences-bbc", kind="sentences")`` (a pack
         distribution, not bundled).
-    space : {"sentence", "recoded"}, default "sentence"
-        The embedding space averaged. Keyword only.
+    embedding_space : {"sentence", "recoded"} or None, default None
+        The embedding space averaged; ``None`` is ``"sentence"``. Keyword only.
+    space : {"sentence", "recoded"} or None, default None
+        The deprecated name of ``embedding_space``: it warns :class:`DeprecationWarning` and will
+        be removed in the next release.
 
     Raises
     ------
     ~edgedp.InputError
-        If ``pack`` is not a sentences pack or ``space`` is unknown; from :meth:`guarantee`,
-        always (it has none).
+        If ``pack`` is not a sentences pack, ``embedding_space`` is unknown or given with
+        ``space``; from :meth:`guarantee`, always (it has none).
 
     Warns
     -----
@@ -89,9 +92,14 @@ class NonPrivateMean(SentenceMechanism):
     differentially_private = False
     sentence_level = False
 
-    def __init__(self, pack: SentencePack, *, space: str = "sentence") -> None:
+    def __init__(
+        self, pack: SentencePack, *, embedding_space: str | None = None, space: str | None = None
+    ) -> None:
         super().__init__(pack, rng=None)
-        self.space = check_choice(space, "space", SPACES)
+        chosen = renamed_keyword(embedding_space, space, "embedding_space", "space")
+        self.embedding_space = check_choice(
+            "sentence" if chosen is None else chosen, "embedding_space", EMBEDDING_SPACES
+        )
         warnings.warn(
             "NonPrivateMean releases the exact mean embedding: NOT differentially private",
             NotPrivateWarning,
@@ -99,7 +107,7 @@ class NonPrivateMean(SentenceMechanism):
         )
 
     def parameters(self) -> dict[str, object]:
-        return {"space": self.space}
+        return {"embedding_space": self.embedding_space}
 
     def _release(self, embeddings: list[np.ndarray]) -> np.ndarray:
         return mean_rows(embeddings, self.pack.dims)
@@ -157,7 +165,7 @@ class WordLevelEmbedding(SentenceMechanism):
     """
 
     name = "word-level"
-    space = "sentence"
+    embedding_space = "sentence"
     sentence_level = False  # word-level DP: a short document is privatized like any text
 
     def __init__(self, pack: SentencePack, word_mechanism: WordMechanism) -> None:
@@ -211,5 +219,7 @@ class WordLevelEmbedding(SentenceMechanism):
         """Mean sentence embeddings of the privatized documents (float32, (n, d))."""
         privatized = self.privatized_sentences_batch(documents)
         # Post-processing of the word mechanism's output: batching is fine here.
-        embeddings = sentence_embeddings(self.pack, privatized, self.space, independent=False)
+        embeddings = sentence_embeddings(
+            self.pack, privatized, self.embedding_space, independent=False
+        )
         return self.release_embeddings(embeddings)

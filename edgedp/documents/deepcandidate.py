@@ -134,7 +134,7 @@ class DeepCandidate(SentenceMechanism):
     """
 
     name = "deepcandidate"
-    space = "recoded"
+    embedding_space = "recoded"
 
     def __init__(
         self,
@@ -196,7 +196,7 @@ class DeepCandidate(SentenceMechanism):
     def release_batch(self, documents: Iterable[Document]) -> list[CandidateRelease]:
         """:meth:`release` for many documents, encoded in one pass (same guarantee for each)."""
         split = self._split(documents)
-        indices = self.choose(sentence_embeddings(self.pack, split, self.space))
+        indices = self.choose(sentence_embeddings(self.pack, split, self.embedding_space))
         return [
             CandidateRelease(int(index), np.array(self.pack.candidates[index]), len(sentences))
             for index, sentences in zip(indices, split, strict=True)

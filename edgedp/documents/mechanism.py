@@ -19,7 +19,7 @@ That is private and of little use, so releasing such a document emits
 :meth:`DocumentMechanism.too_short` says which (``edgedp embed`` flags each record).
 
 Subclasses implement :meth:`DocumentMechanism._release`, which maps the sentence embeddings of each
-document (in :attr:`space`: ``"sentence"`` for the encoder G, ``"recoded"`` for H o G) to one
+document (in :attr:`embedding_space`: ``"sentence"`` for the encoder G, ``"recoded"`` for H o G) to one
 embedding per document. For the DP mechanisms every sentence is encoded on its own (see
 :func:`sentence_embeddings`); the non-private comparisons batch. :class:`DocumentMechanism` works
 on any pack with an encoder (sentences packs, subspace packs); :class:`SentenceMechanism` is its
@@ -37,7 +37,7 @@ from typing import ClassVar, TypeVar
 
 import numpy as np
 
-from edgedp.documents.pack import EncoderPack, SentencePack
+from edgedp.documents.pack import DocumentPack, SentencePack
 from edgedp.errors import InputError, ShortDocumentWarning
 from edgedp.privacy.guarantee import Guarantee
 from edgedp.privacy.mechanism import Mechanism
@@ -46,12 +46,13 @@ from edgedp.progress import Progress
 from edgedp.text.segmentation import check_text
 from edgedp.text.sentences import split_sentences
 
-SPACES = ("sentence", "recoded")
+#: The embedding spaces of sentences: the encoder's (G) or after the recoder (H o G).
+EMBEDDING_SPACES = ("sentence", "recoded")
 Document = str | Sequence[str]
 #: Fewer sentences than this and a sentence-level release keeps little or nothing of the document.
 INFORMATIVE_SENTENCES = 2
 
-PackT = TypeVar("PackT", bound=EncoderPack)
+PackT = TypeVar("PackT", bound=DocumentPack)
 
 
 def document_sentences(document: Document) -> list[str]:
@@ -66,24 +67,24 @@ def document_sentences(document: Document) -> list[str]:
 
 
 def sentence_embeddings(
-    pack: EncoderPack,
+    pack: DocumentPack,
     documents: Sequence[Sequence[str]],
-    space: str,
+    embedding_space: str,
     *,
     independent: bool = True,
 ) -> list[np.ndarray]:
-    """Per document, the embeddings (k, d) of its sentences in ``space``.
+    """Per document, the embeddings (k, d) of its sentences in ``embedding_space``.
 
     With ``independent=True`` (what the DP mechanisms use) every sentence is encoded and recoded on
     its own, so each embedding depends on its own sentence only (see
     :meth:`edgedp.encoder.sentence_encoder.SentenceEncoder.encode`); ``False`` batches for speed.
     """
-    check_choice(space, "space", SPACES)
-    if space == "recoded" and not isinstance(pack, SentencePack):
+    check_choice(embedding_space, "embedding_space", EMBEDDING_SPACES)
+    if embedding_space == "recoded" and not isinstance(pack, SentencePack):
         raise InputError(f"the recoded space needs a sentences pack, not pack {pack.name}")
     flat = [sentence for sentences in documents for sentence in sentences]
     embedded = pack.encoder.encode(flat, independent=independent)
-    if isinstance(pack, SentencePack) and space == "recoded":
+    if isinstance(pack, SentencePack) and embedding_space == "recoded":
         embedded = pack.recoder.recode(embedded, independent=independent)
     bounds = np.cumsum([0, *(len(sentences) for sentences in documents)])
     return [embedded[start:end] for start, end in itertools.pairwise(bounds)]
@@ -93,7 +94,7 @@ class DocumentMechanism(Mechanism[PackT]):
     """Base class of the mechanisms that embed a whole document (see the module docstring)."""
 
     #: The embedding space the mechanism reads: ``"sentence"`` (G) or ``"recoded"`` (H o G).
-    space: str
+    embedding_space: str
     #: The privacy parameter (set by every private subclass).
     epsilon: float
     #: The delta of an (epsilon, delta) mechanism; None for pure epsilon.
@@ -163,7 +164,8 @@ class DocumentMechanism(Mechanism[PackT]):
         return split
 
     def release_embeddings(self, embeddings: Iterable[np.ndarray]) -> np.ndarray:
-        """Outputs (float32, (n, d)) for documents given as sentence embeddings in :attr:`space`."""
+        """Outputs (float32, (n, d)) for documents given as sentence embeddings in
+        :attr:`embedding_space`."""
         arrays = self._checked(embeddings)
         if not arrays:
             return np.empty((0, self.output_dims), dtype=np.float32)
@@ -207,7 +209,7 @@ class DocumentMechanism(Mechanism[PackT]):
         """:meth:`embed_batch` of one batch: encode, then release."""
         split = self._split(documents)
         embeddings = sentence_embeddings(
-            self.pack, split, self.space, independent=self.differentially_private
+            self.pack, split, self.embedding_space, independent=self.differentially_private
         )
         return self.release_embeddings(embeddings)
 

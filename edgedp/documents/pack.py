@@ -2,10 +2,10 @@
 
 Layout of a ``sentences`` pack (see ``assets/sentences-bbc/manifest.json`` for a full example):
 
-* ``encoder.onnx`` + ``tokenizer.json``: the sentence encoder G (all-MiniLM-L6-v2; token embeddings
-  out, mean pooling and L2 normalization in :mod:`edgedp.encoder.sentence_encoder`), tokenizer fixed to
-  truncate at
-  256 tokens and pad to the longest sentence.
+* the manifest's ``encoder``: a reference, by name and manifest SHA-256, to the encoder pack that
+  holds the sentence encoder G (all-MiniLM-L6-v2 in ``encoder-minilm``; :mod:`edgedp.encoder.pack`).
+  Packs built before encoder packs hold ``encoder.onnx`` and ``tokenizer.json`` themselves, and
+  load as they did.
 * ``recoder.onnx``: the recoder H (SentDP Sec. 4.3), R^d -> R^d, trained on public documents.
 * ``candidates.npy`` (m, d) float32: the candidate set F, the mean recoded sentence embedding of m
   *public* documents (``candidate_sources.txt`` names each one); no text is shipped.
@@ -29,15 +29,18 @@ from typing import Any
 import numpy as np
 
 from edgedp.documents.tukey import CandidateDepth
+from edgedp.encoder.pack import encoder_summary, pack_encoder
 from edgedp.encoder.sentence_encoder import Recoder, SentenceEncoder
 from edgedp.errors import REBUILD_HINT, AssetError
+from edgedp.packs.loading import DEFAULT_SENTENCE_PACK, PackRef, read_pack_manifest
 from edgedp.packs.manifest import Manifest
 
 
 @dataclass(frozen=True, slots=True, eq=False)
-class EncoderPack:
-    """What every pack with a sentence encoder holds: the encoder G and the reference sentences
-    with the embeddings torch computed at export, to check the encoder on this device."""
+class DocumentPack:
+    """What every pack of the document mechanisms holds: the sentence encoder G (from the encoder
+    pack its manifest references) and the reference sentences with the embeddings torch computed
+    at export, to check the encoder on this device."""
 
     name: str
     path: Path
@@ -66,7 +69,7 @@ class EncoderPack:
 
 
 @dataclass(frozen=True, slots=True, eq=False)
-class SentencePack(EncoderPack):
+class SentencePack(DocumentPack):
     """A loaded ``sentences`` pack: the encoder, recoder, public candidates and truncation box.
 
     Build one with :func:`~edgedp.load_pack` (``edgedp.load_pack("sentences-bbc",
@@ -139,6 +142,54 @@ class SentencePack(EncoderPack):
     reference_recoded: np.ndarray
     candidate_depth: CandidateDepth
 
+    @classmethod
+    def load(
+        cls,
+        path: PackRef | None = None,
+        *,
+        verify: bool = True,
+        expected_digest: str | None = None,
+    ) -> SentencePack:
+        """Load and verify a sentences pack by name or directory (default ``sentences-bbc``).
+
+        Parameters
+        ----------
+        path : str, PathLike or None, default None
+            A pack name (bundled, installed as a pack wheel, or under ``EDGEDP_PACKS``), a
+            pack directory, or ``None`` for ``sentences-bbc``.
+        verify : bool, optional
+            Check every file's SHA-256 (default ``True``); ``False`` checks sizes only.
+        expected_digest : str or None, default None
+            Pins the SHA-256 of the pack's manifest.
+
+        Returns
+        -------
+        SentencePack
+            The loaded pack, frozen.
+
+        Raises
+        ------
+        ~edgedp.AssetError
+            No such pack, a modified file, a digest that is not the pinned one, or a pack of
+            another kind.
+
+        Examples
+        --------
+        >>> from edgedp import SentencePack
+        >>> SentencePack.load("lm-general")  # the bundled language model is another kind
+        Traceback (most recent call last):
+        ...
+        edgedp.errors.AssetError: pack lm-general (...) is a lm pack; this needs a sentences pack
+        """
+        return load_sentence_pack(
+            read_pack_manifest(
+                DEFAULT_SENTENCE_PACK if path is None else path,
+                kind="sentences",
+                verify=verify,
+                expected_digest=expected_digest,
+            )
+        )
+
     @property
     def kind(self) -> str:
         return "sentences"
@@ -158,7 +209,7 @@ class SentencePack(EncoderPack):
             "candidates": int(self.candidates.shape[0]),
             "projections": int(self.projections.shape[0]),
             "recommended_projections": {str(k): v for k, v in self.recommended_projections.items()},
-            "encoder": data["encoder"].get("weights"),
+            "encoder": encoder_summary(data["encoder"]),
         }
 
 
@@ -184,27 +235,6 @@ def check_reference_encoder(
             "the onnxruntime version or rebuild the pack"
         )
     return cosine
-
-
-def load_encoder(manifest: Manifest) -> SentenceEncoder:
-    """The sentence encoder G of a pack's ``encoder`` section (sentences and subspace packs)."""
-    dims = manifest.field("encoder", "dims", int)
-    max_seq_length = manifest.field("encoder", "max_seq_length", int)
-    if manifest.field("encoder", "pooling", str) != "mean" or (
-        manifest.field("encoder", "normalize", str) != "l2"
-    ):
-        raise AssetError(
-            f"pack {manifest.directory}: this edgedp supports mean pooling with L2 normalization "
-            "only"
-        )
-    if dims < 1 or max_seq_length < 1:
-        raise AssetError(f"pack {manifest.directory}: dims and max_seq_length must be >= 1")
-    return SentenceEncoder(
-        manifest.contents(manifest.field("encoder", "file", str)),
-        manifest.contents(manifest.field("encoder", "tokenizer", str)),
-        dims=dims,
-        max_seq_length=max_seq_length,
-    )
 
 
 def load_references(manifest: Manifest, dims: int) -> tuple[tuple[str, ...], np.ndarray, float]:
@@ -244,7 +274,7 @@ def _recommended(manifest: Manifest, available: int) -> Mapping[float, int]:
 def load_sentence_pack(manifest: Manifest) -> SentencePack:
     """Build a :class:`SentencePack` from a validated manifest (files already verified)."""
     where = f"pack {manifest.directory}"
-    encoder = load_encoder(manifest)
+    encoder = pack_encoder(manifest)
     dims = encoder.dims
     count = manifest.field("candidates", "count", int)
     available = manifest.field("projections", "count", int)

@@ -147,7 +147,7 @@ class SubspaceMean(DocumentMechanism[SubspacePack]):
     """
 
     name = "subspace-mean"
-    space = "sentence"
+    embedding_space = "sentence"
     pack_type = SubspacePack
     pack_hint = "a subspace pack: edgedp.load_pack('subspace-general', kind='subspace')"
 
@@ -309,7 +309,7 @@ class SubspaceMean(DocumentMechanism[SubspacePack]):
     def release_batch(self, documents: Iterable[Document]) -> list[SubspaceRelease]:
         """:meth:`release` for many documents, encoded in one pass (same guarantee for each)."""
         split = self._split(documents)
-        arrays = self._checked(sentence_embeddings(self.pack, split, self.space))
+        arrays = self._checked(sentence_embeddings(self.pack, split, self.embedding_space))
         rows, settings = self._noisy_rows(arrays)
         # A document with no sentence is released as the public mean: no direction, no clip.
         return [

@@ -3,9 +3,11 @@
 Layout of a ``subspace`` pack (``edgedp-export subspace`` builds one in seconds, without torch, from
 public documents and an installed pack's encoder; see ``assets/subspace-general/manifest.json``):
 
-* ``encoder.onnx`` + ``tokenizer.json``: the sentence encoder G (all-MiniLM-L6-v2), byte for byte the
-  encoder of the sentences pack it was copied from, with its reference sentences and torch
-  embeddings (``reference_*``) to check it on the device (:meth:`SubspacePack.check_encoder`).
+* the manifest's ``encoder``: a reference, by name and manifest SHA-256, to the encoder pack of the
+  sentence encoder G (``encoder-minilm``, the one the sentences pack uses: :mod:`edgedp.encoder.pack`;
+  packs built before encoder packs hold ``encoder.onnx`` and ``tokenizer.json`` themselves), with
+  reference sentences and torch embeddings (``reference_*``) to check it on the device
+  (:meth:`SubspacePack.check_encoder`).
 * ``mean.npy`` (dims,) float32: the public mean mu of sentence embeddings.
 * ``basis.npy`` (count, dims) float32: public directions (principal directions of public document
   means, leading first); the mechanism uses the first d' of them. Privacy needs nothing of them
@@ -25,8 +27,10 @@ from typing import Any
 
 import numpy as np
 
-from edgedp.documents.pack import EncoderPack, load_encoder, load_references
+from edgedp.documents.pack import DocumentPack, load_references
+from edgedp.encoder.pack import encoder_summary, pack_encoder
 from edgedp.errors import AssetError, InputError
+from edgedp.packs.loading import DEFAULT_SUBSPACE_PACK, PackRef, read_pack_manifest
 from edgedp.packs.manifest import Manifest
 from edgedp.privacy.noise import KNORM_MAX_DIMS
 
@@ -46,7 +50,7 @@ class Recommendation:
 
 
 @dataclass(frozen=True, slots=True, eq=False)
-class SubspacePack(EncoderPack):
+class SubspacePack(DocumentPack):
     """A loaded ``subspace`` pack: the encoder, a public mean and basis, and clip radii.
 
     Build one with :func:`~edgedp.load_pack` (``edgedp.load_pack("subspace-general",
@@ -104,6 +108,54 @@ class SubspacePack(EncoderPack):
     clips: Mapping[int, float]
     recommendations: tuple[Recommendation, ...]
 
+    @classmethod
+    def load(
+        cls,
+        path: PackRef | None = None,
+        *,
+        verify: bool = True,
+        expected_digest: str | None = None,
+    ) -> SubspacePack:
+        """Load and verify a subspace pack by name or directory (default ``subspace-general``).
+
+        Parameters
+        ----------
+        path : str, PathLike or None, default None
+            A pack name (bundled, installed as a pack wheel, or under ``EDGEDP_PACKS``), a
+            pack directory, or ``None`` for ``subspace-general``.
+        verify : bool, optional
+            Check every file's SHA-256 (default ``True``); ``False`` checks sizes only.
+        expected_digest : str or None, default None
+            Pins the SHA-256 of the pack's manifest.
+
+        Returns
+        -------
+        SubspacePack
+            The loaded pack, frozen.
+
+        Raises
+        ------
+        ~edgedp.AssetError
+            No such pack, a modified file, a digest that is not the pinned one, or a pack of
+            another kind.
+
+        Examples
+        --------
+        >>> from edgedp import SubspacePack
+        >>> SubspacePack.load("lm-general")  # the bundled language model is another kind
+        Traceback (most recent call last):
+        ...
+        edgedp.errors.AssetError: pack lm-general (...) is a lm pack; this needs a subspace pack
+        """
+        return load_subspace_pack(
+            read_pack_manifest(
+                DEFAULT_SUBSPACE_PACK if path is None else path,
+                kind="subspace",
+                verify=verify,
+                expected_digest=expected_digest,
+            )
+        )
+
     @property
     def kind(self) -> str:
         return "subspace"
@@ -159,7 +211,7 @@ class SubspacePack(EncoderPack):
             "directions": self.count,
             "clip": {str(dims): radius for dims, radius in self.clips.items()},
             "recommendations": len(self.recommendations),
-            "encoder": self.manifest.data["encoder"].get("weights"),
+            "encoder": encoder_summary(self.manifest.data["encoder"]),
         }
 
 
@@ -226,7 +278,7 @@ def _recommendations(manifest: Manifest, count: int) -> tuple[Recommendation, ..
 def load_subspace_pack(manifest: Manifest) -> SubspacePack:
     """Build a :class:`SubspacePack` from a validated manifest (files already verified)."""
     where = f"pack {manifest.directory}"
-    encoder = load_encoder(manifest)
+    encoder = pack_encoder(manifest)
     dims = encoder.dims
     count = manifest.field("subspace", "count", int)
     if count < 1:

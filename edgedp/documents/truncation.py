@@ -82,7 +82,7 @@ class Truncation(SentenceMechanism):
     """
 
     name = "truncation"
-    space = "sentence"
+    embedding_space = "sentence"
 
     def __init__(
         self, pack: SentencePack, *, epsilon: float, rng: RandomSource | int | None = None

@@ -19,10 +19,10 @@ batches, sorted by length so that a batch pads little, and returned in input ord
 ``edgedp.set_num_threads(n)`` the calls of one ``encode`` or ``recode`` are spread over n worker
 threads (:func:`edgedp.runtime.native.map_in_threads`) that share the one session: onnxruntime's
 ``run`` is thread-safe and releases the GIL. One session with n intra-op threads scales poorly on
-one short sentence per call (3.4x at 16 threads on 16 cores, issue 25), n single-threaded callers
-like n processes (10.8x), and only calls of one sentence keep the DP path's embeddings independent
-of each other. A ``threads`` argument instead gives the session that many intra-op threads and
-makes its calls one at a time (the exporter's large batches).
+one short sentence per call, n single-threaded callers like n processes
+(bench/reports/2026-11-24-throughput.md), and only calls of one sentence keep the DP path's
+embeddings independent of each other. A ``threads`` argument instead gives the session that many
+intra-op threads and makes its calls one at a time (the exporter's large batches).
 """
 
 from __future__ import annotations
@@ -46,9 +46,9 @@ ENCODER_IO: GraphIO = (("input_ids", "attention_mask", "token_type_ids"), ("toke
 RECODER_IO: GraphIO = (("embeddings",), ("recoded",))
 T = TypeVar("T")
 #: Most sentences, and most tokens (sentences x the longest), per batched onnxruntime call. Small
-#: batches of similar lengths run at the memory of one sentence per call (batches of 32 peaked at
-#: 1.0 GB on long sentences) and faster than either (bench latency: 1.67x batches of 32 on 2
-#: threads; bench/README.md, domain pack build cost).
+#: batches of similar lengths run at the memory of one sentence per call, where batches of 32 cost
+#: far more memory on long sentences, and faster than either (bench/reports/2026-11-23-domains.md,
+#: domain pack build cost).
 DEFAULT_BATCH_SIZE = 8
 DEFAULT_BATCH_TOKENS = 512
 _LENGTH_CHUNK = 1024
@@ -230,7 +230,7 @@ def _lazy_model(
     """The session that runs ``model`` on ``tier``, made on first use.
 
     Native: the encoder without constant folding, so that its int8 weights stay int8 in memory
-    (embed peaks at ~180 MB instead of ~270 MB; native.py). numpy: the transformer, or the small
+    (see :func:`edgedp.runtime.native.open_session`). numpy: the transformer, or the small
     graph of the recoder, read from the same file.
     """
     count = 1 if threads is None else threads

@@ -60,7 +60,7 @@ from typing import Any, Literal
 import numpy as np
 
 from edgedp.errors import InputError, NotPrivateWarning
-from edgedp.packs.loading import DEFAULT_WORD_PACK, load_pack, resolve_pack_path
+from edgedp.packs.loading import DEFAULT_WORD_PACK, resolve_pack_path
 from edgedp.packs.manifest import read_manifest
 from edgedp.privacy.ledger import PrivacyLedger
 from edgedp.privacy.randomness import RandomSource, spawned_source
@@ -70,6 +70,7 @@ from edgedp.registry import (
     DEFAULT_DOCUMENT_PACKS,
     DOCUMENT_MECHANISMS,
     WORD_MECHANISMS,
+    load_pack,
 )
 from edgedp.runtime.native import get_num_threads, set_num_threads, task_threads
 
@@ -107,7 +108,7 @@ def plan_privatize(column: str = "text", mechanism: str = "brr", **settings: Any
     ``mechanism`` is a CLI name (``brr``, ``madlib``, ``mahalanobis``, ``vickrey``,
     ``generalized-vickrey``, ``tem``, ``santext``, ``santext-plus``, ``custext``); ``settings`` are
     those of :func:`plan` and the mechanism's keyword arguments (``oov``, ``casing``, ``t``,
-    ``lam``, ``space``, ...). ``out_column`` defaults to ``column`` (the raw text is replaced, so
+    ``lam``, ``geometry``, ...). ``out_column`` defaults to ``column`` (the raw text is replaced, so
     it cannot travel on with the output by accident; into another ``out_column``, ``column`` is
     dropped unless ``keep_plaintext=True``); the pack defaults to the bundled default word pack.
     """

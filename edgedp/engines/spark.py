@@ -72,7 +72,7 @@ def privatize(
     ``generalized-vickrey``, ``tem``, ...); ``settings`` are ``epsilon`` (required), ``out_column``,
     ``pack``, ``expected_digest``, ``seed``, ``ledger``, ``scope``, ``scope_column``,
     ``cost_column`` (:func:`edgedp.engines.corpus.plan`) and the mechanism's keyword arguments (``oov``,
-    ``casing``, ``t``, ``lam``, ``space``, ...).
+    ``casing``, ``t``, ``lam``, ``geometry``, ...).
     """
     job = corpus.plan_privatize(column, mechanism, **settings)
     return _run(df, job, StringType())

@@ -25,7 +25,7 @@ from edgedp.privacy.validation import check_choice, check_epsilon, check_unit_in
 from edgedp.words.euclidean import regularized_covariance, symmetric_square_root
 from edgedp.words.pack import WordPack
 
-#: The metric of each word mechanism's guarantee (Vickrey, TEM: per their ``space``; SanText+: its
+#: The metric of each word mechanism's guarantee (Vickrey, TEM: per their ``geometry``; SanText+: its
 #: metric among sensitive words). CusText is plain epsilon-DP within output sets: no metric, no ratio.
 METRICS = {
     "brr": "hamming",

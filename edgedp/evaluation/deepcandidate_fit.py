@@ -27,9 +27,9 @@ measures each of these on a sample of documents, before any private data is touc
   share of documents for which some candidate qualifies.
 
 The verdict is ``poor`` when ``hits`` at epsilon 10 is below :data:`POOR_HITS` or ``neighbours_kept``
-below :data:`POOR_NEIGHBOURS`. Those thresholds were read off ``python -m bench domains`` (see
-``bench/README.md``): of 32 (pack, held-out domain) pairs, the 6 above both kept 45 % to 74 % of
-the non-private mean's macro-F1 gain at epsilon 10, the 26 others 6 % to 45 % (22 under 30 %).
+below :data:`POOR_NEIGHBOURS`. Those thresholds were read off ``python -m bench domains``
+(bench/reports/2026-11-23-domains.md, "Fit check"): the (pack, held-out domain) pairs above both
+kept far more of the non-private mean's macro-F1 gain at epsilon 10 than the others.
 ``expected_cosine`` and ``relative`` alone did not separate them (a foreign pack can be close in
 cosine to a whole domain). The estimate is only as good as the sample is representative;
 it is not a privacy statement and spends no privacy budget as long as the sample is public. **Never

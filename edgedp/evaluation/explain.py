@@ -54,7 +54,7 @@ at run time (for a pack built from a list in another order, read the uniform fig
 the set stands for the ranks between its neighbours and carries their Zipf mass (a stratified
 sample), so the weighted share of kept words estimates the share of a running text's words that
 come out unchanged; it is the ``kept`` figure (on the bundled pack it reproduces the share measured
-on real text: BRR 0.21, 0.47, 0.72 at epsilon 0.5, 0.6, 0.7).
+on real text: bench/README.md, "Measurements behind the code").
 
 **Intervals** (95 %): for the uniform share kept and S_w a t-interval over the words; for the
 Zipf-weighted share kept, the normal interval of the weighted Monte Carlo error,
@@ -92,11 +92,15 @@ from edgedp.evaluation.empirical_privacy import (
     point_adversary,
     sample_channel,
 )
-from edgedp.evaluation.keep_rate import DEFAULT_WORDS as DEFAULT_WORDS  # re-exported (moved)
-from edgedp.evaluation.keep_rate import Z_975, alphabetic_ids, weighted_keep
-from edgedp.evaluation.keep_rate import Estimate as Estimate
-from edgedp.evaluation.keep_rate import public_word_set as public_word_set
-from edgedp.evaluation.keep_rate import zipf_prior as zipf_prior
+from edgedp.evaluation.keep_rate import (
+    DEFAULT_WORDS,
+    Z_975,
+    Estimate,
+    alphabetic_ids,
+    public_word_set,
+    weighted_keep,
+    zipf_prior,
+)
 from edgedp.privacy.randomness import RandomSource, public_statistics_source, resolve_rng
 from edgedp.privacy.validation import check_positive_int, check_unit_interval
 from edgedp.progress import ProgressCallback

@@ -77,8 +77,9 @@ def word_like_mask(pack: WordPack) -> np.ndarray:
 
     Letters and digits only (punctuation splits a slot), with a letter, and not a number or other
     identifier (those go to the identifier guard): ``house``, ``mp3``; not ``1990s`` or ``e.g.``.
-    The words are decoded one at a time (the whole word list as strings would cost ~7 MB) into a
-    boolean mask (0.1 MB for 100,000 words), computed once per pack (by manifest digest: public
+    The words are decoded one at a time (the whole word list as strings would cost megabytes:
+    bench/reports/2026-11-23-footprint.md) into a boolean mask (0.1 MB for 100,000 words), computed
+    once per pack (by manifest digest: public
     data) and read-only. At least two words must qualify.
     """
     digest = pack.manifest.digest
@@ -126,7 +127,7 @@ def _spaced_ranks(total: int, count: int) -> np.ndarray:
     if count == total:
         return np.arange(total, dtype=np.int64)
     spaced = np.geomspace(1, total, 4 * count).astype(np.int64) - 1
-    # np.unique's first call costs ~0.7 MB of resident memory (its hash-table code): a set here
+    # np.unique's first call costs resident memory (its hash-table code): a set here
     positions = np.array(sorted(set(spaced.tolist())), dtype=np.int64)
     if len(positions) > count:
         positions = positions[np.linspace(0, len(positions) - 1, count).astype(np.int64)]

@@ -1,17 +1,17 @@
-"""Matching two word mechanisms by empirical privacy, not by a distance bound (issue 28).
+"""Matching two word mechanisms by empirical privacy, not by a distance bound.
 
 The privacy ratio (:mod:`edgedp.evaluation.calibration`, BRR paper Sec. 5) gives two mechanisms
 equal *bounds*: epsilon_B * P_d(B) = epsilon_A * P_d(A). Equal bounds are not equal privacy in
-practice. On the bundled words (100,000 GloVe 6B words) BRR at the per-bit epsilon with Madlib 10's
-average bound releases 70 % of a BBC News text's words changed, Madlib 40 %; and the average
-Hamming distance grows with the code length, so the matched per-bit epsilon falls as 1 / bits while
-randomized response loses information only as 1 / sqrt(bits): with 1,024-bit codes the same
-calibration changes 99 % of the words. Over each word's nearest neighbours (the pairs a replacement
-comes from, frequency-weighted) the ratio moves by 12 % only (``python -m bench brr-parity``).
+practice. On the bundled words BRR at the per-bit epsilon with Madlib's average bound changes far
+more of a text's words than Madlib; and the average Hamming distance grows with the code length, so
+the matched per-bit epsilon falls as 1 / bits while randomized response loses information only as
+1 / sqrt(bits): with long codes the same calibration changes nearly every word. Restricting the
+ratio to each word's nearest neighbours (the pairs a replacement comes from) moves it little
+(``python -m bench brr-parity``; bench/reports/2026-11-24-brr-parity.md).
 
 :func:`matched_epsilon` matches what an observer sees instead. It measures the source mechanism at
-its epsilon on the fixed public word set of :mod:`edgedp.evaluation.explain` and finds the target's
-epsilon with the same
+its epsilon on the fixed public word set of :mod:`edgedp.evaluation.keep_rate` and finds the
+target's epsilon with the same
 
 * ``statistic="kept"``: share of a running text's words released unchanged (Zipf-weighted N_w), or
 * ``statistic="inference-error"``: the Bayesian adversary's inference error E_M (Zipf prior; Xu et
@@ -30,12 +30,8 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from edgedp.errors import InputError
-from edgedp.evaluation.explain import (
-    Estimate,
-    measure,
-    public_word_set,
-    rebuild,
-)
+from edgedp.evaluation.explain import measure, rebuild
+from edgedp.evaluation.keep_rate import Estimate, public_word_set
 from edgedp.evaluation.tune import TUNE_SAMPLES, TUNE_WORDS, tune
 from edgedp.privacy.randomness import public_statistics_source
 from edgedp.privacy.validation import check_choice

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from edgedp.documents.mechanism import Document, document_sentences, sentence_embeddings
-from edgedp.documents.pack import EncoderPack
+from edgedp.documents.pack import DocumentPack
 from edgedp.errors import InputError
 from edgedp.packs.manifest import sha256_file
 from edgedp.progress import Progress
@@ -91,9 +91,9 @@ def is_corpus_file(manifest: Mapping[str, Any], sample: Path) -> bool:
 ENCODE_DOCUMENTS = 64
 
 
-def encoded_sample(pack: EncoderPack, documents: Sequence[Document]) -> list[np.ndarray]:
+def encoded_sample(pack: DocumentPack, documents: Sequence[Document]) -> list[np.ndarray]:
     """The sentence embeddings of each sample document (batched for speed: a public sample needs
-    no per-sentence independence), with progress on a terminal (a sample takes 20-45 s)."""
+    no per-sentence independence), with progress on a terminal (a sample takes tens of seconds)."""
     split = [document_sentences(document) for document in documents]
     embedded: list[np.ndarray] = []
     total = sum(len(sentences) for sentences in split)

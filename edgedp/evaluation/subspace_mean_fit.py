@@ -467,7 +467,7 @@ def _subspace_verdict(
     poor = domain is not None and domain[10.0] >= signal[10.0] + BETTER_SIGNAL
     if poor and domain is not None and built_from_corpus:
         # The pack is itself a domain pack: advising "build a domain pack" would send the user in
-        # a circle (issue 34). Say what the gap can mean instead.
+        # a circle. Say what the gap can mean instead.
         advice.append(
             f"a pack fitted to documents like these would keep {domain[10.0]:.0%} of the signal at "
             f"epsilon 10 against {signal[10.0]:.0%} with {name}, which was itself built from a "

@@ -1,9 +1,11 @@
 """Finding and loading asset packs.
 
-``load_pack()`` with no argument loads the bundled default word pack; ``load_pack("name")`` loads a
-pack by name; ``load_pack("some/dir")`` loads a pack directory. Loading validates the manifest,
-reads every file once into private memory, checks its size and SHA-256 there and returns an immutable
-pack object whose arrays and models are parsed from those verified bytes (see :mod:`edgedp.packs.manifest`).
+Each pack type loads itself (``WordPack.load()`` is the bundled default word pack,
+``SentencePack.load("name")`` a pack by name, ``WordPack.load("some/dir")`` a pack directory)
+through :func:`read_pack_manifest`; :func:`edgedp.load_pack` loads a pack of any kind. Loading
+validates the manifest, reads every file once into private memory, checks its size and SHA-256
+there and returns an immutable pack object whose arrays and models are parsed from those verified
+bytes (see :mod:`edgedp.packs.manifest`).
 
 Where packs are found by name, in this order:
 
@@ -40,20 +42,14 @@ import importlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeAlias, overload
+from typing import Any, Protocol, TypeAlias
 
 from edgedp.errors import AssetError
 from edgedp.packs.manifest import MANIFEST_NAME, Manifest, read_manifest
 
-if TYPE_CHECKING:  # the loaders are imported per kind: a words program never loads onnxruntime
-    from edgedp.adept.pack import AutoencoderPack
-    from edgedp.documents.pack import SentencePack
-    from edgedp.documents.subspace_pack import SubspacePack
-    from edgedp.words.language_model import LanguageModelPack
-    from edgedp.words.pack import WordPack
-
 DEFAULT_WORD_PACK = "words-small"
 DEFAULT_SENTENCE_PACK = "sentences-bbc"
+DEFAULT_SUBSPACE_PACK = "subspace-general"
 DEFAULT_AUTOENCODER_PACK = "adept-bbc"
 DEFAULT_LANGUAGE_MODEL_PACK = "lm-general"
 #: The packs the runtime wheel ships (``pyproject.toml`` force-includes ``assets/NAME`` as
@@ -66,12 +62,18 @@ BUNDLED_PACKS = (DEFAULT_WORD_PACK, DEFAULT_LANGUAGE_MODEL_PACK)
 #: of these packs means updating its pin (tests/packs/test_packs.py checks they agree).
 BUNDLED_MANIFEST_SHA256 = {
     "words-small": "c6e9cc6753a1b9ceb94a603d76b72965f34ab7991a6bd4d4ecce00a30160e57b",
-    "sentences-bbc": "549f1812fa8d52c1313c5dde8df98fe4d2d114575be5e9516c2d487ebb4dbcba",
+    "sentences-bbc": "2c16081ac58e76965ad9b95fd7d2843775fe8ec45190cf7cb3a720c4beea832c",
     "adept-bbc": "121e99f35570fda5e8d4feeec6d05ad69e29191041ce61065031e4af87549819",
-    "subspace-general": "4c2cd78b9d7f873ad54d7f73747c4cd15e148466ab8861f2c96f5229eae13d43",
+    "subspace-general": "cfffc6151d1a7c85e9719ca590cdb5332fd134e6f385f32d7732502f7bf132b1",
+    "encoder-minilm": "a3f55d269bc894812cab0a52aac59ec672f41a27cc450f8640ec674d7bb0daaa",
     "lm-general": "db499d60d739ce6247e7fd6766f4a37c231144a0e70b1316fb31069d88c0ab0c",
 }
 
+#: The packs a known pack references by digest (its wheel requires their wheels).
+PACK_DEPENDENCIES = {
+    "sentences-bbc": ("encoder-minilm",),
+    "subspace-general": ("encoder-minilm",),
+}
 
 #: Entry-point group of pack distributions (:mod:`edgedp.packs.wheel`).
 ENTRY_POINT_GROUP = "edgedp.packs"
@@ -80,17 +82,8 @@ DISTRIBUTION_PREFIX = "edgedp-pack-"
 #: Import name prefix of the module that carries a pack distribution's pack.
 MODULE_PREFIX = "edgedp_pack_"
 
-PackKind: TypeAlias = Literal["words", "sentences", "subspace", "autoencoder", "lm"]
+#: A pack given by name or by directory.
 PackRef: TypeAlias = str | os.PathLike[str]
-AnyPack: TypeAlias = "WordPack | SentencePack | SubspacePack | AutoencoderPack | LanguageModelPack"
-#: kind -> (module, loader function), imported on first use of that kind.
-_LOADERS: dict[str, tuple[str, str]] = {
-    "words": ("edgedp.words.pack", "load_word_pack"),
-    "sentences": ("edgedp.documents.pack", "load_sentence_pack"),
-    "subspace": ("edgedp.documents.subspace_pack", "load_subspace_pack"),
-    "autoencoder": ("edgedp.adept.pack", "load_autoencoder_pack"),
-    "lm": ("edgedp.words.language_model", "load_language_model_pack"),
-}
 
 
 class Pack(Protocol):
@@ -338,10 +331,12 @@ def install_hint(name: str) -> str:
         One clause naming the commands that build and install its wheel (with the runtime alone,
         no exporter) and the ``EDGEDP_PACKS`` alternative.
     """
-    module = MODULE_PREFIX + name.replace("-", "_")
+    names = (name, *PACK_DEPENDENCIES.get(name, ()))
+    directories = " ".join(f"assets/{each}" for each in names)
+    wheels = " ".join(f"dist/{MODULE_PREFIX}{each.replace('-', '_')}-*.whl" for each in names)
     return (
         f"install its distribution: from a source checkout of edgedp run `python -m "
-        f"edgedp.packs.wheel assets/{name} --out dist && pip install dist/{module}-*.whl`, or "
+        f"edgedp.packs.wheel {directories} --out dist && pip install {wheels}`, or "
         f"point EDGEDP_PACKS at a directory that holds it"
     )
 
@@ -402,124 +397,48 @@ def _bundled_pin(directory: Path) -> str | None:
     return BUNDLED_MANIFEST_SHA256[directory.name]
 
 
-@overload
-def load_pack(
-    path: None = None,
-    *,
-    kind: Literal["words"] | None = None,
-    verify: bool = True,
-    expected_digest: str | None = None,
-) -> WordPack: ...
-@overload
-def load_pack(
-    path: PackRef,
-    *,
-    kind: Literal["words"],
-    verify: bool = True,
-    expected_digest: str | None = None,
-) -> WordPack: ...
-@overload
-def load_pack(
-    path: PackRef,
-    *,
-    kind: Literal["sentences"],
-    verify: bool = True,
-    expected_digest: str | None = None,
-) -> SentencePack: ...
-@overload
-def load_pack(
-    path: PackRef,
-    *,
-    kind: Literal["subspace"],
-    verify: bool = True,
-    expected_digest: str | None = None,
-) -> SubspacePack: ...
-@overload
-def load_pack(
-    path: PackRef,
-    *,
-    kind: Literal["autoencoder"],
-    verify: bool = True,
-    expected_digest: str | None = None,
-) -> AutoencoderPack: ...
-@overload
-def load_pack(
-    path: PackRef,
-    *,
-    kind: Literal["lm"],
-    verify: bool = True,
-    expected_digest: str | None = None,
-) -> LanguageModelPack: ...
-@overload
-def load_pack(
-    path: PackRef, *, kind: None = None, verify: bool = True, expected_digest: str | None = None
-) -> AnyPack: ...
-def load_pack(
+def read_pack_manifest(
     path: PackRef | None = None,
     *,
-    kind: PackKind | None = None,
+    kind: str | None = None,
     verify: bool = True,
     expected_digest: str | None = None,
-) -> AnyPack:
-    """Load an asset pack, verifying it first.
+) -> Manifest:
+    """Find a pack, check its pins and kind, verify its files, and return its manifest.
 
-    A pack is a directory of public assets (a vocabulary and its codes or vectors, a sentence
-    encoder, a language model, ...) with a versioned manifest that records the SHA-256 of every
-    file. Loading checks the manifest, the files and, for bundled and pinned packs, the manifest's
-    own digest; big arrays are memory-mapped. No pickle is ever read.
+    Each pack type loads itself through this function (``WordPack.load(...)``,
+    ``SentencePack.load(...)``, ...), and :func:`edgedp.load_pack` dispatches on the manifest's
+    kind; the returned manifest's files have been read once into private memory and checked.
 
     Parameters
     ----------
     path : str, PathLike or None, default None
-        A pack directory, the name of a bundled or installed pack (``"words-small"``,
-        ``"lm-general"``, ``"sentences-bbc"``, ...), or ``None`` for the default words pack,
-        ``words-small``. A bare name is looked up in the bundled packs, the installed pack
-        distributions and ``EDGEDP_PACKS`` before the current directory.
-    kind : {"words", "sentences", "subspace", "autoencoder", "lm"} or None, default None
-        Requires a pack of this kind (and tells type checkers what is returned); ``None`` accepts
-        any kind. Keyword only.
+        A pack directory, the name of a bundled or installed pack, or ``None`` for the default
+        words pack (``words-small``).
+    kind : str or None, default None
+        The kind the pack must be (``"words"``, ``"sentences"``, ...); ``None`` accepts any.
     verify : bool, optional
-        Check every file's SHA-256 (default ``True``); ``False`` checks sizes only and is meant
-        for packs on storage you control.
+        Check every file's SHA-256 (default ``True``); ``False`` checks sizes only.
     expected_digest : str or None, default None
-        Pins the SHA-256 of the pack's manifest (and so of every file); bundled packs are always
-        pinned, whatever this says.
+        Pins the manifest's SHA-256; a location's own pin (bundled and installed packs) holds
+        whatever this says.
 
     Returns
     -------
-    AnyPack
-        The loaded pack, frozen: a :class:`~edgedp.WordPack` (``kind="words"``, and the
-        default), :class:`~edgedp.SentencePack`, :class:`~edgedp.SubspacePack`,
-        :class:`~edgedp.AutoencoderPack` or a language model pack (``kind="lm"``).
+    Manifest
+        The verified manifest.
 
     Raises
     ------
     ~edgedp.AssetError
-        On any problem: no such pack, a missing or modified file, a manifest digest that is not
-        the pinned or expected one, a pack of another kind than ``kind``, a newer format.
-
-    See Also
-    --------
-    list_packs : the packs this installation can load, and where they come from.
-
-    Notes
-    -----
-    A pack holds public data only (vocabularies built from public corpora, never from the text to
-    privatize), so loading one costs no privacy; verification is what makes the mechanisms'
-    guarantees hold for the assets actually used (a tampered vocabulary or code table is refused).
+        No such pack, a missing or modified file, a digest that is not the pinned or expected
+        one, a pack of another kind, a newer format.
 
     Examples
     --------
-    >>> import edgedp
-    >>> pack = edgedp.load_pack()
-    >>> pack.name, pack.bits, len(pack.vocabulary)
-    ('words-small', 256, 100000)
-    >>> edgedp.load_pack("lm-general", kind="lm").name
+    >>> from edgedp.packs.loading import read_pack_manifest
+    >>> read_pack_manifest("lm-general", kind="lm").name
     'lm-general'
-    >>> edgedp.load_pack("lm-general", kind="words")
-    Traceback (most recent call last):
-    ...
-    edgedp.errors.AssetError: pack lm-general (...) is a lm pack; this needs a words pack
     """
     directory, location_pin = _locate(path)
     manifest = read_manifest(directory)
@@ -535,6 +454,4 @@ def load_pack(
             "pack"
         )
     manifest.verify(checksums=verify)
-    module, loader = _LOADERS[manifest.kind]
-    load: Any = getattr(importlib.import_module(module), loader)
-    return load(manifest)  # type: ignore[no-any-return]
+    return manifest

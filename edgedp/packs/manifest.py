@@ -46,7 +46,7 @@ FORMAT = "edgedp-pack"
 FORMAT_VERSION = 1
 MANIFEST_NAME = "manifest.json"
 #: The pack kinds this edgedp reads (:mod:`edgedp.packs.loading` has the loader of each).
-PACK_KINDS = ("words", "sentences", "subspace", "autoencoder", "lm")
+PACK_KINDS = ("words", "sentences", "subspace", "autoencoder", "lm", "encoder")
 _MAX_MANIFEST_BYTES = 1 << 20
 _SAFE_FILE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 _SHA256_HEX = re.compile(r"^[0-9a-f]{64}$")
@@ -78,10 +78,11 @@ class _Digest(Protocol):
 def sha256_hasher(expected_bytes: int) -> _Digest:
     """A SHA-256 hash object for about ``expected_bytes`` of data (same digest either way).
 
-    ``hashlib`` loads OpenSSL's libcrypto, about 3.5 MB of resident memory: as much as the bundled
-    words pack's vocabulary, for hashing 4 MB. Up to :data:`BUILTIN_SHA256_MAX_BYTES` the digest is
-    computed by CPython's own SHA-256 module instead (``_sha256`` in 3.11, ``_sha2`` from 3.12;
-    ~200 MB/s against OpenSSL's ~1.6 GB/s, so ~20 ms for the bundled pack). These modules are
+    ``hashlib`` loads OpenSSL's libcrypto, as much resident memory as the bundled words pack's
+    vocabulary (bench/reports/2026-11-23-footprint.md), for hashing a few megabytes. Up to
+    :data:`BUILTIN_SHA256_MAX_BYTES` the digest is computed by CPython's own SHA-256 module instead
+    (``_sha256`` in 3.11, ``_sha2`` from 3.12; several times slower than OpenSSL, milliseconds for
+    the bundled pack: bench/README.md, "Measurements behind the code"). These modules are
     private, so this is the pattern CPython's own ``random`` uses for ``_sha512``: try them, and
     fall back to ``hashlib`` (an interpreter without them, or a big pack, where OpenSSL's speed
     is worth its memory). tests/packs/test_packs.py checks both paths against hashlib.

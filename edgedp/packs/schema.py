@@ -139,6 +139,20 @@ class MapOf(Node):
             self.value.check(item, f"{path}[{key!r}]", where)
 
 
+@dataclass(frozen=True)
+class Either(Node):
+    """One of two object forms, told apart by whether the object has the field ``key``: a field
+    of the wrong form is then reported against the form the manifest chose."""
+
+    key: str
+    present: Node
+    absent: Node
+
+    def check(self, value: Any, path: str, where: str) -> None:
+        chosen = self.present if isinstance(value, Mapping) and self.key in value else self.absent
+        chosen.check(value, path, where)
+
+
 #: A file name a pack may list: plain, inside the pack directory, never the manifest itself.
 SAFE_FILE_NAME = re.compile(r"^(?!manifest\.json$)[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 FILE_NAME = Str(max_length=128)
@@ -170,7 +184,8 @@ _COMMON_OPTIONAL: dict[str, Node] = {
 }
 
 
-#: The sentence encoder of the sentences and subspace kinds, and its reference embeddings.
+#: The sentence encoder, as an encoder pack lists it (and as sentences and subspace packs built
+#: before encoder packs carried it inside).
 _ENCODER = Obj(
     required={
         "file": FILE_NAME,
@@ -182,6 +197,16 @@ _ENCODER = Obj(
     },
     optional={"weights": Str(non_empty=False, max_length=65536)},
 )
+#: The encoder of a sentences or subspace pack: a reference to an encoder pack by name and
+#: manifest digest, or (packs built before encoder packs) the encoder's own files.
+_ENCODER_OR_REFERENCE = Either(
+    "pack",
+    Obj(
+        required={"pack": Str(max_length=256), "manifest_sha256": Str(max_length=64), "dims": DIMS}
+    ),
+    _ENCODER,
+)
+#: Reference sentences with the embeddings torch computed at export.
 _REFERENCE = Obj(
     required={
         "count": Int(1, 1 << 20),
@@ -199,8 +224,8 @@ def _kind(required: dict[str, Node], optional: dict[str, Node] | None = None) ->
 
 
 #: The schema of each pack kind's manifest (the loaders in edgedp.words.pack,
-#: edgedp.documents.pack, edgedp.documents.subspace_pack, edgedp.adept.pack and
-#: edgedp.words.language_model read exactly these fields).
+#: edgedp.documents.pack, edgedp.documents.subspace_pack, edgedp.adept.pack,
+#: edgedp.words.language_model and edgedp.encoder.pack read exactly these fields).
 SCHEMAS: Mapping[str, Obj] = {
     "words": _kind(
         {
@@ -241,7 +266,7 @@ SCHEMAS: Mapping[str, Obj] = {
     ),
     "sentences": _kind(
         {
-            "encoder": _ENCODER,
+            "encoder": _ENCODER_OR_REFERENCE,
             "recoder": Obj(required={"file": FILE_NAME}),
             "candidates": Obj(
                 required={"file": FILE_NAME, "count": Int(1, 1 << 31), "sources": FILE_NAME}
@@ -265,7 +290,7 @@ SCHEMAS: Mapping[str, Obj] = {
     ),
     "subspace": _kind(
         {
-            "encoder": _ENCODER,
+            "encoder": _ENCODER_OR_REFERENCE,
             "subspace": Obj(
                 required={
                     "basis": FILE_NAME,
@@ -315,6 +340,7 @@ SCHEMAS: Mapping[str, Obj] = {
             )
         }
     ),
+    "encoder": _kind({"encoder": _ENCODER}),
     "autoencoder": _kind(
         {
             "vocabulary": Obj(

@@ -13,6 +13,13 @@ order, fixed timestamps (1980-01-01) and permissions, so the same pack gives the
 whichever command builds it (``edgedp-export wheel`` runs this code). The pack's manifest is
 validated and every file's size and SHA-256 checked first; the files packed are the verified bytes.
 
+A pack that references another (a sentences or subspace pack and the encoder pack it embeds with,
+:mod:`edgedp.encoder.pack`) does not carry it: its wheel declares ``Requires-Dist:
+edgedp-pack-<encoder>==<version>``, the version of the wheel itself, so the packs of one release are
+built together with one version (``python -m edgedp.packs.wheel assets/encoder-minilm
+assets/sentences-bbc --out dist``) and installed together (pip finds the dependency among the wheels
+it is given). The runtime still pins the encoder pack by the digest the referencing manifest holds.
+
 The packs of :data:`~edgedp.packs.loading.BUNDLED_PACKS` ship inside the runtime wheel
 (``pip wheel . --no-deps``) and are refused here: a distribution of a bundled name is never loaded.
 """
@@ -25,7 +32,7 @@ import hashlib
 import re
 import sys
 import zipfile
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as distribution_version
 from pathlib import Path
@@ -90,6 +97,26 @@ def module_name(pack_name: str) -> str:
     return MODULE_PREFIX + pack_name.replace("-", "_")
 
 
+def referenced_packs(manifest: Manifest) -> tuple[str, ...]:
+    """The packs a pack needs installed beside it (its wheel's pack dependencies).
+
+    Parameters
+    ----------
+    manifest : Manifest
+        A validated pack manifest.
+
+    Returns
+    -------
+    tuple of str
+        The name of the encoder pack that a sentences or subspace pack references; empty for
+        every other pack (and for packs that carry their own encoder).
+    """
+    encoder = manifest.data.get("encoder")
+    if manifest.kind == "encoder" or not isinstance(encoder, Mapping) or "pack" not in encoder:
+        return ()
+    return (str(encoder["pack"]),)
+
+
 def runtime_version() -> str:
     """The version of the installed edgedp distribution (the default version of a pack wheel).
 
@@ -123,7 +150,8 @@ def build_wheel(pack_dir: Path, out: Path, *, version: str | None = None) -> Pat
         The directory for the wheel (created if missing).
     version : str or None, optional
         The distribution's version; ``None`` (the default) takes edgedp's (:func:`runtime_version`).
-        The wheel requires ``edgedp>=`` the installed edgedp's version either way.
+        The wheel requires ``edgedp>=`` the installed edgedp's version either way, and the
+        distribution of each pack it references (:func:`referenced_packs`) at this version.
 
     Returns
     -------
@@ -136,7 +164,8 @@ def build_wheel(pack_dir: Path, out: Path, *, version: str | None = None) -> Pat
     AssetError
         If the pack is invalid: its manifest, or a file's size or SHA-256.
     InputError
-        If the pack's name is not a valid distribution name part, or it is bundled with edgedp.
+        If the pack's name, or that of a pack it references, is not a valid distribution name
+        part, or it is bundled with edgedp.
 
     Notes
     -----
@@ -152,6 +181,12 @@ def build_wheel(pack_dir: Path, out: Path, *, version: str | None = None) -> Pat
             f"pack {name} ships inside the edgedp runtime wheel (pip wheel . --no-deps); it needs "
             "no wheel of its own"
         )
+    for needed in referenced_packs(manifest):
+        if not _NAME.match(needed):
+            raise InputError(
+                f"pack {name} references pack {needed!r}, which is not a valid distribution name "
+                "part (a-z, 0-9, -)"
+            )
     raw_manifest = (pack_dir / MANIFEST_NAME).read_bytes()
     if hashlib.sha256(raw_manifest).hexdigest() != manifest.digest:
         raise InputError(f"pack {pack_dir}: {MANIFEST_NAME} changed while it was packed; retry")
@@ -207,6 +242,10 @@ def _metadata(manifest: Manifest, version: str, runtime: str) -> str:
         f"Version: {version}",
         f"Summary: edgedp asset pack {manifest.name} ({manifest.kind})",
         f"Requires-Dist: edgedp>={runtime}",
+        *(
+            f"Requires-Dist: {DISTRIBUTION_PREFIX}{needed}=={version}"
+            for needed in referenced_packs(manifest)
+        ),
         "Requires-Python: >=3.11",
         f"License: code Apache-2.0; pack data: {licence or 'see the manifest'}",
         "Description-Content-Type: text/markdown",

@@ -5,32 +5,18 @@ noise to an integer vector, so that no low-order float bit depends on the input 
 the realised law of every draw is exactly the law of the proof. Everything here draws its bits from
 a :class:`~edgedp.privacy.randomness.RandomSource` and decides each random event *exactly*:
 
-* **One decision, U < exp(-gamma).** A uniform U in [0, 1) is read lazily, 64 bits at a time, and
-  compared with exp(-gamma) (gamma >= 0 a rational number, or one with rational bounds as fine as
-  asked, e.g. through ``math.isqrt`` for a square root). The *fast path* decides from the top 53
-  bits of the first word against float bounds on exp(-gamma) that contain the exact value: the
-  caller's rigorous bound on |float gamma - gamma|, and a relative error of numpy's ``exp`` of at
-  most :data:`EXP_RELATIVE_ERROR` (2^-44; numpy and glibc document a few ulps, 2^-50). It accepts
-  only when U < exp(-gamma) is certain and rejects only when U >= exp(-gamma) is certain, so it is a
-  shortcut, never an approximation: the undecided cases (probability about 2^-43) go to the *exact
-  path*, which keeps drawing 64-bit words of U and brackets exp(-gamma) with the decimal module
-  (correctly rounded ``exp``, one unit in the last place of margin) until the interval of U lies on
-  one side. The result is 1[U < exp(-gamma)], whose probability is exactly exp(-gamma).
-* **Geometric counts by inversion.** M with Pr[M >= m] = exp(-m lambda) (lambda > 0 rational) is the
-  largest m with U < exp(-m lambda): each draw is one 64-bit word and one float logarithm, checked
-  by two exact decisions (about 0.1 us a draw in batches, against ~3 us for the Bernoulli-chain
-  sampler of Canonne, Kamath and Steinke).
-* **Discrete Laplace** (Pr[x] proportional to exp(-lambda |x|) on Z): a geometric magnitude, a fair
-  sign, "-0" rejected. **Discrete Gaussian** (Pr[x] proportional to exp(-x^2 / (2 sigma^2)), sigma^2
-  rational): Canonne, Kamath and Steinke (NeurIPS 2020), Algorithm 3, a discrete Laplace proposal
-  of scale floor(sigma) + 1 accepted with probability exp(-(|y| - sigma^2 / t)^2 / (2 sigma^2)).
-* **Discrete K-norm for the L2 ball** (Pr[z] proportional to exp(-rate ||z||_2) on Z^d): rejection
-  from d independent discrete Laplace coordinates of rate r <= rate / sqrt(d), accepted with
-  probability exp(-(rate ||z||_2 - r ||z||_1)) <= 1 (||z||_1 <= sqrt(d) ||z||_2). The accepted
-  draws have exactly the target law. About 6 proposals per draw at d = 8, 19 at 12, 57 at 16.
+* **One decision, U < exp(-gamma)**, from a uniform U read lazily 64 bits at a time: a fast path
+  on float bounds that contain exp(-gamma) (a shortcut, never an approximation), and an exact path
+  with correctly rounded decimal bounds for the undecided cases (probability about 2^-43);
+* **geometric counts** by inversion, each checked by two exact decisions;
+* **discrete Laplace** and **discrete Gaussian** integers (Canonne, Kamath and Steinke, NeurIPS
+  2020, Algorithm 3);
+* **discrete K-norm vectors for the L2 ball** (Pr[z] proportional to exp(-rate ||z||_2)), by
+  rejection from discrete Laplace coordinates: the accepted draws have exactly the target law.
 
 The realised laws are computed over bit patterns in ``tests/privacy/test_lattice_noise.py`` (with
-:func:`edgedp.privacy.realised_distributions.lazy_event_probability`).
+:func:`edgedp.privacy.realised_distributions.lazy_event_probability`). Derivation: docs/theory.md,
+section "Exact noise on the integer lattice".
 """
 
 from __future__ import annotations

@@ -345,14 +345,12 @@ class SnappedLaplace:
     exp(-|z| / scale) (integers, :meth:`edgedp.privacy.randomness.RandomSource.discrete_laplace`) and returns
     ``grid * (rounded + z)`` as float64 (exact: |rounded + z| < 2**53 is checked).
 
-    **Why it is exact.** Two inputs at L1 distance at most S give rounded integer vectors at L1
-    distance at most ``sensitivity_steps`` = ceil(S / grid) + 2 d (each coordinate's rounding moves
-    it by at most half a step; one more step per coordinate covers float rounding in how the caller
-    computed the values, which must stay below half a step; callers check it). The noise ratio at
-    any output is then at most exp(sensitivity_steps / scale) <= e^epsilon, since ``scale`` =
-    ceil(sensitivity_steps / epsilon) is computed in exact rational arithmetic. The output is a
-    function of the integer vector alone, so no low-order float bit depends on the input (Mironov,
-    CCS 2012: the textbook float Laplace mechanism leaks through them).
+    Exactly epsilon-DP for inputs at L1 distance at most S: neighbours' rounded integer vectors are
+    at most ``sensitivity_steps`` = ceil(S / grid) + 2 d apart (the float rounding of the caller's
+    values must stay below half a step; callers check it) and ``scale`` = ceil(sensitivity_steps /
+    epsilon) in exact rational arithmetic. The output is a function of the integer vector alone, so
+    no low-order float bit depends on the input (Mironov, CCS 2012). Derivation: docs/theory.md,
+    section "Noise parameters rounded toward privacy".
     """
 
     grid: float
@@ -420,8 +418,9 @@ def snapped_laplace(l1_sensitivity: float, dims: int, epsilon: float) -> Snapped
 #: of the sum to the lattice then widens the L2 sensitivity by at most 2^-10 of itself.
 LATTICE_STEPS_PER_RADIUS = 2**10
 #: Largest dims whose pure-epsilon K-norm draw (rejection, :func:`edgedp.privacy.lattice.discrete_knorm`)
-#: stays fast: expected proposals 6 at 8 dims, 57 at 16, 510 at 24 (13x the work of 16 for a gain
-#: in utility the domain study could not separate from its noise; issue 24).
+#: stays fast: expected proposals 6 at 8 dims, 57 at 16, 510 at 24 (about 13 times the work of 16,
+#: 510 / 57 proposals of 24 / 16 the coordinates, for a gain in utility the leave-one-domain-out
+#: study could not separate from its noise).
 KNORM_MAX_DIMS = 16
 
 
@@ -430,19 +429,13 @@ class LatticeRelease:
     """Exact release of a sum of vectors clipped to an L2 ball, on the lattice ``grid`` * Z^dims.
 
     Each summand is clipped to L2 radius ``radius`` (in grid steps, exactly ``clip / grid``); the
-    float sum is rounded to integers. Replacing one summand moves the exact sum by at most
-    2 ``radius`` in L2, and the rounding of each of the two sums moves each coordinate by less than
-    one step (half a step of rounding plus float error, checked below half a step by the caller), so
-    the integer sums of neighbours are at most ``sensitivity`` = 2 radius + 2 sqrt(dims) apart
-    (an exact rational upper bound). Integer noise is added:
-
-    * pure epsilon (``sigma2`` None): the discrete K-norm for the L2 ball, Pr[z] proportional to
-      exp(-``rate`` ||z||_2) with ``rate`` = epsilon / sensitivity: for every output y the ratio of
-      its probabilities from two neighbours is exp(rate (||y - T'|| - ||y - T||)) <= exp(rate
-      ||T - T'||) <= e^epsilon (the normalising constants are equal);
-    * (epsilon, delta): independent discrete Gaussians of variance ``sigma2`` on every coordinate,
-      which is rho-zCDP with rho = sensitivity^2 / (2 sigma2) (Canonne, Kamath and Steinke 2020,
-      Theorem 14) and so (epsilon, delta)-DP through :func:`zcdp_delta`.
+    float sum is rounded to integers, so the integer sums of neighbours are at most
+    ``sensitivity`` = 2 radius + 2 sqrt(dims) apart (the caller checks the float error below half a
+    step). Integer noise is added: the discrete K-norm for the L2 ball, Pr[z] proportional to
+    exp(-``rate`` ||z||_2) with ``rate`` = epsilon / sensitivity (pure epsilon-DP, ``sigma2``
+    None), or independent discrete Gaussians of variance ``sigma2`` on every coordinate (rho-zCDP
+    with rho = sensitivity^2 / (2 sigma2), so (epsilon, delta)-DP through :func:`zcdp_delta`).
+    Derivation: docs/theory.md, section "Noise parameters rounded toward privacy".
 
     ``release(sums, rng)`` returns the noisy integer vectors (int64); the caller scales them by
     ``grid`` (a power of two) and whatever public factor it likes (post-processing).

@@ -16,40 +16,15 @@ All samplers (uniform, Bernoulli, normal, Gamma, categorical) are built from raw
 the code that is tested with a seed is the code that runs on OS entropy. The global ``numpy.random``
 state is never used.
 
-**Support and tails.** A DP proof needs the noise to reach every value the ideal law
-reaches: an output that one input can produce and its neighbour cannot is a privacy failure of
-probability delta. The textbook float samplers fail this: -log of a 53-bit uniform never exceeds
-36.74 (so Laplace noise is bounded by 36.74 scales), Box-Muller on it never exceeds 8.57 sigma, and
-inverting a float cumulative sum gives every weight below one rounding step probability 0. The
-samplers here are built so that the gap is gone:
-
-* :meth:`RandomSource.exponential` uses the decomposition X = K ln 2 + R of an Exp(1) variable:
-  K = floor(X / ln 2) is geometric (Pr[K = k] = 2^-(k+1), the number of leading zero bits of an
-  unbounded stream of fair bits, read from as many 64-bit words as needed) and, independently, R is
-  Exp(1) truncated to [0, ln 2), obtained by inversion R = -log1p(-V / 2) from a uniform V whose binary
-  exponent is itself geometric (so V resolves values down to 2^-1021 and every value has 52 random
-  mantissa bits). The tail is unbounded (K has no cap) and every draw has relative precision about
-  2^-49 (a coupling with the ideal variable, see :mod:`edgedp.privacy.realised_distributions`). Chosen over
-  "-log of a
-  uniform with a geometric exponent" (which reaches only ~745 and has absolute resolution 1e-16 near
-  0, i.e. Gumbel draws bounded by 36.7) because both ends matter: Laplace needs the large end, the
-  Gumbel-max exponential mechanism the small one.
-* :meth:`RandomSource.gumbel` is -log of that exponential; for the rare draws whose V lies below
-  2^-1021 it is computed from the exponent directly, so its upper tail is unbounded too.
-* :meth:`RandomSource.laplace` is a fair sign times the exponential; :meth:`standard_normal` is
-  Box-Muller with radius sqrt(2 X) from the unbounded exponential (tails unbounded; the angle has 53
-  bits).
-* :meth:`RandomSource.choice_from_log_weights` is the Gumbel-max trick, argmax_i (w_i + G_i): exactly
-  the exponential-mechanism law Pr[i] proportional to exp(w_i) for the ideal Gumbel variables, every
-  finite weight has positive probability, and the float realisation moves each probability by a
-  factor e^(+-2 eta) with eta ~ 2^-52 (max |w| + 1000)
-  (:func:`edgedp.privacy.realised_distributions.gumbel_max_slack`).
-* :meth:`RandomSource.discrete_laplace` is exact: Pr[x] proportional to exp(-|x| / t) on the
-  integers, from uniform integers only (Canonne, Kamath and Steinke 2020, Algorithm 2 with exact
-  Bernoulli(exp(-gamma)) draws). Mechanisms that release numbers snap them to a grid and add this
-  noise (:func:`edgedp.privacy.noise.snapped_laplace`), which also defeats Mironov's low-order-bit attack.
-* :meth:`RandomSource.bernoulli` (randomized response) is unchanged: its probability is exactly
-  threshold / 2^64 and the threshold is rounded toward privacy.
+**Support and tails.** A DP proof needs the noise to reach every value the ideal law reaches; the
+textbook float samplers do not (-log of a 53-bit uniform never exceeds 36.74). Here the exponential
+(:meth:`RandomSource.exponential`, X = K ln 2 + R with a geometric K and no cap), Gumbel, Laplace
+and normal draws have unbounded tails and a relative precision of about 2^-49;
+:meth:`RandomSource.choice_from_log_weights` is Gumbel-max, so every finite weight has a positive
+probability (its float slack: :func:`edgedp.privacy.realised_distributions.gumbel_max_slack`);
+:meth:`RandomSource.discrete_laplace` is exact (Canonne, Kamath and Steinke 2020, Algorithm 2), and
+:meth:`RandomSource.bernoulli` compares 64-bit integers with a threshold rounded toward privacy.
+Derivation: docs/theory.md, section "Floating point: what the samplers realise".
 """
 
 from __future__ import annotations
@@ -131,8 +106,8 @@ class RandomSource:
     samplers do not (-log of a 53-bit uniform never exceeds 36.74). Here the exponential, Gumbel
     and Laplace draws have unbounded tails, the Gumbel-max choice gives every finite weight a
     positive probability, discrete Laplace is exact, and Bernoulli draws compare 64-bit integers
-    with a threshold rounded toward privacy. The constructions and their proofs are in
-    :mod:`edgedp.privacy.randomness` and :mod:`edgedp.privacy.realised_distributions`.
+    with a threshold rounded toward privacy. The constructions and their proofs: docs/theory.md,
+    section "Floating point: what the samplers realise".
 
     Examples
     --------
@@ -176,7 +151,8 @@ class RandomSource:
         """A reproducible, NOT private source for Monte Carlo on public words, *without* a warning
         and without ``numpy.random`` (internal: :func:`light_public_source`).
 
-        Importing ``numpy.random`` costs ~6.7 MB of resident memory, more than the bundled pack:
+        Importing ``numpy.random`` costs more resident memory than the bundled pack
+        (bench/reports/2026-11-23-footprint.md):
         ``edgedp privatize``'s keep-rate warning (:mod:`edgedp.evaluation.keep_rate`) draws its public
         releases from Python's Mersenne Twister instead. Never for anything private; it cannot
         spawn (its children would have no seed sequence).
@@ -335,9 +311,9 @@ class RandomSource:
 
         X = K ln 2 + R with K exactly Geometric(1/2) (unbounded) and R = -log1p(-V/2) the inverse CDF
         of Exp(1) truncated to [0, ln 2), V uniform on [0, 1) with a geometric binary exponent
-        (see the module docstring). There is no largest value: the probability that a draw exceeds
-        c is e^-c up to a relative 2**-45 for every c (tests/privacy/test_exact_samplers.py computes it
-        exactly over the bit patterns).
+        (docs/theory.md, "Floating point: what the samplers realise"). There is no largest value:
+        the probability that a draw exceeds c is e^-c up to a relative 2**-45 for every c
+        (tests/privacy/test_exact_samplers.py computes it exactly over the bit patterns).
         """
         return self._exponential_from_parts(*self._exponential_parts(size))
 

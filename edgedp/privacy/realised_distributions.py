@@ -3,35 +3,19 @@
 A DP proof is about ideal real-valued noise; the machine draws finitely many random bits and rounds.
 This module computes, for each sampler a mechanism uses, how far the realised distribution can be
 from the ideal one, so that guarantees can state (or refuse) what is left. Everything here is exact
-rational/integer arithmetic over the samplers' bit patterns or a proven bound; nothing is sampled.
+rational/integer arithmetic over the samplers' bit patterns or a proven bound; nothing is sampled:
 
-**The current samplers.**
+* the exponential sampler's exact tail (:func:`exponential_tail`) and its coupling with an ideal
+  Exp(1) variable (:data:`EXPONENTIAL_RELATIVE_ERROR`);
+* the slack of Gumbel-max over floats (:func:`gumbel_max_slack`: epsilon + 4 eta, with a delta
+  below 2^-1000 per candidate) and of the near-far draw (:func:`near_far_slack`);
+* the realised delta of float Laplace and Gaussian noise on threshold events
+  (:func:`laplace_threshold_delta`, :func:`gaussian_threshold_delta`);
+* the samplers edgedp used before its exact ones (``legacy_*``: -log of a 53-bit uniform,
+  Box-Muller on it, an inverted float cumulative sum), exactly over their 2^53 uniforms, for the
+  trust report's before/after table (bench/trust/report.py).
 
-* :meth:`~edgedp.privacy.randomness.RandomSource.exponential` has no largest value. Its tail function is
-  computed exactly by :func:`exponential_tail` (binary search over the bit patterns of the real
-  sampler, driven with chosen bytes), and agrees with e^-c to a relative 2^-45 at every threshold
-  tested (tests/privacy/test_exact_samplers.py). Each draw is coupled with an ideal Exp(1) variable X* (the
-  same bits followed by infinitely many more) with |X - X*| <= :data:`EXPONENTIAL_RELATIVE_ERROR` X*
-  + 2^-1019.
-* :meth:`~edgedp.privacy.randomness.RandomSource.choice_from_log_weights` (Gumbel-max): with the coupling,
-  every key w_i + G_i is within eta of its ideal value, so each realised probability lies in
-  [e^-2eta p_i, e^2eta p_i] outside an event of probability below n e^-(Gamma - 1) where |G| > Gamma.
-  A mechanism that claims epsilon through it realises (epsilon + 4 eta, delta') with delta' below
-  2^-1000 (:func:`gumbel_max_slack`). :func:`edgedp.privacy.noise.gumbel_max_coefficient` folds 4 eta (and
-  the rounding of the log weights) into the coefficient where the neighbour relation has a
-  smallest distance (DeepCandidate, CusText, TEM in Hamming space) and otherwise leaves it to a
-  stated delta (SanText, SanText+, TEM in Euclidean space).
-* :meth:`~edgedp.privacy.randomness.RandomSource.discrete_laplace` and
-  :meth:`~edgedp.privacy.randomness.RandomSource.bernoulli` are exact: realised = ideal, delta 0.
-* Float Laplace/Gaussian noise (:meth:`laplace`, :meth:`standard_normal`) has full tails; on
-  threshold events {x > t} (the ones the bounded samplers failed on) the realised delta is given by
-  :func:`laplace_threshold_delta` and :func:`gaussian_threshold_delta`. On events that look at
-  individual floats they are not DP (Mironov 2012): mechanisms that release numbers snap them
-  (:func:`edgedp.privacy.noise.snapped_laplace`).
-
-**The samplers before issue 14** (``legacy_*``): -log of a 53-bit uniform, Box-Muller on it, and a
-float cumulative sum inverted with a 53-bit uniform. Their realised delta is computed exactly over
-the 2^53 uniform values, for the trust report's before/after table (bench/trust/report.py).
+Derivation: docs/theory.md, section "Floating point: what the samplers realise".
 """
 
 from __future__ import annotations
@@ -118,34 +102,16 @@ _EXPONENTIAL_TAIL_ABSOLUTE = 2.0**-1018
 def near_far_slack(log_weight_bound: float, epsilon: float, units: int) -> tuple[float, float]:
     """(epsilon slack xi, log10 of delta per candidate and draw) of the near-far draw.
 
-    The near-far draw (:mod:`edgedp.words.vocabulary_draw`) samples y with probability proportional to
-    w(y) = exp(-c min(d(x, y), gamma)) over a whole vocabulary in rounds: (1) Gumbel-max between
-    the near words' total log weight l_N (a float log-sum-exp of their units' log weights
-    ln m_u - c min(d_u, gamma), at most ``units`` of them) and the far envelope
-    l_E = ln N_far - c min(L, gamma) (L a valid lower bound on every far distance); (2) near: a
-    Gumbel-max draw among the units, then a uniform member (exact); far: a uniform far word y
-    (exact) accepted when an exponential X exceeds t = c min(d(x, y), gamma) - c min(L, gamma)
-    (probability e^-t), else a new round. With B the ``log_weight_bound`` on every |log weight|
-    and difference of log weights of a row, and the exact law pi(y) = w(y) / sum w of the float
-    coefficient and distances:
-
-    * a round outputs y with probability r(y) within a factor e^(+-s) of w(y) / T (T the exact
-      envelope total e^l_N + e^l_E), s = 2 eta + 2 Delta + max(2 eta + 2 rho, kappa): Gumbel-max
-      realises each probability within e^(+-2 eta) of the exact law of the float log weights
-      given to it (:func:`gumbel_max_slack`), a float log weight is within rho = 2^-50 B of the
-      exact one (:data:`LOG_WEIGHT_ROUNDING`), l_N within Delta = rho + :func:`log_sum_exp_rounding`,
-      and the acceptance within kappa = rho + 2^-47 B + 2^-1018 (the rounding of t, and the
-      coupling |X - X*| <= 2^-48 X* + 2^-1019 of the exponential sampler, so ln Pr[X > t] is
-      within 2^-47 t + 2^-1018 of -t; t >= 0 because L is a valid bound);
-    * rounds are independent and the output is the first success, so Pr[y] = r(y) / sum r is
-      within e^(+-2 s) of pi(y), and between two inputs the realised log-ratio exceeds the exact
-      one by at most xi = 4 s.
-
-    Every Gumbel draw adds its tail event (below 2^-1000 per candidate, as
-    :func:`gumbel_max_slack`). A draw makes (e^l_N + e^l_E) / (e^l_N + sum of the far weights)
-    rounds in expectation: at most |V| + 1 when the near set holds a word at least as heavy as
-    the envelope's per-word weight (the input, or the words nearest to it), so callers count
-    (|V| + 2) (units + 2) candidates for the tail.
+    The near-far draw (:mod:`edgedp.words.vocabulary_draw`) samples y with probability proportional
+    to w(y) = exp(-c min(d(x, y), gamma)) over a whole vocabulary in rounds of Gumbel-max between
+    the near units (at most ``units`` of them) and a far envelope, with rejection. With B the
+    ``log_weight_bound`` on every |log weight| and difference of log weights of a row, a round is
+    within e^(+-s) of the exact law, s = 2 eta + 2 Delta + max(2 eta + 2 rho, kappa) (eta of
+    :func:`gumbel_max_slack`, rho = :data:`LOG_WEIGHT_ROUNDING` B, Delta = rho +
+    :func:`log_sum_exp_rounding`, kappa = rho + 2^-47 B + 2^-1018 for the acceptance), and between
+    two inputs the realised log-ratio exceeds the exact one by at most xi = 4 s. Every Gumbel draw
+    adds its tail event (below 2^-1000 per candidate); callers count (|V| + 2) (units + 2)
+    candidates. Derivation: docs/theory.md, section "The near-far draw".
     """
     units = check_positive_int(units, "units")
     gumbel, log10_delta = gumbel_max_slack(log_weight_bound, epsilon)
@@ -336,7 +302,7 @@ def gumbel_upper_tail(threshold: float) -> float:
     return math.log(total.numerator) - math.log(total.denominator)
 
 
-# -- the samplers before issue 14 (exact over the 2^53 uniforms) -----------------------------------
+# -- the samplers before the exact ones (exact over the 2^53 uniforms) ----------------------------
 
 
 def _legacy_exponential(index: int) -> float:
@@ -427,7 +393,8 @@ def legacy_choice_probabilities(log_weights: list[float]) -> list[Fraction]:
 
 
 def minimal_choice_case(epsilon: float) -> tuple[list[float], list[float]]:
-    """Issue 14's minimal pair: log weights (epsilon/2) [8, 7] vs (epsilon/2) [9, 6] (depth +-1)."""
+    """The old categorical sampler's minimal failing pair: log weights (epsilon/2) [8, 7] vs
+    (epsilon/2) [9, 6] (depth +-1)."""
     half = epsilon / 2.0
     return [8 * half, 7 * half], [9 * half, 6 * half]
 
@@ -436,7 +403,7 @@ def legacy_choice_delta(epsilon: float) -> float:
     """Realised delta of the old categorical sampler, exact, worst over two-candidate pairs.
 
     The pairs are log weights [0, -D] vs [0, -(D + epsilon)] for D = 0, 1, ..., 40 (one utility
-    moving by 1 under the exponential mechanism's epsilon/2 coefficient on each side) and issue 14's
+    moving by 1 under the exponential mechanism's epsilon/2 coefficient on each side) and
     :func:`minimal_choice_case`. A pair is a lower bound on the sampler's delta; the maximum over
     them is reported.
     """

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import warnings
 from collections.abc import Collection, Iterable
 from typing import TypeVar
 
@@ -106,3 +107,22 @@ def check_iterable(items: Iterable[T], method: str, one: str) -> list[T]:
         raise InputError(
             f"{method} takes an iterable of {what}, got {type(items).__name__}"
         ) from None
+
+
+def renamed_keyword(value: T | None, old_value: T | None, name: str, old_name: str) -> T | None:
+    """``value``, or what was given under the keyword's deprecated old name (``None``: not given).
+
+    The old name works for one release: it emits a :class:`DeprecationWarning` (at the caller of
+    the constructor or function that calls this) and maps to ``name``; both names given is an
+    :class:`~edgedp.errors.InputError`.
+    """
+    if old_value is None:
+        return value
+    if value is not None:
+        raise InputError(f"{old_name}= is the deprecated name of {name}=: give {name}= only")
+    warnings.warn(
+        f"{old_name}= is renamed {name}=; {old_name}= will be removed in the next release",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+    return old_value

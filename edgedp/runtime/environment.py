@@ -12,9 +12,10 @@ and :mod:`edgedp.runtime.native` calls it again before it imports onnxruntime.
   session write nothing. :func:`edgedp.runtime.native.import_onnxruntime` also calls
   ``onnxruntime.disable_telemetry_events()`` for a process that imported onnxruntime before edgedp.
 * ``OMP_WAIT_POLICY=PASSIVE`` (only if unset). FAISS's OpenMP threads otherwise spin at barriers;
-  on a loaded 2-core machine a spinning thread that is descheduled turns a 70 us search into
-  tens of milliseconds (issue 14 section 6, bench/performance/latency.py). Passive waiting costs a few
-  microseconds per parallel region when the machine is idle. A program may set it otherwise.
+  on a loaded machine a spinning thread that is descheduled turns a search of microseconds into
+  one of milliseconds (``python -m bench load-latency``; bench/README.md, "Measurements behind the
+  code"). Passive waiting costs a few microseconds per parallel region when the machine is idle.
+  A program may set it otherwise.
 """
 
 from __future__ import annotations

@@ -142,9 +142,10 @@ def open_session(
     shown as ``name`` in messages) whose graph has exactly the names ``io``.
 
     ``fold_constants=False`` keeps int8-stored weights int8 in memory: constant folding would
-    dequantize every weight to float32 at load (the MiniLM encoder: 174 MB instead of 50 MB of
-    session memory) for about a fifth less time per batch. The values are the same either way
-    (DequantizeLinear computes the same float32 products at load or at run time).
+    dequantize every weight to float32 at load, more than tripling the MiniLM encoder's session
+    memory for a little less time per batch (bench/README.md, "Measurements behind the code"). The
+    values are the same either way (DequantizeLinear computes the same float32 products at load or
+    at run time).
     """
     onnxruntime = import_onnxruntime()
     path = Path(name or "model.onnx") if isinstance(model, bytes) else model
@@ -209,8 +210,8 @@ def import_onnxruntime() -> Any:
 
 #: Queries per FAISS search below which the search runs on one thread. A small search is too little
 #: work to share: on an idle 2-core machine two threads gain nothing below this size, and on a
-#: loaded one a descheduled OpenMP thread makes every parallel region wait for it (issue 14 sec. 6,
-#: bench/performance/latency.py: one word per call went from 70 us on 1 thread to 34.8 ms on 2 at load 4).
+#: loaded one a descheduled OpenMP thread makes every parallel region wait for it (``python -m bench
+#: load-latency``; bench/README.md, "Measurements behind the code").
 SERIAL_SEARCH_QUERIES = 512
 
 

@@ -261,7 +261,7 @@ _IPV4 = r"(?:\d{1,3}\.){3}\d{1,3}"
 
 def data_lines(name: str) -> list[str]:
     """The non-comment lines of a data file beside this module (no importlib.resources: it costs
-    the word path ~1 MB resident, issue 17)."""
+    the word path resident memory, bench/reports/2026-11-23-footprint.md)."""
     text = (Path(__file__).resolve().parent / name).read_text(encoding="utf-8")
     return [line.strip() for line in text.splitlines() if line.strip() and line[0] != "#"]
 
@@ -518,8 +518,8 @@ def span_may_continue(token: str) -> bool:
 def public_names() -> frozenset[str]:
     """The public first names and surnames of many origins (lower case); see :data:`NAMES_FILE`.
 
-    Loaded on first use (~120,000 names: ~0.1 s, ~12 MB resident), lines read one by one so that
-    no list of them is built beside the set."""
+    Loaded on first use (~120,000 names; its time and memory: bench/README.md, "Measurements behind
+    the code"), lines read one by one so that no list of them is built beside the set."""
     with (Path(__file__).resolve().parent / NAMES_FILE).open(encoding="utf-8") as lines:
         return frozenset(line.rstrip("\n") for line in lines if line[0] not in "#\n")
 

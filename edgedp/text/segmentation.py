@@ -8,9 +8,9 @@ vocabulary, so no character of a private word can reach the output.
   :data:`PASS_THROUGH_PUNCTUATION`, each of which passes through on its own; every other run of
   characters is one word slot. This is exactly what splitting with the ``tokenizers``
   pre-tokenizers (WhitespaceSplit, then isolated Punctuation) and merging adjacent word tokens into
-  one slot gave, which edgedp did until issue 17 (``tokenizers`` costs the word path ~3.4 MB of
-  resident memory): tests/text/test_text.py checks every code point, and the segmentation of random
-  texts, against ``tokenizers``.
+  one slot gave, which edgedp did before (``tokenizers`` costs the word path megabytes of resident
+  memory: bench/reports/2026-11-23-footprint.md): tests/text/test_text.py checks every code point,
+  and the segmentation of random texts, against ``tokenizers``.
 * Whitespace between tokens passes through if it is ASCII whitespace; any other whitespace character
   (no-break space, ideographic space, ...) is written as a plain space, because unusual whitespace
   can identify a keyboard or a device.

@@ -5,11 +5,12 @@ within a line, the ``sentences`` tier finds the boundaries:
 
 * ``native``: sentencex (rule-based, MIT, ~300 languages, a compiled extension with no data files
   and no phone wheels; ``pip install ".[sentences]"`` in a checkout). Measured once against pysbd on
-  the test cases: both right, sentencex ~300x faster (0.03 ms vs 10 ms an article).
-* ``numpy``: :mod:`edgedp.text.sentence_rules`, English rules in pure Python. On the 2,225 BBC
-  News articles (``bench/performance/sentence_tiers.py``) 99.3% of its boundaries are sentencex's
-  and it draws 99.8% of sentencex's (within lines: 99.1%, 99.7%); 88.7% of articles split at the
-  same places; 0.11 ms an article against 0.02 ms. Where they differ, the rules never split before
+  the test cases: both right, sentencex far faster (bench/README.md, "Measurements behind the
+  code").
+* ``numpy``: :mod:`edgedp.text.sentence_rules`, English rules in pure Python. On the BBC News
+  articles nearly all of its boundaries are sentencex's and the other way round, at a few times
+  sentencex's time (``python -m bench sentence-tiers``; bench/reports/2026-11-26-backends.md).
+  Where they differ, the rules never split before
   a lower-case word (``Kerrang! magazine``), and do split after words sentencex takes for
   abbreviations (``in May.``, ``iron ore.``) and where it pairs quotation marks across sentences.
 

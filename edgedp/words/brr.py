@@ -101,8 +101,9 @@ class BRR(WordMechanism):
     name = "brr"
     space: HammingSpace
     #: ``decode="auto"`` decodes in context where lm-general is installed: on held-out newswire,
-    #: product reviews and film snippets it beat nearest decoding in macro-F1 and words kept at
-    #: 0.64-0.96x its speed (post-processing: the guarantee is unchanged).
+    #: product reviews and film snippets it beat nearest decoding in macro-F1 and words kept, at
+    #: some cost in speed (bench/reports/2026-11-26-decoding.md; post-processing: the guarantee is
+    #: unchanged).
     auto_decode = "context"
 
     def _build_space(self) -> HammingSpace:

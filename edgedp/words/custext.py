@@ -10,20 +10,14 @@ vectors or codes), once per mechanism, so it costs no privacy.
 **Sampling.** For input x with set S = f_map(x), each y in S gets the normalised score
 u(x, y) = -(d(x, y) - min_S d(x, .)) / (max_S d(x, .) - min_S d(x, .)) in [-1, 0] (u = 0 for every
 y when all distances are equal), and Pr[y | x] = exp(epsilon u(x, y) / 2) / sum_{y' in S} exp(...).
-d is the Euclidean distance of the vectors (``space="euclidean"``, the paper's GloVe setting) or
-the Hamming distance of the binary codes (``space="hamming"``: the paper allows any similarity).
+d is the Euclidean distance of the vectors (``geometry="euclidean"``, the paper's GloVe setting) or
+the Hamming distance of the binary codes (``geometry="hamming"``: the paper allows any similarity).
 
-**Guarantee, exactly as the paper proves it: epsilon-DP (plain, not metric) between any two words
-with the same output set.** For x, x' with f_map(x) = f_map(x') = S, both draw from S; the
-normalised scores lie in [-1, 0], so the score's sensitivity is 1 and the exponential mechanism
-with epsilon / 2 gives Pr[y | x] <= e^epsilon Pr[y | x'] for every y (for the exact law; the
-float draw's slack is folded into the coefficient, see :class:`CusText`). The proof needs the mapping
-(a partition, so that x and x' share the whole output set) and the bounded, normalised score; it
-needs no metric (no triangle inequality). Words in *different* sets are not protected from each
-other: their outputs are disjoint, so the output reveals the input's set (of >= K similar words).
-This is weaker than the metric-DP mechanisms' promise across the vocabulary, and stronger within
-a set (epsilon whatever the distance). It is not comparable by a privacy ratio; ``edgedp
-calibrate`` does not list it.
+**Guarantee: epsilon-DP (plain, not metric) between any two words with the same output set**, as
+the paper proves it from the partition and the bounded, normalised score (no metric needed). Words
+in *different* sets are not protected from each other: the output reveals the input's set (of >= K
+similar words). Not comparable by a privacy ratio; ``edgedp calibrate`` does not list it. The
+proof: docs/theory.md, section "CusText".
 
 **Cost.** The mapping is a walk over the vocabulary: the nearest words of the words that open a
 set come from exact k-nearest searches (:mod:`edgedp.runtime.knn`: FAISS or numpy) in
@@ -47,7 +41,7 @@ import numpy as np
 
 from edgedp.privacy.guarantee import Guarantee
 from edgedp.privacy.noise import exponential_mechanism_coefficient, gumbel_max_coefficient
-from edgedp.privacy.validation import check_positive_int
+from edgedp.privacy.validation import check_positive_int, renamed_keyword
 from edgedp.progress import ProgressCallback
 from edgedp.runtime.knn import knn_hamming, knn_l2
 from edgedp.words.exponential_selection import (
@@ -58,7 +52,7 @@ from edgedp.words.exponential_selection import (
 )
 from edgedp.words.mechanism import WordMechanism, WordOptions
 from edgedp.words.pack import WordPack
-from edgedp.words.spaces import choose_space
+from edgedp.words.spaces import choose_geometry
 
 #: The paper's released code's default output-set size (top_k).
 DEFAULT_K = 20
@@ -196,9 +190,12 @@ class CusText(WordMechanism):
         slack (~1e-12). Keyword only.
     k : int, default 20
         The output-set size, >= 2 (the paper's code uses 20).
-    space : {"euclidean", "hamming"} or None, default None
+    geometry : {"euclidean", "hamming"} or None, default None
         The distance that builds the sets and scores: Euclidean on float vectors or Hamming on
-        binary codes; ``None`` is the pack's (:func:`edgedp.words.spaces.choose_space`).
+        binary codes; ``None`` is the pack's (:func:`edgedp.words.spaces.choose_geometry`).
+    space : {"euclidean", "hamming"} or None, default None
+        The deprecated name of ``geometry``: it warns :class:`DeprecationWarning` and will be
+        removed in the next release.
     rng : ~edgedp.RandomSource, int or None, default None
         Where the noise comes from. ``None`` draws from OS entropy (private); an int seed makes
         the output reproducible and NOT private (tests and benchmarks only; it warns with
@@ -236,11 +233,11 @@ class CusText(WordMechanism):
         If ``epsilon`` is not a finite number > 0 (or not above the draw's slack), or ``protect``
         names an unknown kind.
     ~edgedp.InputError
-        If ``k`` is not an integer >= 2, ``space`` is unknown, ``pack`` is not a words pack, or
-        ``oov``, ``casing``, ``deny``, ``decode`` or ``candidates`` is not one of the values above
-        (a sampled word decodes ``"nearest"`` only).
+        If ``k`` is not an integer >= 2, ``geometry`` is unknown or given with ``space``, ``pack``
+        is not a words pack, or ``oov``, ``casing``, ``deny``, ``decode`` or ``candidates`` is not
+        one of the values above (a sampled word decodes ``"nearest"`` only).
     ~edgedp.AssetError
-        If ``space="euclidean"`` and the pack has no float vectors.
+        If ``geometry="euclidean"`` and the pack has no float vectors.
 
     Notes
     -----
@@ -263,7 +260,7 @@ class CusText(WordMechanism):
     >>> custext = edgedp.CusText(edgedp.load_pack(), epsilon=1.0)
     >>> isinstance(custext.privatize("the cat sat"), str)
     True
-    >>> custext.k, custext.space_name, custext.guarantee().metric is None
+    >>> custext.k, custext.geometry, custext.guarantee().metric is None
     (20, 'hamming', True)
     """
 
@@ -275,6 +272,7 @@ class CusText(WordMechanism):
         *,
         epsilon: float,
         k: int = DEFAULT_K,
+        geometry: str | None = None,
         space: str | None = None,
         **options: Unpack[WordOptions],
     ) -> None:
@@ -289,10 +287,12 @@ class CusText(WordMechanism):
         )
         self.coefficient = self.calibration.coefficient
         self.k = check_positive_int(k, "k", minimum=2)
-        self.space_name = choose_space(pack, space, type(self).__name__)
+        self.geometry = choose_geometry(
+            pack, renamed_keyword(geometry, space, "geometry", "space"), type(self).__name__
+        )
 
     def parameters(self) -> dict[str, object]:
-        return {**super().parameters(), "k": self.k, "space": self.space_name}
+        return {**super().parameters(), "k": self.k, "geometry": self.geometry}
 
     def guarantee(self) -> Guarantee:
         """epsilon-DP per word between words of the same output set."""
@@ -309,7 +309,7 @@ class CusText(WordMechanism):
     # -- the mapping -----------------------------------------------------------------------------
 
     def _distances(self, first: np.ndarray, second: np.ndarray) -> np.ndarray:
-        if self.space_name == "hamming":
+        if self.geometry == "hamming":
             return hamming_pair_distances(self.pack.codes, first, second).astype(np.float64)
         return vector_distances(self.pack, type(self).__name__).pairs(first, second)
 
@@ -322,14 +322,14 @@ class CusText(WordMechanism):
         self, progress: ProgressCallback | None = None
     ) -> tuple[np.ndarray, np.ndarray]:
         """``(set_of, members)``: each word's set index and the sets' ids padded with -1."""
-        key = f"custext-sets:{self.space_name}:{self.k}"
+        key = f"custext-sets:{self.geometry}:{self.k}"
         return self.pack.derived(key, lambda: self._sets(progress))
 
     def _sets(self, progress: ProgressCallback | None) -> tuple[np.ndarray, np.ndarray]:
-        stored = self.pack.custext_sets.get(self.space_name)
+        stored = self.pack.custext_sets.get(self.geometry)
         if stored is not None and self.pack.custext_k == self.k:
             set_of = np.asarray(stored, dtype=np.int64)
-        elif self.space_name == "hamming":
+        elif self.geometry == "hamming":
             set_of = hamming_output_sets(self.pack.codes, self.k, progress)
         else:
             table = vector_distances(self.pack, type(self).__name__)

@@ -42,7 +42,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from edgedp.errors import AssetError, InputError
-from edgedp.packs.loading import load_pack
 from edgedp.privacy.validation import check_choice, check_positive_int
 from edgedp.words.language_model import START, LanguageModelPack
 
@@ -103,7 +102,7 @@ def load_language_model(
         if not isinstance(name, str | Path):
             raise InputError(f"language_model must be an lm pack, its name or path, got {name!r}")
         try:
-            model = load_pack(name, kind="lm")
+            model = LanguageModelPack.load(name)
         except AssetError as error:
             raise AssetError(
                 f"decode='map' and 'context' need a public language model pack: {error} "

@@ -65,7 +65,8 @@ class EuclideanIndex:
 
     The nearest word to a query q minimises ||v - q||^2 = ||q||^2 - 2 (v.q - ||v||^2 / 2): it
     minimises the score ||v||^2 / 2 - v.q, one matrix product of the negated queries with the
-    vocabulary vectors augmented by the column ||v||^2 / 2 (the GEMM bound of issue 25), then a
+    vocabulary vectors augmented by the column ||v||^2 / 2 (the GEMM bound of the ``throughput``
+    suite), then a
     running top-k per query (:class:`edgedp.runtime.knn.RunningTop`, ties to the lower id). A
     query is divided by max(1, max_i |q_i|) first, and its augmented coordinate is that same
     factor, which keeps a far query (a tiny epsilon) finite in float32 without changing its
@@ -83,8 +84,8 @@ class EuclideanIndex:
     query, computed in float64 from the vectors, ties to the lower id (equal vectors give equal
     distances). Which ``k`` words are found is decided by the float32 scores, at the rounding of
     FAISS's flat L2 index (which this replaces: it takes its BLAS path only from 128,000 query
-    components per call, and its scalar path took ~10x the time of the GEMM bound on batches of
-    hundreds of words; ``python -m bench throughput``).
+    components per call, and its scalar path took several times the GEMM bound's time on batches of
+    hundreds of words: bench/reports/2026-11-24-throughput.md).
     """
 
     def __init__(self, vectors: np.ndarray) -> None:

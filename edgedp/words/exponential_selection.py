@@ -18,6 +18,9 @@ exp(score) over a candidate set that differs from word to word. This module hold
   :data:`BLOCK_ELEMENTS` padded entries so that memory stays bounded for any vocabulary.
 * :class:`Complements`: for many rows at once, a uniform word of the vocabulary minus the row's
   set (vectorised rejection, then an exact enumeration for the rare rows still rejected).
+
+Derivation of the rounding bounds and of the coefficient: docs/theory.md, section
+"Exponential-mechanism selection with float slack".
 """
 
 from __future__ import annotations
@@ -102,14 +105,10 @@ def euclidean_rounding(vectors: np.ndarray) -> tuple[float, float]:
     """(D, err) for :class:`VectorDistances` over ``vectors``: every computed distance is <= D,
     and within err of the exact Euclidean distance of the two (float32/float16, so exact) vectors.
 
-    With n the dimension and kappa = (n + 8) 2^-52: the squared norms and dot products are within
-    gamma_n of |a|^2, |b|^2, |a||b| in any summation order, so with the sum and the difference
-    |fl(s) - s| <= kappa (|a| + |b|)^2 <= 2 kappa (1 + 2 kappa) t, t = fl(|a|^2 + |b|^2). A kept
-    formula value has fl(s) >= rho t (rho = :data:`CANCELLATION`), so |fl(s) - s| <= r fl(s)
-    with r = 2 kappa (1 + 2 kappa) / rho; a recomputed sum of squared differences is within
-    gamma_(n+3) <= r of s. Then |sqrt(fl(s)) - sqrt(s)| <= r sqrt(fl(s)) and the sqrt rounds once:
-    err = (r + 2^-52) D. D = 2 R (1 + 2 kappa), R the largest norm (from the float64 squared norms,
-    rounded up).
+    With n the dimension, kappa = (n + 8) 2^-52 and rho = :data:`CANCELLATION`:
+    err = (r + 2^-52) D with r = 2 kappa (1 + 2 kappa) / rho, and D = 2 R (1 + 2 kappa), R the
+    largest norm (from the float64 squared norms, rounded up). Derivation: docs/theory.md, section
+    "Exponential-mechanism selection with float slack".
     """
     rows = np.asarray(vectors)
     largest = 0.0
@@ -135,18 +134,15 @@ def distance_coefficient(
     """The coefficient c of log weights -c min(d(x, y), truncation) for epsilon * d metric DP
     (TEM, SanText), drawn by the near-far draw (:mod:`edgedp.words.vocabulary_draw`).
 
-    The exact law has log-ratio <= 2 c d(x, x'); the draw adds xi
-    (:func:`edgedp.privacy.realised_distributions.near_far_slack`, at most ``units`` near units). Log
-    weights and
-    their differences are bounded by B = epsilon / 2 * min(truncation, D) + ln(``vocabulary``)
-    (D the diameter; a unit or the envelope of N words weighs ln N more). Hamming space
-    (``bits``): distances are exact integers, so two different words are at d = 0 (identical codes:
-    identical rows, identical laws) or d >= 1, and xi is folded into epsilon with resolution 1:
-    epsilon * d metric DP exactly, with no delta beyond the 2^-1000 tail event. Euclidean space
-    (``vectors``): distinct words can be arbitrarily close (and their computed rows differ by the
-    rounding of :class:`VectorDistances` even at d ~ 0), so no fold covers them: c stays
-    epsilon / 2 and xi, which includes 4 c err for the distance rounding
-    (:func:`euclidean_rounding`), becomes a delta per word (e^xi - 1).
+    The draw adds a slack xi to the exact law's log-ratio 2 c d(x, x')
+    (:func:`edgedp.privacy.realised_distributions.near_far_slack`, at most ``units`` near units;
+    log weights bounded by epsilon / 2 * min(truncation, D) + ln(``vocabulary``), D the diameter).
+    Hamming space (``bits``): distances are integers, so xi is folded into epsilon with resolution
+    1: epsilon * d metric DP exactly, with no delta beyond the 2^-1000 tail event. Euclidean space
+    (``vectors``): distinct words can be arbitrarily close, so c stays epsilon / 2 and xi, which
+    includes 4 c err for the distance rounding (:func:`euclidean_rounding`), becomes a delta per
+    word (e^xi - 1). Derivation: docs/theory.md, section "Exponential-mechanism selection with
+    float slack".
     """
     full = exponential_mechanism_coefficient(epsilon, sensitivity=1.0)
     if bits is not None:

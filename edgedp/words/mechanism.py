@@ -121,7 +121,8 @@ class WordOptions(TypedDict, total=False):
 
 
 OOV_POLICIES = ("sample", "mask", "drop", "placeholder")
-#: Fewest words worth a worker thread: a thread hop costs tens of microseconds, a word 0.1-0.3 ms.
+#: Fewest words worth a worker thread: a thread hop costs far less than this many words
+#: (bench/README.md, "Measurements behind the code").
 WORDS_PER_TASK = 256
 #: Characters per word slot of English text, to size runs of texts before they are split.
 _CHARS_PER_WORD = 6
@@ -537,7 +538,7 @@ class WordMechanism(Mechanism[WordPack]):
 
         It carries this mechanism's guarantee whoever decodes it (:mod:`edgedp.words.decoding`):
         an app may send it, rather than text, to be decoded elsewhere. Only mechanisms in Hamming
-        space have one (BRR, Vickrey with ``space="hamming"``): randomized response releases exact
+        space have one (BRR, Vickrey with ``geometry="hamming"``): randomized response releases exact
         bits. Madlib's and Mahalanobis's noisy vectors are floating-point numbers whose support has
         holes (points one word can produce and a neighbour cannot), so they never leave the
         process: decode them there (``decode=``). Mechanisms that release sampled words (TEM,

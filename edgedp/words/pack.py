@@ -27,6 +27,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from edgedp.errors import REBUILD_HINT, AssetError
+from edgedp.packs.loading import DEFAULT_WORD_PACK, PackRef, read_pack_manifest
 from edgedp.packs.manifest import Manifest
 from edgedp.runtime.native import Lazy
 from edgedp.words.euclidean import EuclideanIndex
@@ -157,6 +158,52 @@ class WordPack:
     def bits(self) -> int:
         """Length of each word's binary code."""
         return int(self.codes.shape[1]) * 8
+
+    @classmethod
+    def load(
+        cls,
+        path: PackRef | None = None,
+        *,
+        verify: bool = True,
+        expected_digest: str | None = None,
+    ) -> WordPack:
+        """Load and verify a words pack by name or directory (default ``words-small``).
+
+        Parameters
+        ----------
+        path : str, PathLike or None, default None
+            A pack name (bundled, installed as a pack wheel, or under ``EDGEDP_PACKS``), a
+            pack directory, or ``None`` for ``words-small``.
+        verify : bool, optional
+            Check every file's SHA-256 (default ``True``); ``False`` checks sizes only.
+        expected_digest : str or None, default None
+            Pins the SHA-256 of the pack's manifest.
+
+        Returns
+        -------
+        WordPack
+            The loaded pack, frozen.
+
+        Raises
+        ------
+        ~edgedp.AssetError
+            No such pack, a modified file, a digest that is not the pinned one, or a pack of
+            another kind.
+
+        Examples
+        --------
+        >>> from edgedp import WordPack
+        >>> WordPack.load().name
+        'words-small'
+        """
+        return load_word_pack(
+            read_pack_manifest(
+                DEFAULT_WORD_PACK if path is None else path,
+                kind="words",
+                verify=verify,
+                expected_digest=expected_digest,
+            )
+        )
 
     @property
     def kind(self) -> str:

@@ -16,7 +16,6 @@ from typing import Any
 
 import numpy as np
 
-from edgedp.packs.loading import load_pack
 from edgedp.privacy.randomness import spawned_source
 from edgedp.privacy.validation import check_positive_int
 from edgedp.runtime.native import set_num_threads
@@ -32,7 +31,7 @@ def _privatize_chunk(task: Task) -> list[str]:
     mechanism_class, pack_path, parameters, seed, texts = task
     if pack_path not in _PACKS:
         set_num_threads(1)  # the processes are the parallelism: FAISS would start one per core
-        _PACKS[pack_path] = load_pack(Path(pack_path), kind="words")
+        _PACKS[pack_path] = WordPack.load(Path(pack_path))
     rng = spawned_source(seed)
     return mechanism_class(_PACKS[pack_path], **parameters, rng=rng).privatize_batch(texts)
 

@@ -3,46 +3,24 @@
 **SanText.** For input x, output y of the vocabulary V with probability
 Pr[y | x] = exp(-epsilon d(x, y) / 2) / sum_{y'} exp(-epsilon d(x, y') / 2), d the Euclidean
 distance between the words' vectors: the exponential mechanism with utility -d(x, y).
-
-*Guarantee: epsilon * d_2 metric (local) DP.* For words x, x' and any y, the numerators differ by
-at most e^(epsilon d(x, x') / 2) (triangle inequality: |d(x, y) - d(x', y)| <= d(x, x')), and so does
-every term of the normaliser, so Pr[y | x] <= e^(epsilon d(x, x')) Pr[y | x']. This needs d to be a
-metric and nothing more: **no bounded metric is needed for the metric-DP statement**. A bound is
-needed only to turn it into plain LDP: with D = the largest distance between two vocabulary words
-(``pack.calibration["euclidean"]["maximum"]``), SanText is epsilon * D-LDP (the paper's remark).
-
-*On the machine.* The law above is exact; the release computes d in float64
-(:class:`~edgedp.words.exponential_selection.VectorDistances`: within err = ~1e-12 D of the exact distance,
-D the diameter bound, :func:`~edgedp.words.exponential_selection.euclidean_rounding`) and draws by the
-near-far draw (:mod:`edgedp.words.vocabulary_draw`: Gumbel-max rounds over floats with rejection, each
-probability within e^(+-xi / 2) of the exact law of its float weights,
-:func:`edgedp.privacy.realised_distributions.near_far_slack`). So the realised log-ratio is at most
-epsilon d(x, x') + xi, xi = the draw's slack + 2 epsilon err
-(:func:`edgedp.words.exponential_selection.distance_coefficient`). An additive xi is not proportional to d,
-and distinct words can be arbitrarily close (or share a vector), so it cannot be folded into
-epsilon: the guarantee states it as delta = e^xi - 1 per word (``guarantee().delta``, ~1e-11
-epsilon for 300-dimensional vectors of norm ~6), plus a tail event below 2^-1000.
+*Guarantee:* epsilon * d_2 metric (local) DP, with no bounded metric needed (epsilon * D plain LDP
+with D the vocabulary's diameter, ``pack.calibration["euclidean"]["maximum"]``). On the machine,
+the float64 distances and the float draw add a slack that cannot be folded into epsilon (distinct
+words can be arbitrarily close): it is stated as a delta per word (``guarantee().delta``), plus a
+tail event below 2^-1000.
 
 **SanText+.** Words are split by *public* frequency: the ``sensitive_fraction`` w of least frequent
-vocabulary words are sensitive (V_S), the rest non-sensitive (V_N). Packs list their vocabulary in
-frequency order, so the rank is the public frequency proxy: |V_S| = ceil(w |V|) (rounded toward
-*more* sensitive words), V_S = the last |V_S| ids, V_N = the ids before them. Then
+vocabulary words are sensitive (V_S, the last ceil(w |V|) ids: packs list their vocabulary in
+frequency order), the rest non-sensitive (V_N). A sensitive x is always sampled, with the output
+restricted to V_S; a non-sensitive x is sampled in the same way with probability ``p`` and kept
+with probability 1 - p (the paper's defaults: p 0.3, w 0.9). *Guarantee* (the paper's
+utility-optimised metric LDP): epsilon * d_2 metric DP between two sensitive words, which
+:meth:`SanTextPlus.guarantee` states; against a non-sensitive word the bound gains ln(1/p), and an
+output in V_N reveals that the input was that very (public, frequent) word. Out-of-vocabulary
+tokens follow the ``oov`` policy of every word mechanism (:mod:`edgedp.words.mechanism`) and are
+never kept.
 
-* a sensitive x is always sampled, and the output is restricted to V_S:
-  Pr[y | x] = exp(-epsilon d(x, y) / 2) / sum_{y' in V_S} exp(-epsilon d(x, y') / 2), y in V_S;
-* a non-sensitive x is sampled in the same way with probability ``p`` and kept with probability
-  1 - p (the paper's p: the probability that a non-sensitive word is sanitized; its default 0.3,
-  w 0.9).
-
-*Guarantee, as the paper states it (utility-optimised metric LDP, UMLDP).* (i) Between two
-sensitive words: epsilon * d_2 metric DP, as SanText (the normaliser runs over V_S for both).
-(ii) For any two words x, x' and an output y in V_S: Pr[y | x] <= e^(epsilon d(x, x') + ln(1/p))
-Pr[y | x'] (the factor 1/p appears when x' is non-sensitive and x sensitive). (iii) An output in V_N
-can only come from that very word, kept: it reveals that the input was that non-sensitive word. So
-SanText+ protects the sensitive words among themselves; the frequent (public, non-sensitive) words
-are released verbatim with probability 1 - p by design. :meth:`SanTextPlus.guarantee` states (i),
-the relation the ledger may rely on. The copy is never of an out-of-vocabulary token: those follow
-the ``oov`` policy of every word mechanism (:mod:`edgedp.words.mechanism`) and are never kept.
+The proofs: docs/theory.md, sections "SanText" and "SanTextPlus".
 
 **Cost.** A draw scores the words near the input exactly (those a float32 search returns
 among the nearest) and the others by rejection from an envelope certified by that search

@@ -13,7 +13,7 @@ of the two nearest", and a new word mechanism only decides what to do with the n
   (epsilon * d_M metric DP), the same search.
 
 Mechanisms that can work in either space (Vickrey, GeneralizedVickrey, TEM, CusText) take
-``space="euclidean"`` or ``"hamming"``; left out (``None``), :func:`choose_space` picks the pack's:
+``geometry="euclidean"`` or ``"hamming"``; left out (``None``), :func:`choose_geometry` picks the pack's:
 Euclidean when it has float vectors (the papers' setting), else Hamming (every pack has codes), so
 they work on the bundled binary-only pack. The guarantee names the space either way (in Hamming
 space epsilon is per bit).
@@ -43,25 +43,25 @@ from edgedp.words.euclidean import (
 from edgedp.words.hamming import randomized_response
 from edgedp.words.pack import FLOAT_PACK_RECIPE, WordPack
 
-#: The spaces a mechanism with a choice can perturb in.
-SPACE_NAMES = ("euclidean", "hamming")
+#: The geometries (spaces) a mechanism with a choice can perturb in.
+GEOMETRIES = ("euclidean", "hamming")
 
 
-def choose_space(pack: WordPack, space: str | None, mechanism: str) -> str:
-    """``space`` checked against the pack, or the pack's space when ``space`` is ``None``:
+def choose_geometry(pack: WordPack, geometry: str | None, mechanism: str) -> str:
+    """``geometry`` checked against the pack, or the pack's when ``geometry`` is ``None``:
     ``"euclidean"`` if it has float vectors, else ``"hamming"``.
 
     Euclidean space on a pack without vectors is an :class:`AssetError` that gives the one-flag
     fix (Hamming space) before the pack that would have vectors.
     """
-    if space is None:
+    if geometry is None:
         return "euclidean" if pack.vectors is not None else "hamming"
-    name = check_choice(space, "space", SPACE_NAMES)
+    name = check_choice(geometry, "geometry", GEOMETRIES)
     if name == "euclidean" and pack.vectors is None:
         raise AssetError(
             f"{mechanism} in Euclidean space needs float word vectors and pack {pack.name!r} has "
-            "none (it is binary-only to stay small): use space='hamming' (--space hamming) on "
-            f"it, epsilon per bit; or {FLOAT_PACK_RECIPE.format(pack=pack.name)}"
+            "none (it is binary-only to stay small): use geometry='hamming' (--geometry hamming) "
+            f"on it, epsilon per bit; or {FLOAT_PACK_RECIPE.format(pack=pack.name)}"
         )
     return name
 

@@ -38,8 +38,8 @@ from edgedp.words.mechanism import WordMechanism
 MAX_TOKEN_CHARS = 4096
 #: Characters gathered before a vectorized batch is privatized. A batch's work (randomized response
 #: alone allocates ~0.8 kB per word at once) sets the BRR command line's peak RSS on BBC text:
-#: 1 << 14 cost ~5 MB more than 1 << 11, 1 << 12 ~0.8 MB more, with no speed gain (the exact
-#: search's cost is per word); 1 << 10 saved 0.3 MB more but was slower. Per worker thread: after
+#: larger batches cost more memory with no speed gain (the exact search's cost is per word), smaller
+#: ones were slower (bench/README.md, "Measurements behind the code"). Per worker thread: after
 #: ``set_num_threads(n)`` a batch gathers n times as much, to give every thread its share.
 BATCH_CHARS = 1 << 11
 #: Stands in for a token longer than MAX_TOKEN_CHARS: one out-of-vocabulary word slot.

@@ -3,55 +3,27 @@
 For an input word w and a threshold gamma, TEM keeps the words within distance gamma,
 L_w = {w' : d(w, w') <= gamma}, scores each by -d(w, w'), gives every other word the same score
 -gamma, and selects by the exponential mechanism (Gumbel-max with noise scale 2 / epsilon in the
-paper). The words outside L_w are merged into one "bottom" element of score
--gamma + (2 / epsilon) ln|V minus L_w|, i.e. weight |V minus L_w| e^(-epsilon gamma / 2); when it
-wins, the output is a uniform word of V minus L_w. So one draw costs O(|L_w|), not O(|V|).
+paper). The words outside L_w are merged into one "bottom" element of weight
+|V minus L_w| e^(-epsilon gamma / 2); when it wins, the output is a uniform word of V minus L_w.
+So one draw costs O(|L_w|), not O(|V|).
 
-**The proof (why this is epsilon * d metric DP), written out because the peers get it wrong.**
-Define u(w, y) = -min(d(w, y), gamma) for every vocabulary word y. Then
+**Guarantee.** epsilon * d metric DP for the exact law, d the Euclidean distance of the pack's
+float vectors (``geometry="euclidean"``, computed in float64 by
+:class:`~edgedp.words.exponential_selection.VectorDistances`) or the Hamming distance of the binary
+codes (``geometry="hamming"``, epsilon per bit); since the score is truncated, also
+epsilon * gamma DP between any two vocabulary words. What the float draw and distances add, and
+how the coefficient absorbs it, is in :class:`TEM` ("On the machine"). ``gamma=None`` chooses gamma
+by the paper's recipe, so that with probability at least 1 - ``beta`` the output is within gamma of
+the input; gamma changes utility and cost, never the guarantee. The proof, the choice of gamma and
+the peers' bugs it avoids (planted in tests/words/test_tem.py): docs/theory.md, section "TEM".
 
-* Pr[TEM(w) = y] = exp(epsilon u(w, y) / 2) / Z_w with Z_w = sum_y exp(epsilon u(w, y) / 2):
-  words of L_w have weight e^(-epsilon d / 2); each of the |V minus L_w| others e^(-epsilon gamma / 2),
-  so the bottom element's total weight is |V minus L_w| e^(-epsilon gamma / 2) =
-  exp(epsilon / 2 * (-gamma + (2 / epsilon) ln|V minus L_w|)) - exactly the paper's bottom score -
-  and a *uniform* word of V minus L_w reproduces the per-word probabilities.
-* |u(w, y) - u(w', y)| <= min(d(w, w'), gamma): d(., y) is 1-Lipschitz in its first argument by the
-  triangle inequality (d must be a metric: Euclidean and Hamming are), and t -> min(t, gamma) is
-  1-Lipschitz with values in [0, gamma].
-* Numerators change by at most e^(epsilon d(w, w') / 2), and so does every term of Z, so
-  Pr[TEM(w) = y] <= e^(epsilon d(w, w')) Pr[TEM(w') = y]: **epsilon * d metric DP**, and, because
-  the score is truncated, also **epsilon * gamma DP between any two vocabulary words** (no bounded
-  metric is needed: the truncation bounds the score). This is the exact law; what the float draw
-  and distances add, and how the coefficient absorbs it, is in :class:`TEM` ("On the machine").
-
-What breaks it (the peers' bugs, planted in tests/words/test_tem.py and caught by the auditor):
-returning the *input* word when bottom wins (its probability then jumps by the bottom's mass;
-and for an out-of-vocabulary input, the peers return it verbatim), and MLDP's bottom score
-ln(|V| / |L_w|) instead of ln|V minus L_w| (the bottom weight no longer equals the mass of the
-words it stands for, so the ratio bound fails).
-
-**Choosing gamma (the paper's recipe).** The input is always in L_w (d = 0, weight 1), so
-Pr[bottom] <= |V| e^(-epsilon gamma / 2) / (1 + |V| e^(-epsilon gamma / 2)); with
-gamma = (2 / epsilon) ln((1 - beta) |V| / beta) this is at most beta: with probability >= 1 - beta
-the output is within gamma of the input. ``gamma=None`` applies it with ``beta`` (default 0.001, the
-value the peers use). gamma changes utility and cost, never the epsilon * d guarantee.
-
-**Spaces.** ``space="euclidean"``: d is the Euclidean distance of the pack's float vectors, in
-float64 (:class:`~edgedp.words.exponential_selection.VectorDistances`, within a relative ~1e-12 of the exact
-distance: stated in the delta). ``space="hamming"``: d is the Hamming distance of the binary codes
-(integer, epsilon per bit).
-
-**The draw** (:mod:`edgedp.words.vocabulary_draw`): the words near the input are scored exactly, the rest
-by rejection from an envelope, so a release costs a few variates, never one per vocabulary word.
-Hamming: the near words are those within R bits of the input, from an exact flat range search
-(never an approximate index), one unit per distance (count x e^(-epsilon min(d, gamma) / 2)); R <=
-gamma is chosen per epsilon from a public sample of the vocabulary to minimise the cost; every
-other word is at least R + 1 bits away. With R = floor(gamma) the far words are exactly the bottom
-element's, accepted at once: the algorithm as printed. Euclidean: the near words are those a float32
-search returns among the nearest (within gamma), each its own unit; the far bound is certified
-from the search (:class:`~edgedp.words.vocabulary_draw.EuclideanNeighbours`); when it reaches gamma, the
-far branch is again the bottom element. Either way the law is the one above, exactly; the float
-slack of the draw is :func:`edgedp.privacy.realised_distributions.near_far_slack` (see :class:`TEM`).
+**The draw** (:mod:`edgedp.words.vocabulary_draw`): the words near the input are scored exactly,
+the rest by rejection from an envelope, so a release costs a few variates, never one per vocabulary
+word. Hamming: the near words are those within R <= gamma bits of the input (an exact flat range
+search; R chosen per epsilon from a public sample of the vocabulary), one unit per distance.
+Euclidean: the near words are those a float32 search returns among the nearest (within gamma),
+each its own unit, with a far bound certified by the search. When the far bound reaches gamma, the
+far branch is the bottom element: the algorithm as printed.
 
 Out-of-vocabulary tokens never reach the output (:mod:`edgedp.words.mechanism`).
 """
@@ -65,6 +37,7 @@ import numpy as np
 
 from edgedp.errors import InputError
 from edgedp.privacy.guarantee import Guarantee
+from edgedp.privacy.validation import renamed_keyword
 from edgedp.runtime.native import Lazy
 from edgedp.words.exponential_selection import (
     distance_coefficient,
@@ -73,7 +46,7 @@ from edgedp.words.exponential_selection import (
 )
 from edgedp.words.mechanism import WordMechanism, WordOptions
 from edgedp.words.pack import WordPack
-from edgedp.words.spaces import choose_space
+from edgedp.words.spaces import choose_geometry
 from edgedp.words.vocabulary_draw import (
     NearSets,
     draw_blocks,
@@ -144,9 +117,12 @@ class TEM(WordMechanism):
     beta : float or None, default None
         In (0, 1): ``gamma = (2 / epsilon) ln((1 - beta) |V| / beta)``, so that the output lies within
         gamma of the input with probability >= 1 - beta; ``None`` is 0.001.
-    space : {"euclidean", "hamming"} or None, default None
+    geometry : {"euclidean", "hamming"} or None, default None
         The metric d; ``None`` is the pack's (Euclidean with float vectors, else Hamming:
-        :func:`edgedp.words.spaces.choose_space`).
+        :func:`edgedp.words.spaces.choose_geometry`).
+    space : {"euclidean", "hamming"} or None, default None
+        The deprecated name of ``geometry``: it warns :class:`DeprecationWarning` and will be
+        removed in the next release.
     rng : ~edgedp.RandomSource, int or None, default None
         Where the noise comes from. ``None`` draws from OS entropy (private); an int seed makes
         the output reproducible and NOT private (tests and benchmarks only; it warns with
@@ -184,16 +160,17 @@ class TEM(WordMechanism):
         If ``epsilon`` is not a finite number > 0, or ``protect`` names an unknown kind.
     ~edgedp.InputError
         If both ``gamma`` and ``beta`` are given, ``gamma`` is not a finite number >= 0, ``beta``
-        is outside (0, 1), ``space`` is unknown, ``pack`` is not a words pack, or ``oov``,
-        ``casing``, ``deny``, ``decode`` or ``candidates`` is not one of the values above.
+        is outside (0, 1), ``geometry`` is unknown or given with ``space``, ``pack`` is not a
+        words pack, or ``oov``, ``casing``, ``deny``, ``decode`` or ``candidates`` is not one of
+        the values above.
     ~edgedp.AssetError
-        If ``space="euclidean"`` and the pack has no float vectors.
+        If ``geometry="euclidean"`` and the pack has no float vectors.
 
     Notes
     -----
     **Guarantee.** epsilon * d metric DP per word for any two vocabulary words w, w' (d Euclidean on
-    the vectors with ``space="euclidean"``; Hamming on the codes, epsilon per bit, with
-    ``space="hamming"``); since scores are truncated at gamma, also epsilon * gamma DP between any
+    the vectors with ``geometry="euclidean"``; Hamming on the codes, epsilon per bit, with
+    ``geometry="hamming"``); since scores are truncated at gamma, also epsilon * gamma DP between any
     two vocabulary words. gamma changes utility and cost, never the guarantee. The output is a
     sampled word, so ``decode`` is ``"nearest"`` only.
 
@@ -227,11 +204,14 @@ class TEM(WordMechanism):
         epsilon: float,
         gamma: float | None = None,
         beta: float | None = None,
+        geometry: str | None = None,
         space: str | None = None,
         **options: Unpack[WordOptions],
     ) -> None:
         super().__init__(pack, epsilon=epsilon, **options)
-        self.space_name = choose_space(pack, space, type(self).__name__)
+        self.geometry = choose_geometry(
+            pack, renamed_keyword(geometry, space, "geometry", "space"), type(self).__name__
+        )
         if gamma is not None and beta is not None:
             raise InputError(
                 "give TEM either gamma (the threshold) or beta (the recipe that sets it), not both"
@@ -242,7 +222,7 @@ class TEM(WordMechanism):
             gamma_for_beta(self.epsilon, self.beta, size) if gamma is None else _check_gamma(gamma)
         )
         self._gamma_given = gamma is not None
-        hamming = self.space_name == "hamming"
+        hamming = self.geometry == "hamming"
         vectors = None if hamming else pack.require_vectors(type(self).__name__)
         #: At most this many near units (distances of a Hamming range search, or words).
         self.near_units = pack.bits + 1 if hamming else euclidean_near_units(pack)
@@ -264,15 +244,15 @@ class TEM(WordMechanism):
 
     def parameters(self) -> dict[str, object]:
         chosen = {"gamma": self.gamma} if self._gamma_given else {"beta": self.beta}
-        return {**super().parameters(), **chosen, "space": self.space_name}
+        return {**super().parameters(), **chosen, "geometry": self.geometry}
 
     @property
     def metric(self) -> str:
-        return self.space_name
+        return self.geometry
 
     @property
     def metric_unit(self) -> str | None:
-        return "bit" if self.space_name == "hamming" else None
+        return "bit" if self.geometry == "hamming" else None
 
     def guarantee(self) -> Guarantee:
         """epsilon * d metric DP per word (d Euclidean, or Hamming with epsilon per bit); in
@@ -285,8 +265,8 @@ class TEM(WordMechanism):
             delta=self.calibration.delta(
                 tail_candidates(len(self.pack.vocabulary), self.near_units)
             ),
-            metric=self.space_name,
-            metric_unit="bit" if self.space_name == "hamming" else None,
+            metric=self.geometry,
+            metric_unit="bit" if self.geometry == "hamming" else None,
         )
 
     # -- the draw --------------------------------------------------------------------------------
@@ -299,7 +279,7 @@ class TEM(WordMechanism):
 
     def near_sets(self, word_ids: np.ndarray) -> NearSets:
         """The near-far plan of distinct vocabulary ids (:mod:`edgedp.words.vocabulary_draw`)."""
-        if self.space_name == "hamming":
+        if self.geometry == "hamming":
             return hamming_near_sets(
                 self.pack.index.range_search,
                 self.pack.codes,
@@ -317,7 +297,7 @@ class TEM(WordMechanism):
 
     def far_scores(self, inputs: np.ndarray, outputs: np.ndarray) -> np.ndarray:
         """c min(d(x, y), gamma) for paired words, with the distances the near sets use."""
-        if self.space_name == "hamming":
+        if self.geometry == "hamming":
             distances = hamming_pair_distances(self.pack.codes, inputs, outputs).astype(np.float64)
         else:
             distances = vector_distances(self.pack, type(self).__name__).pairs(inputs, outputs)

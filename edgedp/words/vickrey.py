@@ -38,10 +38,10 @@ import numpy as np
 
 from edgedp.errors import InputError, PrivacyParameterError
 from edgedp.privacy.randomness import RandomSource
-from edgedp.privacy.validation import check_unit_interval
+from edgedp.privacy.validation import check_unit_interval, renamed_keyword
 from edgedp.words.mechanism import WordMechanism, WordOptions
 from edgedp.words.pack import WordPack
-from edgedp.words.spaces import EuclideanSpace, HammingSpace, Space, choose_space
+from edgedp.words.spaces import EuclideanSpace, HammingSpace, Space, choose_geometry
 
 
 def first_choice_probability(d1: np.ndarray, d2: np.ndarray, t: float) -> np.ndarray:
@@ -83,23 +83,23 @@ class _NeighbourSelection(WordMechanism):
         pack: WordPack,
         *,
         epsilon: float,
-        space: str | None,
+        geometry: str | None,
         choices: int,
         **options: Unpack[WordOptions],
     ) -> None:
-        self.space_name = choose_space(pack, space, type(self).__name__)
+        self.geometry = choose_geometry(pack, geometry, type(self).__name__)
         if choices > len(pack.vocabulary):
             raise InputError(f"{choices} candidates but the vocabulary has {len(pack.vocabulary)}")
         self.choices = choices
         super().__init__(pack, epsilon=epsilon, **options)
 
     def _build_space(self) -> Space:
-        if self.space_name == "hamming":
+        if self.geometry == "hamming":
             return HammingSpace(self.pack, self.epsilon, self.rng)
         return EuclideanSpace(self.pack, self.epsilon, self.rng, user=type(self).__name__)
 
     def parameters(self) -> dict[str, object]:
-        return {**super().parameters(), "space": self.space_name}
+        return {**super().parameters(), "geometry": self.geometry}
 
 
 class Vickrey(_NeighbourSelection):
@@ -120,9 +120,12 @@ class Vickrey(_NeighbourSelection):
         distance or per bit. Keyword only.
     t : float, default 0.5
         In [0, 1]: 0 always picks the nearest (Madlib / BRR), 1 always the second nearest.
-    space : {"euclidean", "hamming"} or None, default None
+    geometry : {"euclidean", "hamming"} or None, default None
         The space perturbed in; ``None`` is the pack's (Euclidean with float vectors, else Hamming:
-        :func:`edgedp.words.spaces.choose_space`).
+        :func:`edgedp.words.spaces.choose_geometry`).
+    space : {"euclidean", "hamming"} or None, default None
+        The deprecated name of ``geometry``: it warns :class:`DeprecationWarning` and will be
+        removed in the next release.
     rng : ~edgedp.RandomSource, int or None, default None
         Where the noise comes from. ``None`` draws from OS entropy (private); an int seed makes
         the output reproducible and NOT private (tests and benchmarks only; it warns with
@@ -160,10 +163,10 @@ class Vickrey(_NeighbourSelection):
         If ``epsilon`` is not a finite number > 0, ``t`` is outside [0, 1], or ``protect`` names
         an unknown kind.
     ~edgedp.InputError
-        If ``pack`` is not a words pack, ``space`` is unknown, or ``oov``, ``casing``, ``deny``,
-        ``decode`` or ``candidates`` is not one of the values above.
+        If ``pack`` is not a words pack, ``geometry`` is unknown or given with ``space``, or
+        ``oov``, ``casing``, ``deny``, ``decode`` or ``candidates`` is not one of the values above.
     ~edgedp.AssetError
-        If ``space="euclidean"`` and the pack has no float vectors, or ``decode`` is ``"map"`` or
+        If ``geometry="euclidean"`` and the pack has no float vectors, or ``decode`` is ``"map"`` or
         ``"context"`` and no language model fits the pack.
 
     See Also
@@ -172,8 +175,8 @@ class Vickrey(_NeighbourSelection):
 
     Notes
     -----
-    **Guarantee.** The perturbation's: with ``space="euclidean"`` epsilon * d_2 metric DP per word
-    (the noisy vector has Madlib's density); with ``space="hamming"`` epsilon *per bit*, i.e.
+    **Guarantee.** The perturbation's: with ``geometry="euclidean"`` epsilon * d_2 metric DP per
+    word (the noisy vector has Madlib's density); with ``geometry="hamming"`` epsilon *per bit*, i.e.
     epsilon * d_H metric DP (randomized response on the codes, as BRR). The choice among the
     nearest words reads only the perturbed point and public data, so it is post-processing and
     preserves the guarantee for any metric (Xu et al., Theorems 1 and 2). Proof and tie rules:
@@ -202,13 +205,14 @@ class Vickrey(_NeighbourSelection):
         *,
         epsilon: float,
         t: float = 0.5,
+        geometry: str | None = None,
         space: str | None = None,
         **options: Unpack[WordOptions],
     ) -> None:
         super().__init__(
             pack,
             epsilon=epsilon,
-            space=space,
+            geometry=renamed_keyword(geometry, space, "geometry", "space"),
             choices=2,
             **options,
         )
@@ -240,9 +244,12 @@ class GeneralizedVickrey(_NeighbourSelection):
     weights : Sequence of float
         The weights t_1, ..., t_k, each finite and >= 0; k = ``len(weights)`` (>= 1, at most the
         vocabulary's size). Required.
-    space : {"euclidean", "hamming"} or None, default None
+    geometry : {"euclidean", "hamming"} or None, default None
         The space perturbed in; ``None`` is the pack's (Euclidean with float vectors, else Hamming:
-        :func:`edgedp.words.spaces.choose_space`).
+        :func:`edgedp.words.spaces.choose_geometry`).
+    space : {"euclidean", "hamming"} or None, default None
+        The deprecated name of ``geometry``: it warns :class:`DeprecationWarning` and will be
+        removed in the next release.
     rng : ~edgedp.RandomSource, int or None, default None
         Where the noise comes from. ``None`` draws from OS entropy (private); an int seed makes
         the output reproducible and NOT private (tests and benchmarks only; it warns with
@@ -280,11 +287,11 @@ class GeneralizedVickrey(_NeighbourSelection):
         If ``epsilon`` is not a finite number > 0, ``weights`` is empty or holds a negative or
         non-finite number, or ``protect`` names an unknown kind.
     ~edgedp.InputError
-        If ``pack`` is not a words pack, ``weights`` is longer than the vocabulary, ``space`` is
-        unknown, or ``oov``, ``casing``, ``deny``, ``decode`` or ``candidates`` is not one of the
-        values above.
+        If ``pack`` is not a words pack, ``weights`` is longer than the vocabulary, ``geometry``
+        is unknown or given with ``space``, or ``oov``, ``casing``, ``deny``, ``decode`` or
+        ``candidates`` is not one of the values above.
     ~edgedp.AssetError
-        If ``space="euclidean"`` and the pack has no float vectors, or ``decode`` is ``"map"`` or
+        If ``geometry="euclidean"`` and the pack has no float vectors, or ``decode`` is ``"map"`` or
         ``"context"`` and no language model fits the pack.
 
     See Also
@@ -294,8 +301,8 @@ class GeneralizedVickrey(_NeighbourSelection):
     Notes
     -----
     **Guarantee.** As for :class:`~edgedp.Vickrey`: the perturbation's, epsilon * d_2 metric DP
-    per word with ``space="euclidean"``, epsilon per bit (epsilon * d_H metric DP) with
-    ``space="hamming"``; the weighted choice reads only the perturbed point and public data
+    per word with ``geometry="euclidean"``, epsilon per bit (epsilon * d_H metric DP) with
+    ``geometry="hamming"``; the weighted choice reads only the perturbed point and public data
     (post-processing). Proof: :doc:`/theory`.
 
     References
@@ -321,6 +328,7 @@ class GeneralizedVickrey(_NeighbourSelection):
         *,
         epsilon: float,
         weights: Sequence[float],
+        geometry: str | None = None,
         space: str | None = None,
         **options: Unpack[WordOptions],
     ) -> None:
@@ -328,7 +336,7 @@ class GeneralizedVickrey(_NeighbourSelection):
         super().__init__(
             pack,
             epsilon=epsilon,
-            space=space,
+            geometry=renamed_keyword(geometry, space, "geometry", "space"),
             choices=len(self.weights),
             **options,
         )

@@ -1,7 +1,7 @@
 """The public word list of a words pack, held compactly: id <-> word without 100,000 Python strings.
 
-A ``dict`` of 100,000 words plus their ``str`` objects and a tuple costs about 13 MB (17 MB at peak
-while loading) in every process that privatizes a word, more than the codes themselves (3.2 MB).
+A ``dict`` of 100,000 words plus their ``str`` objects and a tuple costs more memory than the codes
+themselves in every process that privatizes a word (bench/reports/2026-11-23-footprint.md).
 Here the vocabulary is
 
 * the UTF-8 bytes of ``vocab.txt`` (one word per line; 0.8 MB for words-small),
@@ -82,7 +82,7 @@ class Vocabulary:
         """Validate, hash every word with numpy (Horner's rule over byte columns), insert.
 
         Everything runs :data:`_CHUNK` words at a time, so that the temporaries stay small next to
-        the table (building the bundled pack's vocabulary once peaked at 9.5 MB of them).
+        the table (bench/reports/2026-11-23-footprint.md: the vocabulary build's temporaries).
         """
         values = np.empty(count, dtype=np.uint32)  # hashes are below _PRIME < 2**31
         for first in range(0, count, _CHUNK):
@@ -177,7 +177,7 @@ class Vocabulary:
 
     @property
     def words(self) -> tuple[str, ...]:
-        """Every word in id order (built on first use: 100,000 strings cost about 6 MB)."""
+        """Every word in id order (built on first use: one ``str`` per word costs megabytes)."""
         if self._words is None:
             self._words = tuple(self._blob.decode("utf-8").split("\n")[:-1])
         return self._words

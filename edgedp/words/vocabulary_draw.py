@@ -2,32 +2,26 @@
 
 TEM and SanText (:mod:`edgedp.words.tem`, :mod:`edgedp.words.santext`) release a word y of a
 vocabulary domain with probability proportional to w(y) = exp(-c min(d(x, y), gamma)) (gamma = inf
-for SanText). Drawing one Gumbel per vocabulary word made them 100 times slower than BRR. Here a
-draw costs a few variates, and its law is still exact up to the float slack of
+for SanText). Drawing one Gumbel per vocabulary word would cost a variate per vocabulary word and
+release; here a draw costs a few variates, and its law is still exact up to the float slack of
 :func:`edgedp.privacy.realised_distributions.near_far_slack`:
 
 * the **near set** of the input x: words whose weights are computed exactly, grouped into *units*
-  of equal weight (Hamming space: every word at one distance d is one unit of weight
-  m_d e^(-c min(d, gamma)); Euclidean space: one word per unit);
-* the **far set**, every other word of the domain, and a bound L(x) <= d(x, y) valid for every
-  far y (Hamming: the search radius plus one, exact; Euclidean: the certified bound of a float32
-  search, :class:`EuclideanNeighbours`, or the same computed at export: the pack's neighbour
-  table, :class:`NeighbourTable`), so e^(-c min(L, gamma)) bounds each far weight: the *envelope*.
+  of equal weight (Hamming space: every word at one distance is one unit; Euclidean space: one
+  word per unit);
+* the **far set**, every other word of the domain, with a bound L(x) <= d(x, y) valid for every far
+  y (Hamming: the search radius plus one; Euclidean: the certified bound of a float32 search,
+  :class:`EuclideanNeighbours`, or the pack's neighbour table, :class:`NeighbourTable`), so that
+  e^(-c min(L, gamma)) bounds each far weight: the *envelope*.
 
-One round draws "near or far" by Gumbel-max between the near total (a log-sum-exp of the units)
-and the envelope total N_far e^(-c min(L, gamma)); far proposes a uniform far word y (exact) and
-accepts it with probability e^(-(c min(d(x, y), gamma) - c min(L, gamma))) (an exponential
-variable above the gap), else the round is repeated. This is rejection sampling from the envelope
-mixture, so the first accepted word has exactly the law w(y) / sum w; "near" then draws a unit by
-Gumbel-max among the units and a uniform member (exact). Expected rounds: (near total + envelope)
-/ (near total + far total): about one where the near words hold the mass (large epsilon), tens
-where the far words do and their distances spread (medium: epsilon 2 to 6), each round a few
-variates for all pending words at once (bench/README.md, ``sampling-costs``).
-No distance to a far word is computed unless it is proposed, and no variate is drawn per
-vocabulary word.
-
-Sets are computed once per distinct input word of a batch (:class:`NearSets` rows); every
-occurrence then draws independently from its word's row.
+One round draws "near or far" by Gumbel-max between the near total and the envelope total; near
+draws a unit by Gumbel-max and a uniform member, far proposes a uniform far word and accepts it
+with probability e^(-(c min(d(x, y), gamma) - c min(L, gamma))), else the round is repeated:
+rejection sampling from the envelope mixture, so the first accepted word has exactly the law
+w(y) / sum w. No distance to a far word is computed unless it is proposed. Sets are computed once
+per distinct input word of a batch (:class:`NearSets` rows); every occurrence then draws
+independently from its word's row. Derivation and float slack: docs/theory.md, section "The
+near-far draw"; cost: bench/README.md, ``sampling-costs``.
 """
 
 from __future__ import annotations
@@ -177,7 +171,7 @@ def log_sum_exp_rows(lims: np.ndarray, values: np.ndarray) -> np.ndarray:
 
 
 def draw(near: NearSets, rows: np.ndarray, far_scores: FarScores, rng: RandomSource) -> np.ndarray:
-    """One exact draw per entry of ``rows`` (rows of ``near``): see the module docstring.
+    """One exact draw per entry of ``rows`` (rows of ``near``): the near-far draw.
 
     ``far_scores(inputs, ids)`` is c min(d(x, y), gamma) for paired input and proposed words,
     computed with the distances the near units used. Rounds are independent, so when few entries

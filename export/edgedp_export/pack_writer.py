@@ -13,7 +13,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -46,9 +47,19 @@ def _dumps(data: Any) -> str:
 
 
 def write_pack(
-    out: Path, manifest: dict[str, Any], files: dict[str, FileWriter], *, force: bool = False
+    out: Path,
+    manifest: dict[str, Any],
+    files: dict[str, FileWriter],
+    *,
+    force: bool = False,
+    search: Sequence[Path] = (),
 ) -> Path:
-    """Write ``files`` and a manifest built from ``manifest`` into the pack directory ``out``."""
+    """Write ``files`` and a manifest built from ``manifest`` into the pack directory ``out``.
+
+    ``search``: directories that hold packs the new one references (its encoder pack, when that
+    is neither beside ``out`` nor installed), searched as ``EDGEDP_PACKS`` while the runtime
+    checks the pack.
+    """
     out = out.resolve()
     if out.exists() and not force:
         raise InputError(f"{out} exists; pass --force to replace it")
@@ -67,12 +78,30 @@ def write_pack(
             }
         document = {"format": FORMAT, "format_version": FORMAT_VERSION, **manifest, "files": listed}
         (staging / MANIFEST_NAME).write_text(_dumps(document), encoding="utf-8")
-        edgedp.load_pack(staging, verify=True)  # the runtime must accept it before it is published
+        with _searching(search):  # the runtime must accept it before it is published
+            edgedp.load_pack(staging, verify=True)
         _replace(staging, out)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
     return out
+
+
+@contextmanager
+def _searching(directories: Sequence[Path]) -> Iterator[None]:
+    """``EDGEDP_PACKS`` with ``directories`` first, for the duration of the block."""
+    before = os.environ.get("EDGEDP_PACKS")
+    if directories:
+        os.environ["EDGEDP_PACKS"] = os.pathsep.join(
+            [*map(str, directories), *([before] if before else [])]
+        )
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop("EDGEDP_PACKS", None)
+        else:
+            os.environ["EDGEDP_PACKS"] = before
 
 
 def _remove_leftovers(out: Path) -> None:

@@ -8,14 +8,19 @@ candidates, draw the projections, choose the recommended projection count per ep
 validation split, store torch reference embeddings, and write the pack atomically. Only the corpus's
 train and validation splits are read; for BBC News the test split is left for the benchmark.
 
-A domain pack can reuse the encoder of an installed pack instead (``--encoder-from``): its
-``encoder.onnx`` and ``tokenizer.json`` are copied byte for byte with their manifest section and
-reference embeddings, so no transformer is exported (no model folder, about a third of the peak
-memory) and every pack built that way embeds a sentence exactly as the source pack does.
+The pack does not carry the encoder: its manifest references an encoder pack by name and manifest
+SHA-256 (:mod:`edgedp_export.encoder_pack`). A fresh export writes that encoder pack beside the
+output (``--encoder-out``), or reuses the one there if it holds the same encoder bytes. A domain
+pack can reuse the encoder of an installed pack instead (``--encoder-from``): it references the
+same encoder pack and copies the reference embeddings, so no transformer is exported (no model
+folder, about a third of the peak memory) and every pack built that way embeds a sentence exactly
+as the source pack does.
 """
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import hashlib
 import importlib.metadata
 import shutil
@@ -31,8 +36,10 @@ from tqdm import tqdm
 import edgedp_export
 from edgedp.documents.pack import SentencePack
 from edgedp.documents.subspace_pack import SubspacePack
+from edgedp.encoder.pack import EncoderPack, referenced_encoder_pack
 from edgedp.encoder.sentence_encoder import Recoder, SentenceEncoder
-from edgedp.errors import InputError
+from edgedp.errors import AssetError, InputError
+from edgedp.packs.loading import resolve_pack_path
 from edgedp.packs.manifest import thaw
 from edgedp.text.sentences import split_sentences
 from edgedp_export.candidates import (
@@ -46,6 +53,11 @@ from edgedp_export.candidates import (
     truncation_box,
 )
 from edgedp_export.corpus import PublicCorpus
+from edgedp_export.encoder_pack import (
+    encoder_reference,
+    reusable_encoder_pack,
+    write_encoder_pack,
+)
 from edgedp_export.pack_writer import FileWriter, lines_writer, npy_writer, write_pack
 from edgedp_export.recoder import (
     cluster_documents,
@@ -187,18 +199,39 @@ def split_documents(corpus: PublicCorpus, split: str) -> tuple[list[str], list[l
 
 @dataclass(frozen=True)
 class EncoderParts:
-    """The encoder written to the scratch folder, its manifest section and reference embeddings.
+    """The encoder a build embeds with: its files, manifest section and reference embeddings.
 
-    ``fidelity`` measures the ONNX encoder against torch on sentences of the corpus; it is ``None``
-    when the section already carries the measurement (an encoder reused from a pack).
-    ``libraries``: the distributions making the encoder used, beyond :data:`BUILT_WITH`.
+    ``model`` and ``tokenizer`` are the files (exported into the scratch folder) or their verified
+    bytes; ``section`` describes the encoder (without file names); ``pack`` is the encoder pack to
+    reference when there is one already (an encoder reused from a pack that references one), else
+    ``None`` and the build writes one (:func:`encoder_pack_for`). ``fidelity`` measures the ONNX
+    encoder against torch on sentences of the corpus; it is ``None`` when the section already
+    carries the measurement (an encoder reused from a pack). ``libraries``: the distributions
+    making the encoder used, beyond :data:`BUILT_WITH`; ``versions``: those that built a reused
+    encoder (recorded by the encoder pack written for it).
     """
 
+    model: Path | bytes
+    tokenizer: Path | bytes
     section: dict[str, Any]
     reference_sentences: tuple[str, ...]
     reference_embeddings: np.ndarray
     fidelity: Callable[[SentenceEncoder, list[str]], dict[str, Any]] | None
     libraries: tuple[str, ...] = ()
+    pack: EncoderPack | None = None
+    versions: dict[str, str] | None = None
+
+    def encoder(self, threads: int) -> SentenceEncoder:
+        """The encoder on ``threads`` onnxruntime threads (large public batches)."""
+        if self.pack is not None:
+            return self.pack.sentence_encoder(threads=threads)
+        return SentenceEncoder(
+            self.model,
+            self.tokenizer,
+            dims=int(self.section["dims"]),
+            max_seq_length=int(self.section["max_seq_length"]),
+            threads=threads,
+        )
 
 
 def export_encoder(model_dir: Path, weights: str, scratch: Path) -> EncoderParts:
@@ -223,11 +256,12 @@ def export_encoder(model_dir: Path, weights: str, scratch: Path) -> EncoderParts
             "sentences": len(sentences),
             "min_cosine": round(float(cosines.min()), 6),
             "mean_cosine": round(float(cosines.mean()), 6),
-            "on": "validation sentences of the corpus (not shipped)",
         }
 
     references = REFERENCE_SENTENCES
     return EncoderParts(
+        scratch / "encoder.onnx",
+        scratch / "tokenizer.json",
         info | stored | {"model": model_provenance(model_dir)},
         references,
         torch_sentence_embeddings(model_dir, list(references)),
@@ -236,19 +270,20 @@ def export_encoder(model_dir: Path, weights: str, scratch: Path) -> EncoderParts
     )
 
 
-def reuse_encoder(pack: SentencePack | SubspacePack, scratch: Path) -> EncoderParts:
-    """Copy the encoder of an installed sentences or subspace pack, byte for byte (no torch)."""
+def reuse_encoder(pack: SentencePack | SubspacePack) -> EncoderParts:
+    """The encoder of an installed sentences or subspace pack (no torch): the encoder pack it
+    references, or, for a pack that carries its own, its files byte for byte (an encoder pack is
+    then written for them)."""
     manifest = pack.manifest
+    references = pack.reference_sentences, np.array(pack.reference_embeddings, dtype=np.float32)
+    if "pack" in manifest.section("encoder"):
+        encoder_pack = referenced_encoder_pack(manifest)
+        section = _section(encoder_pack.manifest.section("encoder"))
+        model = encoder_pack.manifest.contents(encoder_pack.encoder_path.name)
+        tokenizer = encoder_pack.manifest.contents(encoder_pack.tokenizer_path.name)
+        return EncoderParts(model, tokenizer, section, *references, None, pack=encoder_pack)
     model = manifest.contents(manifest.field("encoder", "file", str))
-    (scratch / "encoder.onnx").write_bytes(model)
-    (scratch / "tokenizer.json").write_bytes(
-        manifest.contents(manifest.field("encoder", "tokenizer", str))
-    )
-    section = {
-        key: thaw(value)
-        for key, value in manifest.data["encoder"].items()
-        if key not in ("file", "tokenizer")
-    }
+    section = _section(manifest.section("encoder"))
     if isinstance(section.get("fidelity_vs_torch_fp32"), dict):
         section["fidelity_vs_torch_fp32"]["on"] = (
             f"validation sentences of the corpus of pack {pack.name} (same encoder bytes)"
@@ -258,11 +293,67 @@ def reuse_encoder(pack: SentencePack | SubspacePack, scratch: Path) -> EncoderPa
         "encoder_sha256": hashlib.sha256(model).hexdigest(),
     }
     return EncoderParts(
+        model,
+        manifest.contents(manifest.field("encoder", "tokenizer", str)),
         section,
-        pack.reference_sentences,
-        np.array(pack.reference_embeddings, dtype=np.float32),
+        *references,
         None,
+        versions={key: str(value) for key, value in manifest.data.get("built_with", {}).items()},
     )
+
+
+def _section(encoder: Any) -> dict[str, Any]:
+    """An encoder section without its file names (a writable copy)."""
+    return {key: thaw(value) for key, value in encoder.items() if key not in ("file", "tokenizer")}
+
+
+def existing_encoder_pack(parts: EncoderParts, out: Path, *, force: bool) -> EncoderPack | None:
+    """The encoder pack a build references if there is one already: the one ``parts`` come from,
+    or one at ``out`` with the same encoder bytes (reused); ``None`` when the build writes one
+    (:func:`encoder_pack_for`). Checked before the build's work, so that an ``out`` holding
+    something else fails at once."""
+    if parts.pack is not None:
+        return parts.pack
+    return reusable_encoder_pack(out, parts.model, parts.tokenizer, force=force)
+
+
+def encoder_pack_for(
+    parts: EncoderParts,
+    existing: EncoderPack | None,
+    out: Path,
+    *,
+    command: str,
+    versions: dict[str, str],
+    force: bool,
+) -> EncoderPack:
+    """``existing`` (:func:`existing_encoder_pack`), or the encoder pack written at ``out`` for an
+    exported encoder or one copied from a pack that carries its own."""
+    if existing is not None:
+        return existing
+    return write_encoder_pack(
+        out,
+        parts.section,
+        parts.model,
+        parts.tokenizer,
+        command=command,
+        versions=parts.versions or versions,
+        force=force,
+    )
+
+
+def built_note(out: Path, encoder: EncoderPack) -> str:
+    """The line a command prints for a pack it wrote: the encoder pack it references, where, and
+    what to do when loading the pack would not find it (neither beside it nor by name)."""
+    note = f"wrote {out}, which references the encoder pack {encoder.name} ({encoder.path})"
+    places = [out.parent / encoder.name]
+    with contextlib.suppress(AssetError):  # not found by name: only beside it, if anywhere
+        places.append(resolve_pack_path(encoder.name))
+    if all(place.resolve() != encoder.path.resolve() for place in places):
+        note += (
+            f"; it is neither beside {out.name} nor found by name: keep the two together, add "
+            f"{encoder.path.parent} to EDGEDP_PACKS or install the encoder pack's wheel"
+        )
+    return note
 
 
 def build_sentences_pack(
@@ -272,26 +363,24 @@ def build_sentences_pack(
     out: Path,
     *,
     force: bool,
-) -> Path:
-    """Build, verify and atomically write a sentences pack at ``out``.
+    encoder_out: Path,
+) -> tuple[Path, EncoderPack]:
+    """Build, verify and atomically write a sentences pack at ``out``; the pack and its encoder
+    pack.
 
     ``encoder_from`` is a sentence-transformers folder to export (torch) or a loaded pack whose
-    encoder is reused as it is.
+    encoder is reused as it is. ``encoder_out``: where an encoder pack is written (or reused) when
+    the build needs a new one (:func:`encoder_pack_for`).
     """
     with tempfile.TemporaryDirectory(prefix="edgedp-sentences-") as scratch_name:
         scratch = Path(scratch_name)
         if isinstance(encoder_from, SentencePack):
-            parts = reuse_encoder(encoder_from, scratch)
+            parts = reuse_encoder(encoder_from)
         else:
             parts = export_encoder(encoder_from, config.weights, scratch)
+        existing = existing_encoder_pack(parts, encoder_out, force=force)
         dims = int(parts.section["dims"])
-        encoder = SentenceEncoder(
-            scratch / "encoder.onnx",
-            scratch / "tokenizer.json",
-            dims=dims,
-            max_seq_length=int(parts.section["max_seq_length"]),
-            threads=config.threads,
-        )
+        encoder = parts.encoder(config.threads)
 
         train_ids, train_sentences = split_documents(corpus, "train")
         _, validation_sentences = split_documents(corpus, "validation")
@@ -364,12 +453,22 @@ def build_sentences_pack(
             sample = sorted(sample)[:: max(1, len(sample) // FIDELITY_SENTENCES)]
             encoder_section["fidelity_vs_torch_fp32"] = parts.fidelity(
                 encoder, sample[:FIDELITY_SENTENCES]
-            )
+            ) | {"on": f"validation sentences of {corpus.provenance['name']} (not shipped)"}
+        versions = built_with(parts.libraries)
+        encoder_pack = encoder_pack_for(
+            dataclasses.replace(parts, section=encoder_section),
+            existing,
+            encoder_out,
+            command=config.command,
+            versions=versions,
+            force=force,
+        )
 
         manifest = _manifest(
             corpus,
             config,
             encoder_section,
+            encoder_reference(encoder_pack),
             training.summary,
             {
                 "count": len(sources),
@@ -379,11 +478,9 @@ def build_sentences_pack(
             recommended,
             len(references),
             {"min_cosine": reference_cosine, "recoder_max_abs_error": recoder_error},
-            built_with(parts.libraries),
+            versions,
         )
         files: dict[str, FileWriter] = {
-            "encoder.onnx": copy_writer(scratch / "encoder.onnx"),
-            "tokenizer.json": copy_writer(scratch / "tokenizer.json"),
             "recoder.onnx": copy_writer(scratch / "recoder.onnx"),
             "candidates.npy": npy_writer(candidates),
             "candidate_sources.txt": lines_writer(sources),
@@ -393,13 +490,15 @@ def build_sentences_pack(
             "reference_embeddings.npy": npy_writer(reference_embeddings),
             "reference_recoded.npy": npy_writer(reference_recoded.astype(np.float32)),
         }
-        return write_pack(out, manifest, files, force=force)
+        written = write_pack(out, manifest, files, force=force, search=[encoder_pack.path.parent])
+        return written, encoder_pack
 
 
 def _manifest(
     corpus: PublicCorpus,
     config: SentencesConfig,
     encoder: dict[str, Any],
+    reference_to_encoder: dict[str, Any],
     recoder: dict[str, Any],
     counts: dict[str, int],
     recommended: list[dict[str, Any]],
@@ -425,7 +524,7 @@ def _manifest(
         "source": source,
         "build_command": config.command,
         "built_with": versions,
-        "encoder": {"file": "encoder.onnx", "tokenizer": "tokenizer.json", **encoder},
+        "encoder": reference_to_encoder,
         "recoder": {"file": "recoder.onnx", "input": "embeddings", "output": "recoded", **recoder},
         "candidates": {
             "file": "candidates.npy",

@@ -1,9 +1,10 @@
 """Building a ``subspace`` pack for SubspaceMean: public mean, principal directions, clip radii, d'.
 
 The command line is :mod:`edgedp_export.commands.subspace`. No torch and no model folder: the
-encoder of an installed sentences or subspace pack is copied byte for byte (``--encoder-from``,
-:func:`edgedp_export.sentences.reuse_encoder`), the public documents' sentences are embedded with
-it (batched), and the rest is linear algebra on those embeddings (seconds for 10,000 documents).
+pack references the encoder pack of an installed sentences or subspace pack (``--encoder-from``,
+:func:`edgedp_export.sentences.reuse_encoder`; a pack that carries its own encoder gets an encoder
+pack written for it), the public documents' sentences are embedded with it (batched), and the rest
+is linear algebra on those embeddings (seconds for 10,000 documents).
 
 * **Mean** mu: the mean of the public sentence embeddings.
 * **Directions**: the principal directions of the public *document means* around mu (the
@@ -25,7 +26,6 @@ from __future__ import annotations
 
 import importlib.metadata
 import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -35,7 +35,7 @@ import numpy as np
 import edgedp_export
 from edgedp.documents.pack import SentencePack
 from edgedp.documents.subspace_pack import SubspacePack
-from edgedp.encoder.sentence_encoder import SentenceEncoder
+from edgedp.encoder.pack import EncoderPack
 from edgedp.errors import InputError
 from edgedp.evaluation.subspace_mean_fit import (
     CLIP_QUANTILES,
@@ -50,10 +50,12 @@ from edgedp.evaluation.subspace_mean_fit import (
     projection_norms,
 )
 from edgedp_export.corpus import PublicCorpus
+from edgedp_export.encoder_pack import encoder_reference
 from edgedp_export.pack_writer import FileWriter, lines_writer, npy_writer, write_pack
 from edgedp_export.sentences import (
-    copy_writer,
     encode_sentences,
+    encoder_pack_for,
+    existing_encoder_pack,
     per_document,
     reuse_encoder,
     split_documents,
@@ -173,101 +175,98 @@ def build_subspace_pack(
     out: Path,
     *,
     force: bool,
-) -> Path:
-    """Build, verify and atomically write a subspace pack at ``out``."""
-    with tempfile.TemporaryDirectory(prefix="edgedp-subspace-") as scratch_name:
-        scratch = Path(scratch_name)
-        parts = reuse_encoder(encoder_from, scratch)
-        encoder = SentenceEncoder(
-            scratch / "encoder.onnx",
-            scratch / "tokenizer.json",
-            dims=int(parts.section["dims"]),
-            max_seq_length=int(parts.section["max_seq_length"]),
-            threads=config.threads,
+    encoder_out: Path,
+) -> tuple[Path, EncoderPack]:
+    """Build, verify and atomically write a subspace pack at ``out``; the pack and its encoder
+    pack (``encoder_out``: where one is written, or reused, if the source pack carries its own
+    encoder)."""
+    parts = reuse_encoder(encoder_from)
+    existing = existing_encoder_pack(parts, encoder_out, force=force)
+    encoder = parts.encoder(config.threads)
+    sentences = [
+        found for split in ("train", "validation") for found in split_documents(corpus, split)[1]
+    ]
+    if len(sentences) < MIN_DOCUMENTS:
+        raise InputError(
+            f"a subspace pack needs at least {MIN_DOCUMENTS} public documents with a sentence "
+            f"(the corpus has {len(sentences)} outside its test split)"
         )
-        sentences = [
-            found
-            for split in ("train", "validation")
-            for found in split_documents(corpus, split)[1]
-        ]
-        if len(sentences) < MIN_DOCUMENTS:
-            raise InputError(
-                f"a subspace pack needs at least {MIN_DOCUMENTS} public documents with a sentence "
-                f"(the corpus has {len(sentences)} outside its test split)"
-            )
-        if len(sentences) < RECOMMENDED_DOMAIN_DOCUMENTS:
-            print(
-                f"note: {len(sentences)} public documents; a pack from "
-                f"{RECOMMENDED_DOMAIN_DOCUMENTS} or more keeps more (in the held-out study 200 "
-                "kept within 5 points of 1,000 on most domains)",
-                file=sys.stderr,
-            )
-        flat = [sentence for document in sentences for sentence in document]
-        documents = per_document(
-            encode_sentences(encoder, flat, "public sentences"), [len(d) for d in sentences]
+    if len(sentences) < RECOMMENDED_DOMAIN_DOCUMENTS:
+        print(
+            f"note: {len(sentences)} public documents; a pack from "
+            f"{RECOMMENDED_DOMAIN_DOCUMENTS} or more keeps more (in the held-out study 200 "
+            "kept within 5 points of 1,000 on most domains)",
+            file=sys.stderr,
         )
-        contents = subspace_contents(documents, config.directions, config.seed)
-        basis = contents.basis
-        manifest = {
-            "kind": "subspace",
-            "name": config.name,
-            "description": (
-                f"SubspaceMean pack: {parts.section['model']['name']} encoder, the "
-                f"{basis.shape[0]} leading directions of {len(documents):,} public documents "
-                f"from {corpus.provenance['name']}"
-            ),
-            "source": dict(corpus.provenance),
-            "build_command": config.command,
-            "built_with": library_versions(),
-            "encoder": {"file": "encoder.onnx", "tokenizer": "tokenizer.json", **parts.section},
-            "subspace": {
-                "basis": "basis.npy",
-                "mean": "mean.npy",
-                "count": int(basis.shape[0]),
-                "space": "principal directions of the public documents' mean sentence embeddings "
-                "around the public mean of sentence embeddings, leading first",
-                "variances": [float(f"{v:.6g}") for v in contents.variances],
-                "documents": len(documents),
-                "sentences": len(flat),
-                "clip": contents.clips,
-                "clip_by": "quantile of the public sentences' projected norms ||P_d' (s - mu)||",
-                "recommended": contents.recommended,
-                "recommended_by": "largest signal kept (edgedp.evaluation.subspace_mean_fit), "
-                "cross-fitted on two halves of the public documents (seed "
-                f"{config.seed}); rows apply from their number of sentences up",
-                "grids": {
-                    "dims": dims_grid(basis.shape[0]),
-                    "quantiles": list(CLIP_QUANTILES),
-                    "sentences": list(SENTENCES_GRID),
-                    "epsilon": list(EPSILON_GRID),
-                    "delta": [0.0, *DELTA_GRID],
-                },
+    flat = [sentence for document in sentences for sentence in document]
+    documents = per_document(
+        encode_sentences(encoder, flat, "public sentences"), [len(d) for d in sentences]
+    )
+    contents = subspace_contents(documents, config.directions, config.seed)
+    basis = contents.basis
+    versions = library_versions()
+    encoder_pack = encoder_pack_for(
+        parts, existing, encoder_out, command=config.command, versions=versions, force=force
+    )
+    manifest = {
+        "kind": "subspace",
+        "name": config.name,
+        "description": (
+            f"SubspaceMean pack: {parts.section['model']['name']} encoder, the "
+            f"{basis.shape[0]} leading directions of {len(documents):,} public documents "
+            f"from {corpus.provenance['name']}"
+        ),
+        "source": dict(corpus.provenance),
+        "build_command": config.command,
+        "built_with": versions,
+        "encoder": encoder_reference(encoder_pack),
+        "subspace": {
+            "basis": "basis.npy",
+            "mean": "mean.npy",
+            "count": int(basis.shape[0]),
+            "space": "principal directions of the public documents' mean sentence embeddings "
+            "around the public mean of sentence embeddings, leading first",
+            "variances": [float(f"{v:.6g}") for v in contents.variances],
+            "documents": len(documents),
+            "sentences": len(flat),
+            "clip": contents.clips,
+            "clip_by": "quantile of the public sentences' projected norms ||P_d' (s - mu)||",
+            "recommended": contents.recommended,
+            "recommended_by": "largest signal kept (edgedp.evaluation.subspace_mean_fit), "
+            "cross-fitted on two halves of the public documents (seed "
+            f"{config.seed}); rows apply from their number of sentences up",
+            "grids": {
+                "dims": dims_grid(basis.shape[0]),
+                "quantiles": list(CLIP_QUANTILES),
+                "sentences": list(SENTENCES_GRID),
+                "epsilon": list(EPSILON_GRID),
+                "delta": [0.0, *DELTA_GRID],
             },
-            "reference": {
-                "sentences": "reference_sentences.txt",
-                "embeddings": "reference_embeddings.npy",
-                "count": len(parts.reference_sentences),
-                "computed_with": "torch: transformers model, mean pooling, L2 normalize",
-                "min_cosine": round(
-                    float(
-                        np.min(
-                            np.sum(
-                                encoder.encode(list(parts.reference_sentences))
-                                * parts.reference_embeddings,
-                                axis=1,
-                            )
+        },
+        "reference": {
+            "sentences": "reference_sentences.txt",
+            "embeddings": "reference_embeddings.npy",
+            "count": len(parts.reference_sentences),
+            "computed_with": "torch: transformers model, mean pooling, L2 normalize",
+            "min_cosine": round(
+                float(
+                    np.min(
+                        np.sum(
+                            encoder.encode(list(parts.reference_sentences))
+                            * parts.reference_embeddings,
+                            axis=1,
                         )
-                    ),
-                    6,
+                    )
                 ),
-            },
-        }
-        files: dict[str, FileWriter] = {
-            "encoder.onnx": copy_writer(scratch / "encoder.onnx"),
-            "tokenizer.json": copy_writer(scratch / "tokenizer.json"),
-            "basis.npy": npy_writer(basis.astype(np.float32)),
-            "mean.npy": npy_writer(contents.mean.astype(np.float32)),
-            "reference_sentences.txt": lines_writer(list(parts.reference_sentences)),
-            "reference_embeddings.npy": npy_writer(parts.reference_embeddings),
-        }
-        return write_pack(out, manifest, files, force=force)
+                6,
+            ),
+        },
+    }
+    files: dict[str, FileWriter] = {
+        "basis.npy": npy_writer(basis.astype(np.float32)),
+        "mean.npy": npy_writer(contents.mean.astype(np.float32)),
+        "reference_sentences.txt": lines_writer(list(parts.reference_sentences)),
+        "reference_embeddings.npy": npy_writer(parts.reference_embeddings),
+    }
+    written = write_pack(out, manifest, files, force=force, search=[encoder_pack.path.parent])
+    return written, encoder_pack

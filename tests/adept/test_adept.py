@@ -289,7 +289,7 @@ def test_cli_adept_writes_one_line_per_line():
         ("--mechanism", "adept", "--epsilon", "5", "--noise", "gaussian", "--delta", "2"),
         ("--mechanism", "brr", "--epsilon", "5", "--delta", "1e-6"),
         ("--mechanism", "adept", "--epsilon", "5", "--t", "0.5"),
-        ("--mechanism", "adept", "--epsilon", "5", "--space", "hamming"),
+        ("--mechanism", "adept", "--epsilon", "5", "--geometry", "hamming"),
         ("--mechanism", "adept", "--epsilon", "5", "--oov", "mask"),
         ("--mechanism", "adept", "--epsilon", "5", "--casing", "sentence"),
     ],

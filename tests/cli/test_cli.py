@@ -44,7 +44,7 @@ def test_golden_identity_at_saturated_epsilon():
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.decode() == "the quick brown fox, mr. [OOV], jumps!\n\nover  the dog\n"
-    # the only message: epsilon 50 keeps every word (edgedp.evaluation.tune.keep_warning)
+    # the only message: epsilon 50 keeps every word (edgedp.evaluation.keep_rate.keep_warning)
     assert result.stderr.startswith(b"edgedp: warning: epsilon 50 keeps about 100% of words")
     assert result.stderr.count(b"\n") == 1
 

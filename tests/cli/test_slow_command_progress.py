@@ -26,8 +26,8 @@ def _cli(capsys, monkeypatch, *args: str, progress: str | None) -> tuple[str, st
 @pytest.mark.parametrize(
     "command",
     [
-        ("explain", "--mechanism", "tem", "--space", "hamming", "--epsilon", "0.5"),
-        ("tune", "--mechanism", "custext", "--space", "hamming", "--k", "5", "--keep", "0.5"),
+        ("explain", "--mechanism", "tem", "--geometry", "hamming", "--epsilon", "0.5"),
+        ("tune", "--mechanism", "custext", "--geometry", "hamming", "--k", "5", "--keep", "0.5"),
     ],
 )
 def test_explain_tune_and_set_ups_report_on_stderr_never_stdout(capsys, monkeypatch, command):

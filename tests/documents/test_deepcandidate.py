@@ -155,7 +155,9 @@ def test_release_on_real_text(sentence_pack, seeded):
     assert all(row.tolist() in sentence_pack.candidates.tolist() for row in batch)
     assert not mechanism.is_private  # seeded
     with pytest.warns(edgedp.NotPrivateWarning):
-        recoded_mean = edgedp.NonPrivateMean(sentence_pack, space="recoded").embed(SPORT_TEXT)
+        recoded_mean = edgedp.NonPrivateMean(sentence_pack, embedding_space="recoded").embed(
+            SPORT_TEXT
+        )
     sentences = edgedp.text.sentences.split_sentences(SPORT_TEXT)
     expected = sentence_pack.recoder.recode(sentence_pack.encoder.encode(sentences)).mean(axis=0)
     np.testing.assert_allclose(recoded_mean, expected, rtol=1e-5, atol=1e-6)

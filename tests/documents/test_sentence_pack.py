@@ -64,7 +64,9 @@ def _edit_manifest(pack: Path, edit: Callable[[dict], object]) -> None:
     ("edit", "message"),
     [
         (lambda d: d["candidates"].update(count=3), r"candidates\.npy holds"),
-        (lambda d: d["encoder"].update(pooling="cls"), "mean pooling"),
+        (lambda d: d["encoder"].update(dims=512), "gives 384-d embeddings, the manifest says 512"),
+        (lambda d: d["encoder"].update(pack="../encoder-minilm"), "plain pack name"),
+        (lambda d: d["encoder"].pop("manifest_sha256"), r"encoder\.manifest_sha256 is missing"),
         (
             lambda d: d["projections"].update(recommended=[{"epsilon": 1, "projections": 0}]),
             r"recommended\[0\]\.projections must be an integer",

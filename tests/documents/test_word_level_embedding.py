@@ -40,9 +40,21 @@ def test_non_private_mean_is_labelled(sentence_pack):
     )
     assert np.array_equal(mean.embed(""), np.zeros(sentence_pack.dims, dtype=np.float32))
     with pytest.warns(edgedp.NotPrivateWarning):
-        recoded = edgedp.NonPrivateMean(sentence_pack, space="recoded")
+        recoded = edgedp.NonPrivateMean(sentence_pack, embedding_space="recoded")
     expected = sentence_pack.recoder.recode(sentence_pack.encoder.encode(sentences)).mean(axis=0)
     np.testing.assert_allclose(recoded.embed(TEXT), expected, rtol=1e-5, atol=1e-6)
+
+
+def test_non_private_mean_takes_the_old_space_keyword_for_one_release(sentence_pack):
+    renamed = pytest.warns(DeprecationWarning, match="space= is renamed embedding_space=")
+    with renamed, pytest.warns(edgedp.NotPrivateWarning):
+        old = edgedp.NonPrivateMean(sentence_pack, space="recoded")
+    assert old.embedding_space == "recoded" and old.parameters() == {"embedding_space": "recoded"}
+    with pytest.warns(edgedp.NotPrivateWarning):
+        new = edgedp.NonPrivateMean(sentence_pack, embedding_space="recoded")
+    assert np.array_equal(old.embed(TEXT), new.embed(TEXT))
+    with pytest.raises(InputError, match="space= is the deprecated name of embedding_space="):
+        edgedp.NonPrivateMean(sentence_pack, embedding_space="recoded", space="sentence")
 
 
 def test_embed_batch_takes_a_batch_size_and_shows_progress(sentence_pack, capsys, monkeypatch):

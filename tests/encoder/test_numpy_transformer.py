@@ -1,4 +1,5 @@
-"""The numpy tier of the sentence encoder (issue 35): the pack's own encoder.onnx and recoder.onnx
+"""The numpy tier of the sentence encoder (issue 35): the encoder pack's encoder.onnx and the
+sentences pack's recoder.onnx
 run in numpy give onnxruntime's embeddings (measured worst cosine 1 - 1.2e-7 on the reference
 sentences and BBC News lines), mechanisms release the same, `edgedp embed` runs with
 onnxruntime and tokenizers unimportable, and a damaged model is an AssetError line."""
@@ -42,9 +43,9 @@ def public_sentences(sentence_pack) -> list[str]:
     return [*sentence_pack.reference_sentences, *lines[:300]]
 
 
-def test_numpy_embeddings_are_onnxruntimes(sentence_pack, public_sentences, monkeypatch):
-    native = encoder_on(sentence_pack, "native", monkeypatch).encode(public_sentences)
-    numpy_tier = encoder_on(sentence_pack, "numpy", monkeypatch)
+def test_numpy_embeddings_are_onnxruntimes(encoder_pack, public_sentences, monkeypatch):
+    native = encoder_on(encoder_pack, "native", monkeypatch).encode(public_sentences)
+    numpy_tier = encoder_on(encoder_pack, "numpy", monkeypatch)
     ours = numpy_tier.encode(public_sentences)
     assert len(public_sentences) > 300
     assert np.min(np.sum(native * ours, axis=1)) > 1 - 1e-5  # brief: 1e-3; measured 1.2e-7
@@ -61,14 +62,14 @@ def test_numpy_recoder_is_onnxruntimes(sentence_pack, monkeypatch):
     np.testing.assert_allclose(recoded, sentence_pack.reference_recoded, rtol=1e-4, atol=1e-5)
 
 
-def test_subspace_mean_releases_the_same_on_both_tiers(seeded, monkeypatch):
+def test_subspace_mean_releases_the_same_on_both_tiers(seeded, encoder_pack, monkeypatch):
     # Same seed, same integer lattice noise; the clipped sums differ by float rounding (~1e-7)
     # only, so a coordinate may at most land one grid step away when it sits on a boundary.
     general = edgedp.load_pack("subspace-general", kind="subspace")
     document = " ".join(bbc_articles()[7].split("\n")[2:])
     releases = []
     for tier in ("native", "numpy"):
-        pack = dataclasses.replace(general, encoder=encoder_on(general, tier, monkeypatch))
+        pack = dataclasses.replace(general, encoder=encoder_on(encoder_pack, tier, monkeypatch))
         mechanism = edgedp.SubspaceMean(pack, epsilon=3.0, rng=seeded(11))
         releases.append(mechanism.embed(document))
     grid = mechanism.lattice(*mechanism.setting(10)).grid
@@ -109,12 +110,12 @@ def test_embed_runs_with_onnxruntime_and_tokenizers_unimportable(tmp_path):
 
 
 @pytest.mark.parametrize("keep", [1 / 3, 0.9999])
-def test_a_truncated_onnx_file_is_an_asset_error_line(sentence_pack, monkeypatch, keep):
-    model = sentence_pack.manifest.contents("encoder.onnx")
+def test_a_truncated_onnx_file_is_an_asset_error_line(encoder_pack, monkeypatch, keep):
+    model = encoder_pack.manifest.contents("encoder.onnx")
     broken = model[: int(len(model) * keep)]
     monkeypatch.setenv("EDGEDP_BACKEND", "numpy")
     encoder = SentenceEncoder(
-        broken, sentence_pack.manifest.contents("tokenizer.json"), dims=384, max_seq_length=256
+        broken, encoder_pack.manifest.contents("tokenizer.json"), dims=384, max_seq_length=256
     )
     with pytest.raises(AssetError, match=r"encoder\.onnx is not a readable ONNX model") as error:
         encoder.encode(["One sentence."])
@@ -124,12 +125,12 @@ def test_a_truncated_onnx_file_is_an_asset_error_line(sentence_pack, monkeypatch
         recoder.recode(np.zeros((1, 384), dtype=np.float32))
 
 
-def test_a_model_of_another_layout_is_refused(sentence_pack, monkeypatch):
+def test_a_model_of_another_layout_is_refused(sentence_pack, encoder_pack, monkeypatch):
     # the recoder file handed to the encoder: readable ONNX, but no BERT inside
     monkeypatch.setenv("EDGEDP_BACKEND", "numpy")
     encoder = SentenceEncoder(
         sentence_pack.manifest.contents("recoder.onnx"),
-        sentence_pack.manifest.contents("tokenizer.json"),
+        encoder_pack.manifest.contents("tokenizer.json"),
         dims=384,
         max_seq_length=256,
     )

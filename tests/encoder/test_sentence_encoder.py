@@ -13,6 +13,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 from helpers import native_process
+from sentence_helpers import bundled_encoder_pack
 
 import edgedp
 import edgedp.runtime.native as native
@@ -47,8 +48,9 @@ def test_batching_and_order_do_not_change_embeddings(sentence_pack):
 
 
 def pack_encoder(sentence_pack, **settings) -> SentenceEncoder:
-    """A new encoder of the pack's model and tokenizer with other ``settings``."""
-    manifest = sentence_pack.manifest
+    """A new encoder of the pack's model and tokenizer (its encoder pack's) with other
+    ``settings``."""
+    manifest = bundled_encoder_pack().manifest
     return SentenceEncoder(
         manifest.contents("encoder.onnx"),
         manifest.contents("tokenizer.json"),
@@ -107,16 +109,14 @@ def test_mean_pooling_ignores_padding_and_normalizes():
     assert np.all(np.isfinite(pooled[1]))  # clamped denominators: no division by zero
 
 
-def test_tokenizer_must_behave_like_sentence_transformers(sentence_pack, tmp_path):
-    config = json.loads(sentence_pack.manifest.text("tokenizer.json"))
+def test_tokenizer_must_behave_like_sentence_transformers(encoder_pack, tmp_path):
+    config = json.loads(encoder_pack.manifest.text("tokenizer.json"))
     config["truncation"]["max_length"] = 128
     config["padding"]["strategy"] = {"Fixed": 128}
     bad = tmp_path / "tokenizer.json"
     bad.write_text(json.dumps(config), encoding="utf-8")
     with pytest.raises(AssetError, match="truncate at 256"):
-        SentenceEncoder(
-            sentence_pack.path / "encoder.onnx", bad, dims=384, max_seq_length=256, threads=1
-        )
+        SentenceEncoder(encoder_pack.encoder_path, bad, dims=384, max_seq_length=256, threads=1)
 
 
 def test_bad_sentences_are_clear_errors(sentence_pack):

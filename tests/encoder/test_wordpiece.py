@@ -18,8 +18,8 @@ PACKS = ("sentences-bbc", "subspace-general")
 
 
 @pytest.fixture(scope="module")
-def tokenizer_bytes(sentence_pack) -> bytes:
-    return sentence_pack.manifest.contents("tokenizer.json")
+def tokenizer_bytes(encoder_pack) -> bytes:
+    return encoder_pack.manifest.contents("tokenizer.json")
 
 
 @pytest.fixture(scope="module")

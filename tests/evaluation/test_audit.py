@@ -175,7 +175,7 @@ def test_hamming_mechanisms_pass(four_bit_pack, seeded, space):
         mechanism = edgedp.BRR(four_bit_pack, epsilon=epsilon, rng=seeded(3))
     else:
         mechanism = edgedp.Vickrey(
-            four_bit_pack, epsilon=epsilon, t=0.5, space="hamming", rng=seeded(3)
+            four_bit_pack, epsilon=epsilon, t=0.5, geometry="hamming", rng=seeded(3)
         )
     # words 0 (0000) and 4 (1000) are one bit apart
     result = audit_pair(

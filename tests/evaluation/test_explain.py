@@ -13,15 +13,9 @@ import pytest
 
 import edgedp
 from edgedp.errors import InputError
-from edgedp.evaluation.explain import (
-    distances_from,
-    explain,
-    measure,
-    public_word_set,
-    rebuild,
-    zipf_prior,
-)
-from edgedp.evaluation.tune import keep_warning, tune
+from edgedp.evaluation.explain import distances_from, explain, measure, rebuild
+from edgedp.evaluation.keep_rate import keep_warning, public_word_set, zipf_prior
+from edgedp.evaluation.tune import tune
 from edgedp.words.mechanism import WordMechanism
 
 
@@ -115,7 +109,7 @@ def test_tune_inference_error_and_loss_bound(default_pack):
 
 
 def test_tune_chooses_vickrey_t_by_algorithm_2(default_pack):
-    vickrey = edgedp.Vickrey(default_pack, epsilon=0.5, t=0.5, space="hamming")
+    vickrey = edgedp.Vickrey(default_pack, epsilon=0.5, t=0.5, geometry="hamming")
     result = tune(vickrey, keep=0.5, words=40, samples=10, choose_t=True)
     assert result.t is not None and 0.0 <= result.t <= 1.0
     assert result.parameters["t"] == result.t
@@ -156,7 +150,7 @@ def test_explain_bounds_each_word_of_a_text(default_pack):
         lambda p: edgedp.Madlib(p, epsilon=20.0),
         lambda p: edgedp.Mahalanobis(p, epsilon=20.0, lam=0.3),
         lambda p: edgedp.Vickrey(p, epsilon=20.0, t=0.3),
-        lambda p: edgedp.Vickrey(p, epsilon=2.0, t=0.3, space="hamming"),
+        lambda p: edgedp.Vickrey(p, epsilon=2.0, t=0.3, geometry="hamming"),
         lambda p: edgedp.GeneralizedVickrey(p, epsilon=20.0, weights=[0, 1]),
     ],
 )
@@ -172,11 +166,11 @@ def test_explain_and_tune_on_a_float_pack(euclid_pack, build):
 
 
 def test_rebuild_keeps_the_other_parameters(default_pack):
-    vickrey = edgedp.Vickrey(default_pack, epsilon=0.5, t=0.3, space="hamming", protect=())
+    vickrey = edgedp.Vickrey(default_pack, epsilon=0.5, t=0.3, geometry="hamming", protect=())
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", edgedp.NotPrivateWarning)
         other = rebuild(vickrey, 1, epsilon=0.7)
-    assert (other.epsilon, other.t, other.space_name, other.protect) == (0.7, 0.3, "hamming", set())
+    assert (other.epsilon, other.t, other.geometry, other.protect) == (0.7, 0.3, "hamming", set())
 
 
 def test_keep_warning_at_the_extremes(default_pack):

@@ -15,7 +15,7 @@ from helpers import brr_exact_distribution, write_vector_file
 import edgedp
 from edgedp.errors import InputError
 from edgedp.evaluation.calibration import equivalent_epsilon
-from edgedp.evaluation.explain import public_word_set, zipf_prior
+from edgedp.evaluation.keep_rate import public_word_set, zipf_prior
 from edgedp.evaluation.matching import matched_epsilon, source_statistic
 from edgedp.privacy.noise import rr_flip_threshold
 

@@ -8,8 +8,17 @@ import numpy as np
 import pytest
 
 import edgedp
-from edgedp.evaluation.explain import public_word_set, rebuild
-from edgedp.evaluation.tune import TUNE_SAMPLES, TUNE_WORDS, estimate_statistic, tune
+from edgedp.evaluation.explain import rebuild
+from edgedp.evaluation.keep_rate import public_word_set
+from edgedp.evaluation.tune import (
+    TUNE_SAMPLES,
+    TUNE_WORDS,
+    estimate_statistic,
+    tune,
+    tune_inference_error,
+    tune_keep,
+    tune_loss_bound,
+)
 from edgedp.privacy.randomness import public_statistics_source
 
 
@@ -57,3 +66,13 @@ def test_inference_error_returns_the_largest_epsilon_that_meets_it(default_pack)
     measured = table(brr, [low, high], "inference_error", words=60, samples=10)
     assert measured[low] >= 0.8 > measured[high]
     assert "largest epsilon" in result.stopped
+
+
+def test_tune_calls_the_function_of_its_target(default_pack):
+    brr = edgedp.BRR(default_pack, epsilon=0.5)
+    small = {"words": 20, "samples": 4}
+    assert tune(brr, loss_bound=40.0, **small) == tune_loss_bound(brr, 40.0, **small)
+    assert tune(brr, keep=0.5, **small) == tune_keep(brr, 0.5, **small)
+    assert tune(brr, inference_error=0.8, prior="uniform", **small) == tune_inference_error(
+        brr, 0.8, prior="uniform", **small
+    )

@@ -1,6 +1,8 @@
 """edgedp-export sentences on a tiny random sentence-transformers model and a synthetic public
 corpus: the pack loads, the fp32 ONNX encoder matches torch, int8 weights stay close, the recoder
-trains deterministically, the held-out split is never read, and bad corpora are clear errors.
+trains deterministically, the held-out split is never read, and bad corpora are clear errors. The
+encoder is an encoder pack of its own, written beside the pack (or reused) and referenced by
+digest; --encoder-from references the source pack's.
 
 Needs the export extra (``pip install "./export[sbert]"``: torch, transformers, onnx, onnxscript).
 """
@@ -9,6 +11,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import json
+import shutil
 import string
 from pathlib import Path
 
@@ -168,7 +171,14 @@ def test_manifest_records_provenance_and_no_machine_paths(tiny):
         "edgedp-export sentences --corpus-jsonl public.jsonl"
     )
     assert str(documents.parent) not in json.dumps(manifest)
-    assert manifest["encoder"]["fidelity_vs_torch_fp32"]["min_cosine"] >= 0.999
+    encoder = json.loads((out.parent / "pack-encoder" / "manifest.json").read_text())
+    assert (encoder["kind"], encoder["name"]) == ("encoder", "pack-encoder")
+    assert encoder["build_command"] == manifest["build_command"]
+    assert str(documents.parent) not in json.dumps(encoder)
+    fidelity = encoder["encoder"]["fidelity_vs_torch_fp32"]
+    assert fidelity["min_cosine"] >= 0.999
+    assert fidelity["on"] == f"validation sentences of {manifest['source']['name']} (not shipped)"
+    assert set(encoder["built_with"]) <= set(manifest["built_with"]) - {"faiss-cpu"}
     assert manifest["recoder"]["epochs"] <= 3
     assert {row["epsilon"] for row in manifest["projections"]["recommended"]} == {
         1.0,
@@ -184,12 +194,13 @@ def test_manifest_records_provenance_and_no_machine_paths(tiny):
 
 def test_int8_weights_stay_close_to_fp32(tiny, tmp_path):
     _, _, out = tiny
+    encoder = out.parent / "pack-encoder"
     quantized = tmp_path / "int8.onnx"
-    info = sbert_onnx.quantize_weights_int8(out / "encoder.onnx", quantized)
+    info = sbert_onnx.quantize_weights_int8(encoder / "encoder.onnx", quantized)
     assert info["quantized_parameters"] > 0
-    assert quantized.stat().st_size < (out / "encoder.onnx").stat().st_size
+    assert quantized.stat().st_size < (encoder / "encoder.onnx").stat().st_size
     pack = edgedp.load_pack(out)
-    int8 = SentenceEncoder(quantized, out / "tokenizer.json", dims=32, max_seq_length=256)
+    int8 = SentenceEncoder(quantized, encoder / "tokenizer.json", dims=32, max_seq_length=256)
     cosines = np.sum(int8.encode(pack.reference_sentences) * pack.reference_embeddings, axis=1)
     assert cosines.min() >= 0.999
 
@@ -265,8 +276,9 @@ def test_linear_recoders_export_and_load(tiny, tmp_path, kind):
     assert 0 <= release.index < len(pack.candidates)
 
 
-def test_encoder_reused_from_a_pack_byte_for_byte(tiny, tmp_path, monkeypatch):
-    """--encoder-from copies the source pack's encoder: same bytes, same embeddings, no model."""
+def test_encoder_reused_from_a_pack_byte_for_byte(tiny, tmp_path, monkeypatch, capsys):
+    """--encoder-from references the source pack's encoder pack: same encoder, same embeddings, no
+    model, nothing copied."""
     _, documents, source = tiny
 
     def no_export(*args, **kwargs):
@@ -287,13 +299,17 @@ def test_encoder_reused_from_a_pack_byte_for_byte(tiny, tmp_path, monkeypatch):
     out = tmp_path / "domain"
     settings = ["--clusters", "4", "--candidates", "60", "--projections", "20", "--epochs", "2"]
     assert export_sentences(documents, out, "--encoder-from", str(source), *settings) == 0
-    for name in ("encoder.onnx", "tokenizer.json", "reference_embeddings.npy"):
-        assert (out / name).read_bytes() == (source / name).read_bytes()
+    assert (out / "reference_embeddings.npy").read_bytes() == (
+        (source / "reference_embeddings.npy").read_bytes()
+    )
+    assert not (out / "encoder.onnx").exists() and not (tmp_path / "domain-encoder").exists()
     manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
     original = json.loads((source / "manifest.json").read_text(encoding="utf-8"))
-    assert manifest["encoder"]["copied_from"]["pack"] == original["name"]
-    assert manifest["encoder"]["model"] == original["encoder"]["model"]
+    assert manifest["encoder"] == original["encoder"]  # the same encoder pack, by digest
     assert f"--encoder-from {original['name']}" in manifest["build_command"]
+    # its encoder pack is beside the source, not beside the new pack: said, and found that way
+    assert "nor found by name: keep the two together" in capsys.readouterr().err
+    monkeypatch.setenv("EDGEDP_PACKS", str(source.parent))
     # only what was used, every version a string
     assert "transformers" not in manifest["built_with"] and "torch" in manifest["built_with"]
     assert all(isinstance(value, str) for value in manifest["built_with"].values())
@@ -338,3 +354,30 @@ def test_too_few_documents_for_the_clusters_or_the_candidates_say_which_option_t
     short = [np.zeros((2, 4)), np.zeros((3, 4))]
     with pytest.raises(InputError, match=r"the fewest a candidate needs \(--min-sentences\)"):
         select_candidates(short, ["a", "b"], min_sentences=4, limit=10, seed=0)
+
+
+def test_a_fresh_export_reuses_an_encoder_pack_with_the_same_bytes(tiny, tmp_path, capsys):
+    """--encoder-out naming an encoder pack that holds this build's encoder (the export is
+    deterministic): reused as it is, digest unchanged, and both packs reference it; one that holds
+    another encoder is replaced only with --force."""
+    from edgedp.encoder.pack import EncoderPack
+
+    model, documents, out = tiny
+    encoder = EncoderPack.load(out.parent / "pack-encoder")
+    again = tmp_path / "again"
+    settings = ["--model-dir", str(model), "--weights", "fp32", "--recoder", "identity"]
+    settings += ["--min-sentences", "4", "--projections", "10"]
+    shared = ["--encoder-out", str(encoder.path)]
+    assert export_sentences(documents, again, *settings, *shared) == 0
+    assert "reusing the encoder pack" in capsys.readouterr().err
+    assert EncoderPack.load(encoder.path).manifest.digest == encoder.manifest.digest
+    reference = json.loads((again / "manifest.json").read_text())["encoder"]
+    assert reference == json.loads((out / "manifest.json").read_text())["encoder"]
+    other = tmp_path / "other-encoder"
+    shutil.copytree(encoder.path, other)
+    (other / "encoder.onnx").write_bytes(b"another model")  # not a valid pack any more
+    assert (
+        export_sentences(documents, tmp_path / "third", *settings, "--encoder-out", str(other)) == 1
+    )
+    assert "holds another pack than this build's encoder" in capsys.readouterr().err
+    assert not (tmp_path / "third").exists()

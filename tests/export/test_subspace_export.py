@@ -1,6 +1,7 @@
 """edgedp-export subspace: a subspace pack from a public JSONL with the bundled encoder, no torch.
 
-The pack loads, carries the source pack's encoder byte for byte, records its provenance, its mean
+The pack loads, references the source pack's encoder pack by digest (no copy of the encoder; a
+source that carries its own gets an encoder pack written for it), records its provenance, its mean
 and directions are those of the public sentence embeddings, its table is a proper choice, the same
 command gives the same bytes, and bad input is one clear error.
 """
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -58,12 +60,13 @@ def test_the_pack_loads_with_the_source_encoder_and_its_provenance(built):
     corpus, out = built
     pack = edgedp.load_pack(out, kind="subspace")
     source = edgedp.load_pack("sentences-bbc", kind="sentences")
-    for name in ("encoder.onnx", "tokenizer.json"):
-        assert (out / name).read_bytes() == (Path(source.path) / name).read_bytes()
+    assert not (out / "encoder.onnx").exists() and not (out / "tokenizer.json").exists()
+    assert not (out.parent / "topics-encoder").exists()  # the source's encoder pack is referenced
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["source"]["license"] == "CC0-1.0"
     assert manifest["source"]["attribution"] == "the test"
-    assert manifest["encoder"]["copied_from"]["pack"] == "sentences-bbc"
+    assert manifest["encoder"] == source.manifest.data["encoder"]
+    assert manifest["encoder"]["pack"] == "encoder-minilm"
     assert all(isinstance(v, str) for v in manifest["built_with"].values())
     assert "torch" not in manifest["built_with"]
     assert manifest["build_command"].startswith(
@@ -165,3 +168,47 @@ def test_the_build_never_imports_torch(built, tmp_path):
     )
     assert result.returncode == 0, result.stderr[-2000:]
     assert "encoding public sentences" in result.stderr  # progress on stderr
+
+
+def test_a_source_that_carries_its_own_encoder_gets_an_encoder_pack(
+    built, encoder_pack, tmp_path, capsys
+):
+    """--encoder-from a pack built before encoder packs: its encoder's bytes become an encoder
+    pack beside the output (NAME-encoder, or --encoder-out), which the new pack references; a
+    second build reuses it as it is."""
+    from sentence_helpers import bundled_sentence_pack
+
+    from edgedp.encoder.pack import EncoderPack
+
+    corpus, _ = built
+    old = tmp_path / "old"
+    shutil.copytree(bundled_sentence_pack().path, old)
+    manifest = json.loads((old / "manifest.json").read_text())
+    manifest["encoder"] = json.loads(
+        json.dumps(encoder_pack.manifest.data["encoder"], default=dict)
+    )
+    for name in ("encoder.onnx", "tokenizer.json"):
+        (old / name).write_bytes(encoder_pack.manifest.contents(name))
+        manifest["files"][name] = dict(encoder_pack.manifest.data["files"][name])
+    (old / "manifest.json").write_text(json.dumps(manifest))
+    args = ["subspace", "--corpus-jsonl", str(corpus), "--license", "CC0-1.0"]
+    out = tmp_path / "built" / "mine"
+    assert export_main([*args, "--encoder-from", str(old), "--out", str(out)]) == 0
+    written = EncoderPack.load(out.parent / "mine-encoder")
+    assert written.manifest.data["encoder"]["copied_from"]["pack"] == "sentences-bbc"
+    for name in ("encoder.onnx", "tokenizer.json"):
+        assert written.manifest.contents(name) == encoder_pack.manifest.contents(name)
+    assert json.loads((out / "manifest.json").read_text())["encoder"] == {
+        "pack": "mine-encoder",
+        "manifest_sha256": written.manifest.digest,
+        "dims": 384,
+    }
+    assert "references the encoder pack mine-encoder" in capsys.readouterr().err
+    pack = edgedp.load_pack(out, kind="subspace")  # the encoder pack beside it
+    assert pack.check_encoder() > 0.999
+    again = tmp_path / "built" / "again"
+    shared = ["--encoder-out", str(out.parent / "mine-encoder")]
+    assert export_main([*args, "--encoder-from", str(old), *shared, "--out", str(again)]) == 0
+    assert "reusing the encoder pack" in capsys.readouterr().err
+    assert EncoderPack.load(out.parent / "mine-encoder").manifest.digest == written.manifest.digest
+    assert json.loads((again / "manifest.json").read_text())["encoder"]["pack"] == "mine-encoder"

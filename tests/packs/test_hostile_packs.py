@@ -169,10 +169,19 @@ def _swapped_copy(tmp_path: Path, bundled: str, target: str, source: str) -> Pat
 
 
 @pytest.mark.native
-def test_a_swapped_sentence_encoder_is_refused_before_it_runs(tmp_path):
-    pack = edgedp.load_pack(
-        _swapped_copy(tmp_path, "sentences-bbc", "encoder.onnx", "recoder.onnx")
-    )
+def test_a_swapped_sentence_encoder_is_refused_before_it_runs(tmp_path, encoder_pack):
+    """An encoder pack whose encoder.onnx is the recoder, and a copy of sentences-bbc that
+    references it by its (consistent) digest."""
+    sentences = _swapped_copy(tmp_path, "sentences-bbc", "recoder.onnx", "recoder.onnx")
+    encoder = tmp_path / encoder_pack.name
+    shutil.copytree(encoder_pack.path, encoder)
+    replace_file(encoder, "encoder.onnx", (sentences / "recoder.onnx").read_bytes())
+    manifest = json.loads((sentences / "manifest.json").read_text())
+    manifest["encoder"]["manifest_sha256"] = hashlib.sha256(
+        (encoder / "manifest.json").read_bytes()
+    ).hexdigest()
+    (sentences / "manifest.json").write_text(json.dumps(manifest))
+    pack = edgedp.load_pack(sentences)  # the encoder pack beside it, by its new digest
     with pytest.raises(AssetError, match=r"encoder\.onnx has inputs/outputs"):
         edgedp.DeepCandidate(pack, epsilon=5.0).embed("One sentence. Another one.")
 

@@ -104,12 +104,12 @@ def test_brr_is_unaffected_by_a_rewrite_after_load(pack_dir, tmp_path, seeded):
     assert brr.privatize(" ".join(WORDS)) == " ".join(WORDS)
 
 
-def test_a_model_rewritten_before_its_lazy_session_is_made_is_not_used(tmp_path):
+def test_a_model_rewritten_before_its_lazy_session_is_made_is_not_used(tmp_path, encoder_pack):
     """ONNX sessions are made on first use, long after load: they must use the verified bytes."""
     copy = tmp_path / "sentences"
     shutil.copytree(edgedp.load_pack("sentences-bbc").path, copy)
     pack = edgedp.load_pack(copy)
-    (copy / "recoder.onnx").write_bytes((copy / "encoder.onnx").read_bytes())  # replaced by path
+    (copy / "recoder.onnx").write_bytes(encoder_pack.encoder_path.read_bytes())  # replaced by path
     embeddings = np.asarray(pack.reference_embeddings[:2])
     recoded = pack.recoder.recode(embeddings)
     assert np.allclose(recoded, pack.reference_recoded[:2], atol=1e-4)

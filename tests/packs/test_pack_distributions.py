@@ -25,7 +25,7 @@ import numpy as np
 import pytest
 from edgedp_export.cli import main as export_main
 from edgedp_export.wheel import build_wheel
-from helpers import write_word_pack
+from helpers import REPO_ROOT, write_word_pack
 
 import edgedp
 import edgedp.packs.loading
@@ -151,12 +151,26 @@ def test_a_missing_pack_names_the_commands_that_install_it(tmp_path, monkeypatch
         edgedp.packs.loading, "installed_packs", dict
     )  # as if no pack wheel were installed
     expected = (
-        "python -m edgedp.packs.wheel assets/sentences-bbc --out dist && "
-        "pip install dist/edgedp_pack_sentences_bbc-*.whl"
-    )
+        "python -m edgedp.packs.wheel assets/sentences-bbc assets/encoder-minilm --out dist && "
+        "pip install dist/edgedp_pack_sentences_bbc-*.whl dist/edgedp_pack_encoder_minilm-*.whl"
+    )  # the encoder pack it references comes with it
     with pytest.raises(AssetError) as caught:
         edgedp.load_pack("sentences-bbc")
     assert expected in str(caught.value)
+    with pytest.raises(
+        AssetError, match="assets/adept-bbc --out dist && pip install dist/edgedp_pack_adept_bbc-"
+    ):
+        edgedp.load_pack("adept-bbc")
+
+
+def test_the_pack_dependencies_are_the_encoder_packs_the_manifests_reference():
+    referencing = {}
+    for manifest_path in sorted((REPO_ROOT / "assets").glob("*/manifest.json")):
+        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+        reference = manifest.get("encoder", {}).get("pack")
+        if reference is not None:
+            referencing[manifest["name"]] = (reference,)
+    assert referencing == edgedp.packs.loading.PACK_DEPENDENCIES
 
 
 def test_the_wheel_command_builds_several_packs(pack_dir, tmp_path):
@@ -295,3 +309,43 @@ def test_the_wheel_version_is_the_installed_edgedps():
     """The default version and the Requires-Dist floor come from edgedp's installed metadata:
     it must be the version the package itself reports."""
     assert edgedp.packs.wheel.runtime_version() == edgedp.__version__
+
+
+def test_the_document_pack_wheels_require_the_encoder_pack_and_carry_no_encoder(tmp_path):
+    """sentences-bbc and subspace-general reference encoder-minilm by digest: their wheels hold
+    none of its files and require its distribution at their own version (built together, pip
+    takes it from the wheels it is given); the encoder pack's wheel holds them."""
+    from edgedp.packs.loading import resolve_pack_path
+
+    for name in ("encoder-minilm", "sentences-bbc", "subspace-general"):
+        wheel = edgedp.packs.wheel.build_wheel(resolve_pack_path(name), tmp_path, version="1.2.3")
+        module = edgedp.packs.wheel.module_name(name)
+        with zipfile.ZipFile(wheel) as archive:
+            files = {
+                path.rpartition("/")[2]
+                for path in archive.namelist()
+                if path.startswith(f"{module}/{name}/")
+            }
+            metadata = archive.read(f"{module}-1.2.3.dist-info/METADATA").decode()
+        requires = re.findall(r"^Requires-Dist: (.*)$", metadata, re.MULTILINE)
+        if name == "encoder-minilm":
+            assert files == {"manifest.json", "encoder.onnx", "tokenizer.json"}
+            assert requires == [f"edgedp>={edgedp.__version__}"]
+        else:
+            assert not {"encoder.onnx", "tokenizer.json"} & files
+            assert requires == [
+                f"edgedp>={edgedp.__version__}",
+                "edgedp-pack-encoder-minilm==1.2.3",
+            ]
+
+
+def test_a_reference_to_a_pack_no_wheel_can_name_is_refused(tmp_path):
+    from sentence_helpers import orthonormal_rows, write_subspace_pack
+
+    basis = orthonormal_rows(np.random.default_rng(0), 2, 384)
+    pack_dir = write_subspace_pack(tmp_path / "sub", basis, real_encoder=True)
+    manifest = json.loads((pack_dir / "manifest.json").read_text())
+    manifest["encoder"]["pack"] = "Encoder_MiniLM"
+    (pack_dir / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(InputError, match="references pack 'Encoder_MiniLM'"):
+        edgedp.packs.wheel.build_wheel(pack_dir, tmp_path / "dist")

@@ -277,8 +277,10 @@ def impostor(tmp_path_factory) -> Path:
     from edgedp.packs.loading import resolve_pack_path
 
     root = tmp_path_factory.mktemp("impostor")
-    # Bundled in a checkout, a pack distribution of its own in a wheel install (as in CI).
+    # Bundled in a checkout, a pack distribution of its own in a wheel install (as in CI); its
+    # encoder pack beside it, so that only the pin of sentences-bbc can refuse it.
     shutil.copytree(resolve_pack_path("sentences-bbc"), root / "sentences-bbc")
+    shutil.copytree(resolve_pack_path("encoder-minilm"), root / "encoder-minilm")
     _edit_manifest(root / "sentences-bbc", lambda m: m.update(description="not the real one"))
     edgedp.load_pack(root / "sentences-bbc")  # self-consistent: loads by its path
     return root
@@ -302,7 +304,7 @@ def _refused_everywhere(capsys, tmp_path) -> None:
     """load_pack, `edgedp embed` (whose default pack it is) and `packs verify` refuse the name."""
     from edgedp.cli import main
 
-    with pytest.raises(AssetError, match="not the expected 549f1812"):
+    with pytest.raises(AssetError, match="not the expected 2c16081a"):
         edgedp.load_pack("sentences-bbc")
     with pytest.raises(AssetError, match="not the expected"):
         edgedp.load_pack("sentences-bbc", kind="sentences")

@@ -173,19 +173,19 @@ MECHANISMS = {
     "madlib": lambda pack, rng: edgedp.Madlib(pack, epsilon=4.0, rng=rng),
     "mahalanobis": lambda pack, rng: edgedp.Mahalanobis(pack, epsilon=4.0, rng=rng),
     "vickrey-euclidean": lambda pack, rng: edgedp.Vickrey(
-        pack, epsilon=4.0, space="euclidean", rng=rng
+        pack, epsilon=4.0, geometry="euclidean", rng=rng
     ),
     "vickrey-hamming": lambda pack, rng: edgedp.Vickrey(
-        pack, epsilon=0.4, space="hamming", rng=rng
+        pack, epsilon=0.4, geometry="hamming", rng=rng
     ),
-    "tem-euclidean": lambda pack, rng: edgedp.TEM(pack, epsilon=2.0, space="euclidean", rng=rng),
-    "tem-hamming": lambda pack, rng: edgedp.TEM(pack, epsilon=0.4, space="hamming", rng=rng),
+    "tem-euclidean": lambda pack, rng: edgedp.TEM(pack, epsilon=2.0, geometry="euclidean", rng=rng),
+    "tem-hamming": lambda pack, rng: edgedp.TEM(pack, epsilon=0.4, geometry="hamming", rng=rng),
     "santext": lambda pack, rng: edgedp.SanText(pack, epsilon=2.0, rng=rng),
     "custext-euclidean": lambda pack, rng: edgedp.CusText(
-        pack, epsilon=2.0, k=5, space="euclidean", rng=rng
+        pack, epsilon=2.0, k=5, geometry="euclidean", rng=rng
     ),
     "custext-hamming": lambda pack, rng: edgedp.CusText(
-        pack, epsilon=2.0, k=5, space="hamming", rng=rng
+        pack, epsilon=2.0, k=5, geometry="hamming", rng=rng
     ),
 }
 

@@ -235,7 +235,7 @@ def test_the_leak_test_fails_without_the_guard(default_pack, identifiers):
 @pytest.mark.parametrize("mechanism", ["vickrey-hamming", "madlib", "generalized-vickrey"])
 def test_every_word_mechanism_takes_the_guard(default_pack, euclid_pack, mechanism):
     if mechanism == "vickrey-hamming":
-        built = edgedp.Vickrey(default_pack, epsilon=20.0, t=0.0, space="hamming", oov="mask")
+        built = edgedp.Vickrey(default_pack, epsilon=20.0, t=0.0, geometry="hamming", oov="mask")
     elif mechanism == "madlib":
         built = edgedp.Madlib(euclid_pack, epsilon=1e6, oov="mask")
     else:

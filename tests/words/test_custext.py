@@ -131,7 +131,7 @@ def test_samples_match_the_exact_channel(small_pack, seeded, word):
 
 
 def test_hamming_space_samples_within_the_set(euclid_pack, seeded):
-    mechanism = CusText(euclid_pack, epsilon=1.0, k=4, space="hamming", rng=seeded(3))
+    mechanism = CusText(euclid_pack, epsilon=1.0, k=4, geometry="hamming", rng=seeded(3))
     set_of, _ = mechanism.output_sets()
     words = np.arange(200)
     outputs = mechanism.privatize_ids(np.repeat(words, 20))
@@ -179,7 +179,7 @@ def test_custext_without_normalisation_is_caught(wide_pack, seeded):
     policy=st.sampled_from(["sample", "mask", "drop"]),
 )
 def test_no_input_token_reaches_the_output(euclid_pack, text, secret, epsilon, space, policy):
-    mechanism = CusText(euclid_pack, epsilon=epsilon, k=5, space=space, oov=policy)
+    mechanism = CusText(euclid_pack, epsilon=epsilon, k=5, geometry=space, oov=policy)
     output = mechanism.privatize(f"{text} {secret} {text}")
     assert secret.lower() not in output.lower()
     assert_only_public_tokens(output, euclid_pack.vocabulary)
@@ -205,7 +205,7 @@ def test_guarantee_and_registry(small_pack):
     [
         ({"k": 1}, edgedp.InputError),
         ({"k": 2.5}, edgedp.InputError),
-        ({"space": "cosine"}, edgedp.InputError),
+        ({"geometry": "cosine"}, edgedp.InputError),
         ({"epsilon": -1.0}, edgedp.PrivacyParameterError),
     ],
 )
@@ -215,8 +215,8 @@ def test_bad_parameters_raise_edgedp_errors(small_pack, kwargs, error):
 
 
 def test_euclidean_custext_needs_vectors(default_pack):
-    with pytest.raises(edgedp.AssetError, match="--space hamming"):
-        CusText(default_pack, epsilon=1.0, space="euclidean")
+    with pytest.raises(edgedp.AssetError, match="--geometry hamming"):
+        CusText(default_pack, epsilon=1.0, geometry="euclidean")
 
 
 # -- output sets stored in the pack -------------------------------------------------------------
@@ -233,8 +233,8 @@ def test_stored_sets_are_the_ones_the_mechanism_would_build(tmp_path, planted):
     assert with_sets.custext_k == 20 and set(with_sets.custext_sets) == {"hamming", "euclidean"}
     assert without.custext_k is None and not without.custext_sets
     for space in ("hamming", "euclidean"):
-        stored = CusText(with_sets, epsilon=1.0, space=space, rng=1).output_sets()[0]
-        built = CusText(without, epsilon=1.0, space=space, rng=1).output_sets()[0]
+        stored = CusText(with_sets, epsilon=1.0, geometry=space, rng=1).output_sets()[0]
+        built = CusText(without, epsilon=1.0, geometry=space, rng=1).output_sets()[0]
         np.testing.assert_array_equal(stored, built)
         np.testing.assert_array_equal(stored, with_sets.custext_sets[space])
 

@@ -49,7 +49,7 @@ def test_seeded_parallel_runs_are_reproducible_and_chunks_differ(default_pack, s
 @pytest.mark.parametrize("mechanism", ["vickrey-hamming", "mahalanobis"])
 def test_parameters_survive_the_trip(euclid_pack, mechanism):
     if mechanism == "vickrey-hamming":
-        built = edgedp.Vickrey(euclid_pack, epsilon=1e6, t=1.0, space="hamming")
+        built = edgedp.Vickrey(euclid_pack, epsilon=1e6, t=1.0, geometry="hamming")
     else:
         built = edgedp.Mahalanobis(euclid_pack, epsilon=1e6, lam=0.3)
     words = " ".join(euclid_pack.vocabulary.words[:20])
@@ -76,7 +76,7 @@ def test_threads_sharing_a_mechanism_get_its_exact_answers(euclid_pack, name):
         "mahalanobis": lambda: edgedp.Mahalanobis(euclid_pack, epsilon=1e6, lam=0.5),
         "vickrey": lambda: edgedp.Vickrey(euclid_pack, epsilon=1e6, t=0.0),
         "vickrey-hamming": lambda: edgedp.Vickrey(
-            euclid_pack, epsilon=50.0, t=0.0, space="hamming"
+            euclid_pack, epsilon=50.0, t=0.0, geometry="hamming"
         ),
         "brr": lambda: edgedp.BRR(euclid_pack, epsilon=50.0),
     }[name]()

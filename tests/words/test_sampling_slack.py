@@ -120,7 +120,7 @@ def test_custext_and_hamming_tem_refuse_an_epsilon_the_slack_uses_up(set_pack, c
     with pytest.raises(PrivacyParameterError, match="slack"):
         CusText(set_pack, epsilon=epsilon, k=3, rng=1)
     with pytest.raises(PrivacyParameterError, match="slack"):
-        TEM(code_pack, epsilon=epsilon, space="hamming", rng=1)
+        TEM(code_pack, epsilon=epsilon, geometry="hamming", rng=1)
     # Just above it they work (and are all but uniform).
     assert CusText(set_pack, epsilon=1e-10, k=3, rng=1).coefficient > 0
 
@@ -156,7 +156,7 @@ def test_hamming_tem_coefficient_leaves_room_for_the_draw(code_pack, epsilon, ga
     # Words are at d = 0 (same code: same row, same law) or d >= 1 bit; the log weights and their
     # differences are bounded by B = c min(gamma, bits) + ln|V|, and the near-far draw (at most
     # bits + 1 units) adds xi. For d >= 1: 2 c d + xi <= epsilon d.
-    mechanism = TEM(code_pack, epsilon=epsilon, gamma=gamma, space="hamming", rng=1)
+    mechanism = TEM(code_pack, epsilon=epsilon, gamma=gamma, geometry="hamming", rng=1)
     half = Fraction(epsilon) / 2
     bound = float(half * Fraction(min(mechanism.gamma, 4.0))) + math.log(16)
     xi = Fraction(near_far_slack(bound, epsilon * 4, 5)[0])
@@ -210,7 +210,7 @@ def test_hamming_tem_realised_loss_is_within_epsilon_d_exactly(
     if radius is not None:
         monkeypatch.setattr(edgedp.words.tem, "hamming_radius", lambda *_: radius)
     epsilon = 3.0
-    mechanism = TEM(code_pack, epsilon=epsilon, gamma=gamma, space="hamming", rng=1)
+    mechanism = TEM(code_pack, epsilon=epsilon, gamma=gamma, geometry="hamming", rng=1)
     laws = [near_far_law(mechanism, word) for word in range(16)]
     for x in range(16):
         for other in range(16):

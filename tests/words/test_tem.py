@@ -153,7 +153,7 @@ def test_euclidean_samples_match_the_exact_channel(trap_pack, seeded, word):
 
 @pytest.mark.parametrize(("word", "gamma"), [(0, 1.0), (5, 1.0), (5, 2.0), (15, 0.0)])
 def test_hamming_samples_match_the_exact_channel(code_pack, seeded, word, gamma):
-    tem = TEM(code_pack, epsilon=0.8, gamma=gamma, space="hamming", rng=seeded(word))
+    tem = TEM(code_pack, epsilon=0.8, gamma=gamma, geometry="hamming", rng=seeded(word))
     channel = tem_channel(code_distances(code_pack), 0.8, gamma)
     outputs = tem.privatize_ids(np.full(100_000, word))
     assert chi_square_pvalue(outputs, channel[word]) > 1e-4
@@ -171,7 +171,7 @@ def test_hamming_rejection_path_matches_the_exact_channel(code_pack, seeded, mon
     # A radius below gamma leaves words within gamma in the far set: they are drawn by rejection
     # from the envelope e^(-c (radius + 1)), and the law must still be the paper's.
     monkeypatch.setattr(edgedp.words.tem, "hamming_radius", lambda *_: radius)
-    tem = TEM(code_pack, epsilon=1.5, gamma=3.0, space="hamming", rng=seeded(radius))
+    tem = TEM(code_pack, epsilon=1.5, gamma=3.0, geometry="hamming", rng=seeded(radius))
     assert tem.radius == radius
     channel = tem_channel(code_distances(code_pack), 1.5, 3.0)
     for word in (0, 6):
@@ -204,7 +204,7 @@ def test_near_sets_are_exact_and_every_far_word_is_beyond_the_bound(
 ):
     monkeypatch.setattr(edgedp.words.vocabulary_draw, "EUCLIDEAN_NEAR_WORDS", near_words)
     gamma = 1.0 if space == "euclidean" else 22
-    tem = TEM(euclid_pack, epsilon=3.0, gamma=gamma, space=space, rng=1)
+    tem = TEM(euclid_pack, epsilon=3.0, gamma=gamma, geometry=space, rng=1)
     words = np.arange(0, 200, 7)
     near = tem.near_sets(words)
     if space == "euclidean":
@@ -273,7 +273,7 @@ def test_tem_passes_the_audit(trap_pack, seeded):
 
 
 def test_tem_hamming_passes_the_audit(code_pack, seeded):
-    tem = TEM(code_pack, epsilon=0.7, gamma=1, space="hamming", rng=seeded(12))
+    tem = TEM(code_pack, epsilon=0.7, gamma=1, geometry="hamming", rng=seeded(12))
     # codes 0000 and 1000: one bit apart
     result = audit_pair(sampler(tem, 0), sampler(tem, 8), claimed_epsilon=0.7, samples=N)
     assert result.passed and result.epsilon_lower_bound > 0
@@ -303,7 +303,7 @@ def test_no_input_token_reaches_the_output(
     euclid_pack, default_pack, text, secret, epsilon, gamma, policy
 ):
     for pack, space in ((euclid_pack, "euclidean"), (default_pack, "hamming")):
-        tem = TEM(pack, epsilon=epsilon, gamma=gamma, space=space, oov=policy)
+        tem = TEM(pack, epsilon=epsilon, gamma=gamma, geometry=space, oov=policy)
         output = tem.privatize(f"{text} {secret} {text}")
         assert secret.lower() not in output.lower()
         assert_only_public_tokens(output, pack.vocabulary)
@@ -375,7 +375,7 @@ def test_guarantee_and_registry(trap_pack, code_pack):
 
     assert WORD_MECHANISMS["tem"] is TEM
     euclidean = TEM(trap_pack, epsilon=2.0, rng=1).guarantee()
-    hamming = TEM(code_pack, epsilon=0.5, space="hamming", rng=1).guarantee()
+    hamming = TEM(code_pack, epsilon=0.5, geometry="hamming", rng=1).guarantee()
     assert (euclidean.metric, euclidean.epsilon, euclidean.unit) == ("euclidean", 2.0, "word")
     assert (hamming.metric, hamming.metric_unit) == ("hamming", "bit")
     assert METRICS["tem"] == "euclidean" and METRICS["tem-hamming"] == "hamming"
@@ -395,7 +395,7 @@ def test_guarantee_and_registry(trap_pack, code_pack):
         ({"gamma": "2"}, edgedp.InputError),
         ({"beta": 0.0}, edgedp.InputError),
         ({"beta": 1.5}, edgedp.InputError),
-        ({"space": "cosine"}, edgedp.InputError),
+        ({"geometry": "cosine"}, edgedp.InputError),
         ({"epsilon": 0.0}, edgedp.PrivacyParameterError),
     ],
 )
@@ -405,8 +405,8 @@ def test_bad_parameters_raise_edgedp_errors(trap_pack, kwargs, error):
 
 
 def test_euclidean_tem_needs_vectors(default_pack):
-    with pytest.raises(edgedp.AssetError, match="--space hamming"):
-        TEM(default_pack, epsilon=1.0, space="euclidean")
+    with pytest.raises(edgedp.AssetError, match="--geometry hamming"):
+        TEM(default_pack, epsilon=1.0, geometry="euclidean")
 
 
 def _cli(*args: str, stdin: str) -> subprocess.CompletedProcess:
@@ -423,7 +423,7 @@ def test_cli_privatizes_with_tem_in_hamming_space():
         "privatize",
         "--mechanism",
         "tem",
-        "--space",
+        "--geometry",
         "hamming",
         "--epsilon",
         "1",
@@ -467,7 +467,7 @@ def test_gamma_beyond_the_diameter_is_the_exponential_mechanism_over_the_vocabul
 ):
     pack, gamma = (trap_pack, 1000.0) if space == "euclidean" else (code_pack, 8)
     distances = line_distances(TRAP) if space == "euclidean" else code_distances(code_pack)
-    tem = TEM(pack, epsilon=0.9, gamma=gamma, space=space, rng=seeded(40))
+    tem = TEM(pack, epsilon=0.9, gamma=gamma, geometry=space, rng=seeded(40))
     channel = tem_channel(distances, 0.9, gamma)
     for word in (0, 5):
         outputs = tem.privatize_ids(np.full(50_000, word))

@@ -79,10 +79,14 @@ def test_generalized_k2_matches_alg1_with_distinct_distances(seeded, d1, d2, t, 
 def test_t_zero_is_the_plain_nearest_neighbour_mechanism(euclid_pack, seeded, space):
     ids = np.arange(200)
     vickrey = edgedp.Vickrey(
-        euclid_pack, epsilon=3.0 if space == "euclidean" else 0.4, t=0.0, space=space, rng=seeded(4)
+        euclid_pack,
+        epsilon=3.0 if space == "euclidean" else 0.4,
+        t=0.0,
+        geometry=space,
+        rng=seeded(4),
     )
     generalized = edgedp.GeneralizedVickrey(
-        euclid_pack, epsilon=vickrey.epsilon, weights=[0.0], space=space, rng=seeded(4)
+        euclid_pack, epsilon=vickrey.epsilon, weights=[0.0], geometry=space, rng=seeded(4)
     )
     plain_class = edgedp.Madlib if space == "euclidean" else edgedp.BRR
     plain = plain_class(euclid_pack, epsilon=vickrey.epsilon, rng=seeded(4))
@@ -151,7 +155,7 @@ def test_excluding_the_input_word_breaks_metric_dp(epsilon, t):
 @pytest.mark.parametrize(("epsilon", "t"), SETTINGS)
 def test_hamming_vickrey_samples_match_the_exact_distribution(four_bit, seeded, epsilon, t):
     exact = exact_channel(epsilon, t)
-    mechanism = edgedp.Vickrey(four_bit, epsilon=epsilon, t=t, space="hamming", rng=seeded(3))
+    mechanism = edgedp.Vickrey(four_bit, epsilon=epsilon, t=t, geometry="hamming", rng=seeded(3))
     n = 40_000
     for word in range(len(CODES_4BIT)):
         counts = np.bincount(mechanism.privatize_ids(np.full(n, word)), minlength=5)
@@ -175,9 +179,9 @@ def test_weights_are_validated(euclid_pack, bad):
 
 def test_space_and_candidates_are_validated(euclid_pack, tiny_pack):
     with pytest.raises(InputError):
-        edgedp.Vickrey(euclid_pack, epsilon=1.0, space="cosine")
+        edgedp.Vickrey(euclid_pack, epsilon=1.0, geometry="cosine")
     with pytest.raises(InputError):
         edgedp.GeneralizedVickrey(euclid_pack, epsilon=1.0, weights=[1.0] * 201)
     with pytest.raises(edgedp.AssetError):
-        edgedp.Vickrey(tiny_pack, epsilon=1.0, space="euclidean")  # needs vectors
-    edgedp.Vickrey(tiny_pack, epsilon=1.0, space="hamming").privatize_ids([0, 1])
+        edgedp.Vickrey(tiny_pack, epsilon=1.0, geometry="euclidean")  # needs vectors
+    edgedp.Vickrey(tiny_pack, epsilon=1.0, geometry="hamming").privatize_ids([0, 1])

@@ -128,10 +128,10 @@ def wide_pack(tmp_path_factory, wide_codes) -> edgedp.WordPack:
 RELEASES = {
     "brr": lambda pack, rng, epsilon: edgedp.BRR(pack, epsilon=epsilon, rng=rng),
     "vickrey": lambda pack, rng, epsilon: edgedp.Vickrey(
-        pack, epsilon=epsilon, space="hamming", rng=rng
+        pack, epsilon=epsilon, geometry="hamming", rng=rng
     ),
     "tem": lambda pack, rng, epsilon: edgedp.TEM(
-        pack, epsilon=epsilon, space="hamming", beta=1e-12, rng=rng
+        pack, epsilon=epsilon, geometry="hamming", beta=1e-12, rng=rng
     ),
 }
 

@@ -104,7 +104,7 @@ def test_a_decoded_vickrey_release_is_its_perturbation_decoded(euclid_pack, lang
         euclid_pack,
         epsilon=2.0,
         t=0.7,
-        space="euclidean",
+        geometry="euclidean",
         rng=seeded(8),
         decode="map",
         candidates=1,

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from edgedp.errors import InputError
-from edgedp.packs.loading import load_pack
+from edgedp.registry import load_pack
 from edgedp_export.language_model import (
     DEFAULT_MIN_COUNT,
     LanguageModelConfig,

@@ -5,6 +5,10 @@ edgedp-export sentences --default --out assets/sentences-bbc          (the BBC N
 edgedp-export sentences --corpus-dir DIR --license L --attribution A --out my-pack
 edgedp-export sentences --corpus-jsonl docs.jsonl --license L --attribution A --out my-pack
 edgedp-export sentences --corpus-jsonl docs.jsonl --license L --encoder-from sentences-bbc --out my-pack
+
+The pack references its encoder pack by manifest SHA-256 instead of carrying the encoder: with
+--encoder-from, the source pack's encoder pack; after a fresh export, the encoder pack written (or
+reused, if it holds the same encoder bytes) at --encoder-out, by default beside --out.
 """
 
 from __future__ import annotations
@@ -15,8 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from edgedp.documents.pack import SentencePack
+from edgedp.encoder.pack import DEFAULT_ENCODER_PACK
 from edgedp.errors import InputError
-from edgedp.packs.loading import load_pack
+from edgedp.registry import load_pack
 from edgedp_export.corpus import add_corpus_arguments, corpus_from_arguments
 from edgedp_export.public_corpora import general_corpus
 from edgedp_export.recoder import RECODER_KINDS
@@ -27,6 +32,7 @@ from edgedp_export.sentences import (
     WEIGHTS,
     SentencesConfig,
     build_sentences_pack,
+    built_note,
 )
 
 NAME = "sentences"
@@ -44,8 +50,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     source.add_argument(
         "--encoder-from",
         metavar="PACK",
-        help="reuse the encoder of this sentences pack (name or folder) byte for byte instead of "
-        "exporting one: no model folder, less memory, the same sentence embeddings",
+        help="reuse the encoder of this sentences pack (name or folder) instead of exporting one: "
+        "the new pack references the same encoder pack (no model folder, less memory, the same "
+        "sentence embeddings)",
+    )
+    parser.add_argument(
+        "--encoder-out",
+        type=Path,
+        metavar="DIR",
+        help="where the encoder pack goes when the build makes one (a fresh export, or "
+        "--encoder-from a pack that carries its own encoder); reused if it holds the same "
+        "encoder. Default: beside --out, named encoder-minilm with --default, else NAME-encoder",
     )
     parser.add_argument("--weights", choices=WEIGHTS, help="encoder weights (default int8)")
     parser.add_argument(
@@ -130,5 +145,10 @@ def run(args: argparse.Namespace) -> None:
         recoder=settings["recoder"],
         components=settings["components"],
     )
-    out = build_sentences_pack(corpus, encoder_from, config, args.out, force=args.force)
-    print(f"wrote {out}", file=sys.stderr)
+    encoder_out = args.encoder_out or args.out.parent / (
+        DEFAULT_ENCODER_PACK if args.default else f"{settings['name']}-encoder"
+    )
+    out, encoder = build_sentences_pack(
+        corpus, encoder_from, config, args.out, force=args.force, encoder_out=encoder_out
+    )
+    print(built_note(out, encoder), file=sys.stderr)

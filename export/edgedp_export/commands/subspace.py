@@ -2,6 +2,9 @@
 
 edgedp-export subspace --general --encoder-from sentences-bbc --out subspace-general
 edgedp-export subspace --corpus-jsonl docs.jsonl --license L --encoder-from subspace-general --out my-pack
+
+The pack references the encoder pack of the --encoder-from pack by manifest SHA-256; a source pack
+that carries its own encoder (built before encoder packs) gets one written at --encoder-out.
 """
 
 from __future__ import annotations
@@ -13,9 +16,10 @@ from pathlib import Path
 from edgedp.documents.pack import SentencePack
 from edgedp.documents.subspace_pack import SubspacePack
 from edgedp.errors import InputError
-from edgedp.packs.loading import load_pack
+from edgedp.registry import load_pack
 from edgedp_export.corpus import add_corpus_arguments, corpus_from_arguments
 from edgedp_export.public_corpora import GENERAL_DOMAINS, general_corpus
+from edgedp_export.sentences import built_note
 from edgedp_export.subspace import DIRECTIONS, SubspaceConfig, build_subspace_pack
 
 NAME = "subspace"
@@ -37,7 +41,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--encoder-from",
         metavar="PACK",
         required=True,
-        help="copy the encoder of this sentences or subspace pack (name or folder) byte for byte",
+        help="embed with the encoder of this sentences or subspace pack (name or folder): the new "
+        "pack references the same encoder pack",
+    )
+    parser.add_argument(
+        "--encoder-out",
+        type=Path,
+        metavar="DIR",
+        help="where an encoder pack is written if the --encoder-from pack carries its own encoder "
+        "(reused if it holds the same encoder); default: beside --out, named NAME-encoder",
     )
     parser.add_argument(
         "--directions", type=int, default=DIRECTIONS, help=f"most directions stored ({DIRECTIONS})"
@@ -68,5 +80,8 @@ def run(args: argparse.Namespace) -> None:
         f"--directions {args.directions} --seed {args.seed} --name {name} --out {name}"
     )
     config = SubspaceConfig(name, command, args.directions, args.seed, args.threads)
-    out = build_subspace_pack(corpus, source, config, args.out, force=args.force)
-    print(f"wrote {out}", file=sys.stderr)
+    encoder_out = args.encoder_out or args.out.parent / f"{name}-encoder"
+    out, encoder = build_subspace_pack(
+        corpus, source, config, args.out, force=args.force, encoder_out=encoder_out
+    )
+    print(built_note(out, encoder), file=sys.stderr)

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 from edgedp.errors import InputError
-from edgedp.packs.loading import load_pack
+from edgedp.registry import load_pack
 from edgedp.text.segmentation import normalize_word
 from edgedp_export.binarize import METHODS
 from edgedp_export.custext_sets import DEFAULT_CUSTEXT_K
