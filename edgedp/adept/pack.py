@@ -30,7 +30,7 @@ try:
     from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers
 except ImportError:  # a words-only install: loading an ADePT pack says what to install
     raise DependencyError(SENTENCES_EXTRA.format(what="ADePT needs tokenizers")) from None
-from edgedp.packs.loading import DEFAULT_AUTOENCODER_PACK, PackRef, read_pack_manifest
+from edgedp.packs.loading import DEFAULT_AUTOENCODER_PACK, LoadablePack
 from edgedp.packs.manifest import Manifest
 
 #: The first tokens of every autoencoder vocabulary, with ids 0, 1, 2, 3.
@@ -71,7 +71,7 @@ def wordpiece_tokenizer(tokens: Sequence[str]) -> Tokenizer:
 
 
 @dataclass(frozen=True, slots=True, eq=False)
-class AutoencoderPack:
+class AutoencoderPack(LoadablePack):
     """A loaded ``autoencoder`` pack: ADePT's tokenizer, encoder and decoder.
 
     Build one with :func:`~edgedp.load_pack` (``edgedp.load_pack("adept-bbc",
@@ -149,53 +149,13 @@ class AutoencoderPack:
     encoder_model: bytes = field(repr=False)
     decoder_step_model: bytes = field(repr=False)
 
+    PACK_KIND = "autoencoder"
+    DEFAULT_PACK = DEFAULT_AUTOENCODER_PACK
+
     @classmethod
-    def load(
-        cls,
-        path: PackRef | None = None,
-        *,
-        verify: bool = True,
-        expected_digest: str | None = None,
-    ) -> AutoencoderPack:
-        """Load and verify a autoencoder pack by name or directory (default ``adept-bbc``).
-
-        Parameters
-        ----------
-        path : str, PathLike or None, default None
-            A pack name (bundled, installed as a pack wheel, or under ``EDGEDP_PACKS``), a
-            pack directory, or ``None`` for ``adept-bbc``.
-        verify : bool, optional
-            Check every file's SHA-256 (default ``True``); ``False`` checks sizes only.
-        expected_digest : str or None, default None
-            Pins the SHA-256 of the pack's manifest.
-
-        Returns
-        -------
-        AutoencoderPack
-            The loaded pack, frozen.
-
-        Raises
-        ------
-        ~edgedp.AssetError
-            No such pack, a modified file, a digest that is not the pinned one, or a pack of
-            another kind.
-
-        Examples
-        --------
-        >>> from edgedp import AutoencoderPack
-        >>> AutoencoderPack.load("lm-general")  # the bundled language model is another kind
-        Traceback (most recent call last):
-        ...
-        edgedp.errors.AssetError: pack lm-general (...) is a lm pack; this needs a autoencoder pack
-        """
-        return load_autoencoder_pack(
-            read_pack_manifest(
-                DEFAULT_AUTOENCODER_PACK if path is None else path,
-                kind="autoencoder",
-                verify=verify,
-                expected_digest=expected_digest,
-            )
-        )
+    def from_manifest(cls, manifest: Manifest) -> AutoencoderPack:
+        """Build the pack from its verified manifest (:meth:`load` is the way in)."""
+        return load_autoencoder_pack(manifest)
 
     @property
     def kind(self) -> str:

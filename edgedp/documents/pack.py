@@ -32,7 +32,7 @@ from edgedp.documents.tukey import CandidateDepth
 from edgedp.encoder.pack import encoder_summary, pack_encoder
 from edgedp.encoder.sentence_encoder import Recoder, SentenceEncoder
 from edgedp.errors import REBUILD_HINT, AssetError
-from edgedp.packs.loading import DEFAULT_SENTENCE_PACK, PackRef, read_pack_manifest
+from edgedp.packs.loading import DEFAULT_SENTENCE_PACK, LoadablePack
 from edgedp.packs.manifest import Manifest
 
 
@@ -69,7 +69,7 @@ class DocumentPack:
 
 
 @dataclass(frozen=True, slots=True, eq=False)
-class SentencePack(DocumentPack):
+class SentencePack(DocumentPack, LoadablePack):
     """A loaded ``sentences`` pack: the encoder, recoder, public candidates and truncation box.
 
     Build one with :func:`~edgedp.load_pack` (``edgedp.load_pack("sentences-bbc",
@@ -142,53 +142,13 @@ class SentencePack(DocumentPack):
     reference_recoded: np.ndarray
     candidate_depth: CandidateDepth
 
+    PACK_KIND = "sentences"
+    DEFAULT_PACK = DEFAULT_SENTENCE_PACK
+
     @classmethod
-    def load(
-        cls,
-        path: PackRef | None = None,
-        *,
-        verify: bool = True,
-        expected_digest: str | None = None,
-    ) -> SentencePack:
-        """Load and verify a sentences pack by name or directory (default ``sentences-bbc``).
-
-        Parameters
-        ----------
-        path : str, PathLike or None, default None
-            A pack name (bundled, installed as a pack wheel, or under ``EDGEDP_PACKS``), a
-            pack directory, or ``None`` for ``sentences-bbc``.
-        verify : bool, optional
-            Check every file's SHA-256 (default ``True``); ``False`` checks sizes only.
-        expected_digest : str or None, default None
-            Pins the SHA-256 of the pack's manifest.
-
-        Returns
-        -------
-        SentencePack
-            The loaded pack, frozen.
-
-        Raises
-        ------
-        ~edgedp.AssetError
-            No such pack, a modified file, a digest that is not the pinned one, or a pack of
-            another kind.
-
-        Examples
-        --------
-        >>> from edgedp import SentencePack
-        >>> SentencePack.load("lm-general")  # the bundled language model is another kind
-        Traceback (most recent call last):
-        ...
-        edgedp.errors.AssetError: pack lm-general (...) is a lm pack; this needs a sentences pack
-        """
-        return load_sentence_pack(
-            read_pack_manifest(
-                DEFAULT_SENTENCE_PACK if path is None else path,
-                kind="sentences",
-                verify=verify,
-                expected_digest=expected_digest,
-            )
-        )
+    def from_manifest(cls, manifest: Manifest) -> SentencePack:
+        """Build the pack from its verified manifest (:meth:`load` is the way in)."""
+        return load_sentence_pack(manifest)
 
     @property
     def kind(self) -> str:

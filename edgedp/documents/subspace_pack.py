@@ -30,7 +30,7 @@ import numpy as np
 from edgedp.documents.pack import DocumentPack, load_references
 from edgedp.encoder.pack import encoder_summary, pack_encoder
 from edgedp.errors import AssetError, InputError
-from edgedp.packs.loading import DEFAULT_SUBSPACE_PACK, PackRef, read_pack_manifest
+from edgedp.packs.loading import DEFAULT_SUBSPACE_PACK, LoadablePack
 from edgedp.packs.manifest import Manifest
 from edgedp.privacy.noise import KNORM_MAX_DIMS
 
@@ -50,7 +50,7 @@ class Recommendation:
 
 
 @dataclass(frozen=True, slots=True, eq=False)
-class SubspacePack(DocumentPack):
+class SubspacePack(DocumentPack, LoadablePack):
     """A loaded ``subspace`` pack: the encoder, a public mean and basis, and clip radii.
 
     Build one with :func:`~edgedp.load_pack` (``edgedp.load_pack("subspace-general",
@@ -108,53 +108,13 @@ class SubspacePack(DocumentPack):
     clips: Mapping[int, float]
     recommendations: tuple[Recommendation, ...]
 
+    PACK_KIND = "subspace"
+    DEFAULT_PACK = DEFAULT_SUBSPACE_PACK
+
     @classmethod
-    def load(
-        cls,
-        path: PackRef | None = None,
-        *,
-        verify: bool = True,
-        expected_digest: str | None = None,
-    ) -> SubspacePack:
-        """Load and verify a subspace pack by name or directory (default ``subspace-general``).
-
-        Parameters
-        ----------
-        path : str, PathLike or None, default None
-            A pack name (bundled, installed as a pack wheel, or under ``EDGEDP_PACKS``), a
-            pack directory, or ``None`` for ``subspace-general``.
-        verify : bool, optional
-            Check every file's SHA-256 (default ``True``); ``False`` checks sizes only.
-        expected_digest : str or None, default None
-            Pins the SHA-256 of the pack's manifest.
-
-        Returns
-        -------
-        SubspacePack
-            The loaded pack, frozen.
-
-        Raises
-        ------
-        ~edgedp.AssetError
-            No such pack, a modified file, a digest that is not the pinned one, or a pack of
-            another kind.
-
-        Examples
-        --------
-        >>> from edgedp import SubspacePack
-        >>> SubspacePack.load("lm-general")  # the bundled language model is another kind
-        Traceback (most recent call last):
-        ...
-        edgedp.errors.AssetError: pack lm-general (...) is a lm pack; this needs a subspace pack
-        """
-        return load_subspace_pack(
-            read_pack_manifest(
-                DEFAULT_SUBSPACE_PACK if path is None else path,
-                kind="subspace",
-                verify=verify,
-                expected_digest=expected_digest,
-            )
-        )
+    def from_manifest(cls, manifest: Manifest) -> SubspacePack:
+        """Build the pack from its verified manifest (:meth:`load` is the way in)."""
+        return load_subspace_pack(manifest)
 
     @property
     def kind(self) -> str:

@@ -26,7 +26,7 @@ from typing import Any
 from edgedp.encoder.sentence_encoder import SentenceEncoder
 from edgedp.errors import REBUILD_HINT, AssetError
 from edgedp.packs.loading import (
-    PackRef,
+    LoadablePack,
     install_hint,
     read_pack_manifest,
     resolve_pack_path,
@@ -40,7 +40,7 @@ _SHA256_HEX = re.compile(r"^[0-9a-f]{64}$")
 
 
 @dataclass(frozen=True, slots=True, eq=False)
-class EncoderPack:
+class EncoderPack(LoadablePack):
     """A loaded ``encoder`` pack: the sentence encoder G that sentences and subspace packs share.
 
     Load one with :meth:`load` (or :func:`~edgedp.load_pack`), never by hand: loading verifies
@@ -96,51 +96,13 @@ class EncoderPack:
     encoder_path: Path
     tokenizer_path: Path
 
+    PACK_KIND = "encoder"
+    DEFAULT_PACK = DEFAULT_ENCODER_PACK
+
     @classmethod
-    def load(
-        cls,
-        path: PackRef | None = None,
-        *,
-        verify: bool = True,
-        expected_digest: str | None = None,
-    ) -> EncoderPack:
-        """Load and verify an encoder pack by name or directory (default ``encoder-minilm``).
-
-        Parameters
-        ----------
-        path : str, PathLike or None, default None
-            A pack name (installed as a pack wheel, or under ``EDGEDP_PACKS``), a pack
-            directory, or ``None`` for ``encoder-minilm``.
-        verify : bool, optional
-            Check every file's SHA-256 (default ``True``); ``False`` checks sizes only.
-        expected_digest : str or None, default None
-            Pins the SHA-256 of the pack's manifest.
-
-        Returns
-        -------
-        EncoderPack
-            The loaded pack, frozen.
-
-        Raises
-        ------
-        ~edgedp.AssetError
-            No such pack, a modified file, a digest that is not the pinned one, or a pack of
-            another kind.
-
-        Examples
-        --------
-        >>> from edgedp.encoder.pack import EncoderPack
-        >>> EncoderPack.load("encoder-minilm").name  # doctest: +SKIP
-        'encoder-minilm'
-        """
-        return load_encoder_pack(
-            read_pack_manifest(
-                DEFAULT_ENCODER_PACK if path is None else path,
-                kind="encoder",
-                verify=verify,
-                expected_digest=expected_digest,
-            )
-        )
+    def from_manifest(cls, manifest: Manifest) -> EncoderPack:
+        """Build the pack from its verified manifest (:meth:`load` is the way in)."""
+        return load_encoder_pack(manifest)
 
     @property
     def kind(self) -> str:

@@ -42,7 +42,7 @@ import importlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, TypeAlias
+from typing import Any, ClassVar, Protocol, Self, TypeAlias
 
 from edgedp.errors import AssetError
 from edgedp.packs.manifest import MANIFEST_NAME, Manifest, read_manifest
@@ -386,6 +386,93 @@ def _locate(path: str | os.PathLike[str] | None) -> tuple[Path, str | None]:
         f"no pack at {str(path)!r}: not a directory and not a known pack name (known: {known}); "
         f"{hint}"
     )
+
+
+class LoadablePack:
+    """The ``load`` classmethod of every pack type: ``WordPack.load()``, ``SentencePack.load(name)``.
+
+    A pack type sets :attr:`PACK_KIND` and :attr:`DEFAULT_PACK` and builds itself from a verified
+    manifest in :meth:`from_manifest`; :meth:`load` finds, pins and verifies the pack first
+    (:func:`read_pack_manifest`), so a pack object only ever holds checked bytes.
+    """
+
+    __slots__ = ()
+    #: The manifest kind this type loads (``"words"``, ``"sentences"``, ...).
+    PACK_KIND: ClassVar[str]
+    #: The pack ``load()`` loads when given no name.
+    DEFAULT_PACK: ClassVar[str]
+
+    @classmethod
+    def from_manifest(cls, manifest: Manifest) -> Self:
+        """Build the pack from a manifest whose files :func:`read_pack_manifest` verified.
+
+        Parameters
+        ----------
+        manifest : Manifest
+            The verified manifest of a pack of :attr:`PACK_KIND`.
+
+        Returns
+        -------
+        LoadablePack
+            The pack.
+
+        Raises
+        ------
+        ~edgedp.AssetError
+            If the pack's contents are inconsistent.
+        """
+        raise NotImplementedError(f"{cls.__name__} defines from_manifest")
+
+    @classmethod
+    def load(
+        cls,
+        path: PackRef | None = None,
+        *,
+        verify: bool = True,
+        expected_digest: str | None = None,
+    ) -> Self:
+        """Load and verify a pack of this type by name or directory.
+
+        Parameters
+        ----------
+        path : str, PathLike or None, default None
+            A pack name (bundled, installed as a pack wheel, or under ``EDGEDP_PACKS``), a pack
+            directory, or ``None`` for the type's :attr:`DEFAULT_PACK` (``WordPack``:
+            ``words-small``; ``SentencePack``: ``sentences-bbc``; ...).
+        verify : bool, optional
+            Check every file's SHA-256 (default ``True``); ``False`` checks sizes only.
+        expected_digest : str or None, default None
+            Pins the SHA-256 of the pack's manifest.
+
+        Returns
+        -------
+        LoadablePack
+            The loaded pack, of this type, frozen.
+
+        Raises
+        ------
+        ~edgedp.AssetError
+            No such pack, a modified file, a digest that is not the pinned one, or a pack of
+            another kind.
+
+        Examples
+        --------
+        >>> from edgedp import SentencePack, WordPack
+        >>> WordPack.load().name
+        'words-small'
+        >>> SentencePack.load("lm-general")  # the bundled language model is another kind
+        Traceback (most recent call last):
+        ...
+        edgedp.errors.AssetError: pack lm-general (...) is a lm pack; this needs a sentences pack
+        """
+        return cls.from_manifest(
+            read_pack_manifest(
+                cls.DEFAULT_PACK if path is None else path,
+                kind=cls.PACK_KIND,
+                verify=verify,
+                expected_digest=expected_digest,
+            )
+        )
 
 
 def _bundled_pin(directory: Path) -> str | None:

@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from edgedp.errors import AssetError, InputError
-from edgedp.packs.loading import DEFAULT_LANGUAGE_MODEL_PACK, PackRef, read_pack_manifest
+from edgedp.packs.loading import DEFAULT_LANGUAGE_MODEL_PACK, LoadablePack
 from edgedp.packs.manifest import Manifest
 from edgedp.text.segmentation import Segmented, check_text, segment
 from edgedp.words.vocabulary import Vocabulary
@@ -116,7 +116,7 @@ def sentence_ids(text: str, vocabulary: Vocabulary) -> list[list[int]]:
 
 
 @dataclass(frozen=True, slots=True, eq=False)
-class LanguageModelPack:
+class LanguageModelPack(LoadablePack):
     """A loaded ``lm`` pack (see the module docstring); build one with ``edgedp.load_pack``.
 
     All log-probabilities are natural logarithms, returned as float64.
@@ -135,51 +135,13 @@ class LanguageModelPack:
     log_stored: np.ndarray  # (bigrams,) float16, a view of the verified bytes
     log_backoff: np.ndarray  # (V + 2,) float64: the words, unknown, START
 
+    PACK_KIND = "lm"
+    DEFAULT_PACK = DEFAULT_LANGUAGE_MODEL_PACK
+
     @classmethod
-    def load(
-        cls,
-        path: PackRef | None = None,
-        *,
-        verify: bool = True,
-        expected_digest: str | None = None,
-    ) -> LanguageModelPack:
-        """Load and verify a lm pack by name or directory (default ``lm-general``).
-
-        Parameters
-        ----------
-        path : str, PathLike or None, default None
-            A pack name (bundled, installed as a pack wheel, or under ``EDGEDP_PACKS``), a
-            pack directory, or ``None`` for ``lm-general``.
-        verify : bool, optional
-            Check every file's SHA-256 (default ``True``); ``False`` checks sizes only.
-        expected_digest : str or None, default None
-            Pins the SHA-256 of the pack's manifest.
-
-        Returns
-        -------
-        LanguageModelPack
-            The loaded pack, frozen.
-
-        Raises
-        ------
-        ~edgedp.AssetError
-            No such pack, a modified file, a digest that is not the pinned one, or a pack of
-            another kind.
-
-        Examples
-        --------
-        >>> from edgedp.words.language_model import LanguageModelPack
-        >>> LanguageModelPack.load().name
-        'lm-general'
-        """
-        return load_language_model_pack(
-            read_pack_manifest(
-                DEFAULT_LANGUAGE_MODEL_PACK if path is None else path,
-                kind="lm",
-                verify=verify,
-                expected_digest=expected_digest,
-            )
-        )
+    def from_manifest(cls, manifest: Manifest) -> LanguageModelPack:
+        """Build the pack from its verified manifest (:meth:`load` is the way in)."""
+        return load_language_model_pack(manifest)
 
     @property
     def kind(self) -> str:

@@ -27,7 +27,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from edgedp.errors import REBUILD_HINT, AssetError
-from edgedp.packs.loading import DEFAULT_WORD_PACK, PackRef, read_pack_manifest
+from edgedp.packs.loading import DEFAULT_WORD_PACK, LoadablePack
 from edgedp.packs.manifest import Manifest
 from edgedp.runtime.native import Lazy
 from edgedp.words.euclidean import EuclideanIndex
@@ -59,7 +59,7 @@ class SuffixNeighbours:
 
 
 @dataclass(frozen=True, slots=True, eq=False)
-class WordPack:
+class WordPack(LoadablePack):
     """A loaded ``words`` pack: the public vocabulary, its binary codes and optional float vectors.
 
     Build one with :func:`~edgedp.load_pack` (``edgedp.load_pack()`` is the bundled
@@ -159,51 +159,13 @@ class WordPack:
         """Length of each word's binary code."""
         return int(self.codes.shape[1]) * 8
 
+    PACK_KIND = "words"
+    DEFAULT_PACK = DEFAULT_WORD_PACK
+
     @classmethod
-    def load(
-        cls,
-        path: PackRef | None = None,
-        *,
-        verify: bool = True,
-        expected_digest: str | None = None,
-    ) -> WordPack:
-        """Load and verify a words pack by name or directory (default ``words-small``).
-
-        Parameters
-        ----------
-        path : str, PathLike or None, default None
-            A pack name (bundled, installed as a pack wheel, or under ``EDGEDP_PACKS``), a
-            pack directory, or ``None`` for ``words-small``.
-        verify : bool, optional
-            Check every file's SHA-256 (default ``True``); ``False`` checks sizes only.
-        expected_digest : str or None, default None
-            Pins the SHA-256 of the pack's manifest.
-
-        Returns
-        -------
-        WordPack
-            The loaded pack, frozen.
-
-        Raises
-        ------
-        ~edgedp.AssetError
-            No such pack, a modified file, a digest that is not the pinned one, or a pack of
-            another kind.
-
-        Examples
-        --------
-        >>> from edgedp import WordPack
-        >>> WordPack.load().name
-        'words-small'
-        """
-        return load_word_pack(
-            read_pack_manifest(
-                DEFAULT_WORD_PACK if path is None else path,
-                kind="words",
-                verify=verify,
-                expected_digest=expected_digest,
-            )
-        )
+    def from_manifest(cls, manifest: Manifest) -> WordPack:
+        """Build the pack from its verified manifest (:meth:`load` is the way in)."""
+        return load_word_pack(manifest)
 
     @property
     def kind(self) -> str:

@@ -10,7 +10,7 @@ import pytest
 
 import edgedp
 from edgedp.errors import AssetError
-from edgedp.packs.loading import read_pack_manifest
+from edgedp.packs.loading import LoadablePack, read_pack_manifest
 from edgedp.runtime import lazy_names
 from edgedp.words.language_model import LanguageModelPack
 
@@ -42,6 +42,12 @@ def test_a_pack_of_another_kind_is_refused(pack_type):
         pack_type.load(other)
 
 
+@pytest.mark.parametrize("pack_type", TYPES, ids=lambda t: t.__name__)
+def test_every_pack_type_loads_through_the_one_classmethod(pack_type):
+    assert pack_type.load.__func__ is LoadablePack.load.__func__
+    assert pack_type.from_manifest is not LoadablePack.from_manifest
+
+
 def test_an_expected_digest_pins_the_pack():
     with pytest.raises(AssetError, match=r"is not the expected 0{64}"):
         edgedp.WordPack.load("words-small", expected_digest="0" * 64)
@@ -50,7 +56,7 @@ def test_an_expected_digest_pins_the_pack():
 
 @pytest.mark.parametrize(
     "function",
-    [*(t.load for t in TYPES), read_pack_manifest, lazy_names.lazy_names],
+    [LoadablePack.load, read_pack_manifest, lazy_names.lazy_names],
     ids=lambda f: f.__qualname__,
 )
 def test_the_examples_of_the_loaders_run(function):
