@@ -74,11 +74,10 @@ def wordpiece_tokenizer(tokens: Sequence[str]) -> Tokenizer:
 class AutoencoderPack(LoadablePack):
     """A loaded ``autoencoder`` pack: ADePT's tokenizer, encoder and decoder.
 
-    Build one with :func:`~edgedp.load_pack` (``edgedp.load_pack("adept-bbc",
-    kind="autoencoder")``, a pack distribution, not bundled), never by hand: loading verifies
-    every file. ``clip_norm`` (C) and ``latent_dims`` (d) are the quantities the privacy
-    calibration depends on; the rest describes the model and its files. :class:`~edgedp.ADePT`
-    reads one.
+    Load one with ``AutoencoderPack.load(name)`` (``AutoencoderPack.load()`` is ``adept-bbc``, a
+    pack distribution, not bundled) or :func:`~edgedp.load_pack`, never by hand: loading verifies
+    every file. ``clip_norm`` (C) and ``latent_dims`` (d) are the quantities the privacy calibration
+    depends on; the rest describes the model and its files. :class:`~edgedp.ADePT` reads one.
 
     Parameters
     ----------

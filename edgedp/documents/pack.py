@@ -72,13 +72,13 @@ class DocumentPack:
 class SentencePack(DocumentPack, LoadablePack):
     """A loaded ``sentences`` pack: the encoder, recoder, public candidates and truncation box.
 
-    Build one with :func:`~edgedp.load_pack` (``edgedp.load_pack("sentences-bbc",
-    kind="sentences")``, a pack distribution, not bundled), never by hand: loading verifies every
+    Load one with ``SentencePack.load(name)`` (``SentencePack.load()`` is ``sentences-bbc``, a pack
+    distribution, not bundled) or :func:`~edgedp.load_pack`, never by hand: loading verifies every
     file. Arrays are read-only views of the verified bytes and the models are held as verified
-    bytes; the onnxruntime sessions of :attr:`encoder` and :attr:`recoder` are created on first
-    use, and :attr:`candidate_depth` holds the candidates projected on every stored projection,
-    sorted once at load. :class:`~edgedp.DeepCandidate`, :class:`~edgedp.Truncation` and the
-    baselines read one.
+    bytes; the onnxruntime sessions of :attr:`encoder` and :attr:`recoder` are created on first use,
+    and :attr:`candidate_depth` holds the candidates projected on every stored projection, sorted
+    once at load. :class:`~edgedp.DeepCandidate`, :class:`~edgedp.Truncation` and the baselines read
+    one.
 
     Parameters
     ----------

@@ -53,10 +53,10 @@ class Recommendation:
 class SubspacePack(DocumentPack, LoadablePack):
     """A loaded ``subspace`` pack: the encoder, a public mean and basis, and clip radii.
 
-    Build one with :func:`~edgedp.load_pack` (``edgedp.load_pack("subspace-general",
-    kind="subspace")``, a pack distribution, not bundled), never by hand: loading verifies every
-    file. Arrays are read-only views of the verified bytes. :class:`~edgedp.SubspaceMean` reads
-    one (see :mod:`edgedp.documents.subspace_pack`).
+    Load one with ``SubspacePack.load(name)`` (``SubspacePack.load()`` is ``subspace-general``, a
+    pack distribution, not bundled) or :func:`~edgedp.load_pack`, never by hand: loading verifies
+    every file. Arrays are read-only views of the verified bytes. :class:`~edgedp.SubspaceMean`
+    reads one (see :mod:`edgedp.documents.subspace_pack`).
 
     Parameters
     ----------

@@ -43,10 +43,10 @@ _SHA256_HEX = re.compile(r"^[0-9a-f]{64}$")
 class EncoderPack(LoadablePack):
     """A loaded ``encoder`` pack: the sentence encoder G that sentences and subspace packs share.
 
-    Load one with :meth:`load` (or :func:`~edgedp.load_pack`), never by hand: loading verifies
-    every file. A sentences or subspace pack that references an encoder pack loads it by itself
-    (:func:`referenced_encoder_pack`); load one directly to embed public sentences, or to check an
-    installed encoder.
+    Load one with ``EncoderPack.load(name)`` (or :func:`~edgedp.load_pack`), never by hand: loading
+    verifies every file. A sentences or subspace pack that references an encoder pack loads it by
+    itself (:func:`referenced_encoder_pack`); load one directly to embed public sentences, or to
+    check an installed encoder.
 
     Parameters
     ----------

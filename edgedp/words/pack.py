@@ -62,10 +62,10 @@ class SuffixNeighbours:
 class WordPack(LoadablePack):
     """A loaded ``words`` pack: the public vocabulary, its binary codes and optional float vectors.
 
-    Build one with :func:`~edgedp.load_pack` (``edgedp.load_pack()`` is the bundled
-    ``words-small``: 100,000 words, 256-bit codes, no float vectors), never by hand: loading
-    verifies every file against the manifest. Arrays are read-only views of the verified bytes
-    (private memory, see :mod:`edgedp.packs.manifest`). Every word mechanism reads one.
+    Load one with ``WordPack.load(name)`` (``WordPack.load()`` is the bundled ``words-small``:
+    100,000 words, 256-bit codes, no float vectors) or :func:`~edgedp.load_pack`, never by hand:
+    loading verifies every file against the manifest. Arrays are read-only views of the verified
+    bytes (private memory, see :mod:`edgedp.packs.manifest`). Every word mechanism reads one.
 
     Parameters
     ----------
