@@ -3,7 +3,7 @@
 Quick start::
 
     import edgedp
-    pack = edgedp.load_pack()                     # the bundled default word pack
+    pack = edgedp.WordPack.load()                 # the bundled default word pack, verified
     brr = edgedp.BRR(pack, epsilon=1.0)           # epsilon per bit: epsilon * Hamming metric DP
     brr.privatize("The patient was admitted with chest pain.")
 
