@@ -156,10 +156,6 @@ class AutoencoderPack(LoadablePack):
         """Build the pack from its verified manifest (:meth:`load` is the way in)."""
         return load_autoencoder_pack(manifest)
 
-    @property
-    def kind(self) -> str:
-        return "autoencoder"
-
     def label_id(self, label: str) -> int:
         """The token id of one of the pack's labels."""
         if label not in self.labels:

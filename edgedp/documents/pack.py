@@ -150,10 +150,6 @@ class SentencePack(DocumentPack, LoadablePack):
         """Build the pack from its verified manifest (:meth:`load` is the way in)."""
         return load_sentence_pack(manifest)
 
-    @property
-    def kind(self) -> str:
-        return "sentences"
-
     def projections_for(self, epsilon: float) -> int:
         """The recommended number of projections for ``epsilon`` (nearest tabulated, in log scale)."""
         table = sorted(self.recommended_projections.items())

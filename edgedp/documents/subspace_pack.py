@@ -117,10 +117,6 @@ class SubspacePack(DocumentPack, LoadablePack):
         return load_subspace_pack(manifest)
 
     @property
-    def kind(self) -> str:
-        return "subspace"
-
-    @property
     def count(self) -> int:
         """How many public directions the pack holds (the largest d')."""
         return int(self.basis.shape[0])

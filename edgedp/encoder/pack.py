@@ -105,11 +105,6 @@ class EncoderPack(LoadablePack):
         return load_encoder_pack(manifest)
 
     @property
-    def kind(self) -> str:
-        """``"encoder"``."""
-        return "encoder"
-
-    @property
     def dims(self) -> int:
         """Dimension of the sentence embeddings."""
         return self.encoder.dims

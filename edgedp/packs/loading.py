@@ -40,6 +40,7 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import os
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Protocol, Self, TypeAlias
@@ -388,7 +389,7 @@ def _locate(path: str | os.PathLike[str] | None) -> tuple[Path, str | None]:
     )
 
 
-class LoadablePack:
+class LoadablePack(ABC):
     """The ``load`` classmethod of every pack type: ``WordPack.load()``, ``SentencePack.load(name)``.
 
     A pack type sets :attr:`PACK_KIND` and :attr:`DEFAULT_PACK` and builds itself from a verified
@@ -402,7 +403,13 @@ class LoadablePack:
     #: The pack ``load()`` loads when given no name.
     DEFAULT_PACK: ClassVar[str]
 
+    @property
+    def kind(self) -> str:
+        """The pack's kind, its manifest's: :attr:`PACK_KIND`."""
+        return self.PACK_KIND
+
     @classmethod
+    @abstractmethod
     def from_manifest(cls, manifest: Manifest) -> Self:
         """Build the pack from a manifest whose files :func:`read_pack_manifest` verified.
 
@@ -421,7 +428,6 @@ class LoadablePack:
         ~edgedp.AssetError
             If the pack's contents are inconsistent.
         """
-        raise NotImplementedError(f"{cls.__name__} defines from_manifest")
 
     @classmethod
     def load(

@@ -144,10 +144,6 @@ class LanguageModelPack(LoadablePack):
         return load_language_model_pack(manifest)
 
     @property
-    def kind(self) -> str:
-        return "lm"
-
-    @property
     def bigrams(self) -> int:
         """How many bigrams the pack stores."""
         return int(self.following.shape[0])

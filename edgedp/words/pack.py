@@ -168,10 +168,6 @@ class WordPack(LoadablePack):
         return load_word_pack(manifest)
 
     @property
-    def kind(self) -> str:
-        return "words"
-
-    @property
     def calibration(self) -> Mapping[str, Any]:
         """Exact pairwise-distance statistics per metric (``hamming``, ``euclidean``, ...)."""
         statistics: Mapping[str, Any] = self.manifest.data.get("calibration", MappingProxyType({}))
