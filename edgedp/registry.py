@@ -12,7 +12,7 @@ import importlib
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Generic, TypeAlias, TypeVar
 
-from edgedp.packs.loading import PackRef, read_pack_manifest
+from edgedp.packs.loading import LoadablePack, PackRef, read_pack_manifest
 
 if TYPE_CHECKING:
     from edgedp.adept.adept import ADePT
@@ -85,16 +85,18 @@ DEFAULT_DOCUMENT_PACKS = {
     "truncation": "sentences-bbc",
 }
 
-#: Pack kind -> ``module:function`` that builds the pack from its verified manifest (each pack
-#: type's ``load`` classmethod calls the same function).
-PACK_LOADERS = {
-    "words": "edgedp.words.pack:load_word_pack",
-    "sentences": "edgedp.documents.pack:load_sentence_pack",
-    "subspace": "edgedp.documents.subspace_pack:load_subspace_pack",
-    "autoencoder": "edgedp.adept.pack:load_autoencoder_pack",
-    "lm": "edgedp.words.language_model:load_language_model_pack",
-    "encoder": "edgedp.encoder.pack:load_encoder_pack",
-}
+#: Pack kind -> its pack type, which builds the pack from a verified manifest (``from_manifest``,
+#: the same path as the type's own ``load``).
+PACK_TYPES: LazyRegistry[LoadablePack] = LazyRegistry(
+    {
+        "words": "edgedp.words.pack:WordPack",
+        "sentences": "edgedp.documents.pack:SentencePack",
+        "subspace": "edgedp.documents.subspace_pack:SubspacePack",
+        "autoencoder": "edgedp.adept.pack:AutoencoderPack",
+        "lm": "edgedp.words.language_model:LanguageModelPack",
+        "encoder": "edgedp.encoder.pack:EncoderPack",
+    }
+)
 
 
 def load_pack(
@@ -163,6 +165,4 @@ def load_pack(
     edgedp.errors.AssetError: pack lm-general (...) is a lm pack; this needs a words pack
     """
     manifest = read_pack_manifest(path, kind=kind, verify=verify, expected_digest=expected_digest)
-    module, _, function = PACK_LOADERS[manifest.kind].partition(":")
-    loader: Any = getattr(importlib.import_module(module), function)
-    return loader(manifest)  # type: ignore[no-any-return]
+    return PACK_TYPES[manifest.kind].from_manifest(manifest)  # type: ignore[return-value]
