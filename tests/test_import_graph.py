@@ -24,7 +24,7 @@ FLOORS = [
     {"edgedp.errors", "edgedp.progress"},
     {"edgedp.privacy"},
     {"edgedp.runtime"},
-    {"edgedp.text", "edgedp.packs"},
+    {"edgedp.text", "edgedp.packs", "edgedp.languages"},
     {"edgedp.encoder"},
     {"edgedp.words", "edgedp.adept", "edgedp.documents"},
     {"edgedp.evaluation", "edgedp.registry"},
