@@ -82,8 +82,11 @@ def missing_members(site: Path) -> list[str]:
 
 def constants() -> dict[str, object]:
     """The public names that are values, not classes or functions (``OOV_MASK``, ``__version__``)."""
-    names = [*edgedp.__all__, "__version__"]
-    return {name: getattr(edgedp, name) for name in names if not callable(getattr(edgedp, name))}
+    return {
+        name: getattr(edgedp, name)
+        for name in edgedp.__all__
+        if not callable(getattr(edgedp, name))
+    }
 
 
 @pytest.fixture(scope="module")
