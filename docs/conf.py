@@ -46,6 +46,10 @@ source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 root_doc = "index"
 exclude_patterns = ["_build", "README.md", "Thumbs.db", ".DS_Store"]
 templates_path = ["_templates"]
+# No typographic quotes or dashes: the pages and the CLI reference print commands and options
+# ("--json", '--deny "Acme Corp"') that must read and copy as typed, not as "–json" or “Acme Corp”.
+# tests/test_docs_site.py fails on an option rendered with an en dash.
+smartquotes = False
 
 # -- Markdown (MyST) ------------------------------------------------------------------------------
 myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence", "deflist"]
@@ -55,9 +59,13 @@ myst_heading_anchors = 4
 # -- API reference --------------------------------------------------------------------------------
 autosummary_generate = True
 autosummary_imported_members = True
+# A class's page shows every public member it has, inherited ones included: BRR's page has
+# privatize() and privatize_batch() (defined on WordMechanism), SubspaceMean's embed() and
+# embed_batch() (defined on a base that is not public). Not those of Python's exceptions (args,
+# with_traceback) or of object.
 autodoc_default_options = {
     "members": True,
-    "inherited-members": False,
+    "inherited-members": "object,BaseException",
     "show-inheritance": True,
     "member-order": "bysource",
 }
@@ -92,8 +100,9 @@ nitpick_ignore_regex = [
     ),
     # a parameter type "callable" (Python's builtin function, not a class)
     (r"py:class", r"callable"),
-    # the Hugging Face tokenizer object (the native tier's; no inventory either)
-    (r"py:class", r"tokenizers\.Tokenizer"),
+    # the Hugging Face tokenizer object (the native tier's; no inventory either). Imported only for
+    # type checking where a hint names it, so a hint reaches Sphinx unqualified ("Tokenizer")
+    (r"py:class", r"(tokenizers\.)?Tokenizer"),
 ]
 
 # -- HTML -----------------------------------------------------------------------------------------
@@ -131,18 +140,34 @@ def _write_report_pages() -> None:
 _write_report_pages()
 
 
+def _remove_stale_stubs() -> None:
+    """autosummary writes ``api/edgedp.NAME.rst`` for every name docs/api.md lists, and never
+    removes one: a stub of a name no longer listed (a constant now described by hand) would be a
+    page in no table of contents, which fails the build."""
+    listed = set(re.findall(r"^   (\w+)$", (DOCS / "api.md").read_text(encoding="utf-8"), re.M))
+    for stub in (DOCS / "api").glob("*.rst"):
+        if stub.stem.removeprefix("edgedp.") not in listed:
+            stub.unlink()
+
+
+_remove_stale_stubs()
+
+
 def _page_of(path: Path) -> str | None:
     relative = path.relative_to(ROOT).as_posix()
     if relative in _PAGES:
         return _PAGES[relative]
     if relative.startswith("bench/reports/") and relative.endswith(".md"):
         return "reports/" + relative.removeprefix("bench/reports/")
+    if relative.startswith("docs/") and relative.endswith(".md"):  # README.md links the pages
+        return relative.removeprefix("docs/")
     return None
 
 
 def _rewrite_links(app: Any, relative_path: Path, parent_docname: str, content: list[str]) -> None:
-    """The repository's Markdown links each other by repository path (``bench/README.md#results``);
-    included here, a link points at the page that holds the target (``/benchmarks.md#results``)."""
+    """The repository's Markdown links each other by repository path (``bench/README.md#results``,
+    ``docs/guide/words.md``); included here, a link points at the page that holds the target
+    (``/benchmarks.md#results``, ``/guide/words.md``)."""
     included = (Path(app.srcdir) / relative_path).resolve()
 
     def replace(match: re.Match[str]) -> str:
@@ -306,6 +331,17 @@ def _no_inline_attribute_type(
         lines[:0] = ["..", ""]  # an empty comment, then the prose
 
 
+def _no_type_docstring(
+    app: Any, what: str, name: str, obj: Any, options: Any, lines: list[str]
+) -> None:
+    """A constant has no docstring of its own: Python hands out its type's (``OOV_MASK``, a
+    ``str``, would read "str(object='') -> str ..."). Dropped: docs/api.md describes each constant
+    by hand, in the body of its ``autodata``."""
+    own = type(obj).__doc__
+    if what in ("data", "attribute") and own and "\n".join(lines).strip() == inspect.cleandoc(own):
+        lines.clear()
+
+
 class _Annotation:
     """An annotation written as a string (``from __future__ import annotations``), shown unquoted."""
 
@@ -337,8 +373,29 @@ def _init_signature(
     return str(inspect.Signature(parameters)), annotation
 
 
+def _field_separators(app: Any, doctree: Any) -> None:
+    """Sphinx separates a parameter's name and type from its description by " -- " and leaves the
+    en dash to smart quotes, which this site turns off (``smartquotes`` above): the separators,
+    and only they (a text node of exactly " -- " in a field list), become " – "."""
+    from docutils import nodes
+
+    for text in list(doctree.findall(nodes.Text)):
+        if text.astext() == " -- " and any(
+            isinstance(ancestor, nodes.field_body) for ancestor in _ancestors(text)
+        ):
+            text.parent.replace(text, nodes.Text(" – "))
+
+
+def _ancestors(node: Any) -> Any:
+    while node.parent is not None:
+        node = node.parent
+        yield node
+
+
 def setup(app: Any) -> None:
     app.connect("autodoc-process-signature", _init_signature)
     app.connect("autodoc-process-docstring", _no_inline_attribute_type, priority=400)
+    app.connect("autodoc-process-docstring", _no_type_docstring, priority=300)
     app.connect("include-read", _rewrite_links)
     app.connect("missing-reference", _resolve_edgedp)
+    app.connect("doctree-read", _field_separators)

@@ -27,6 +27,11 @@ BUILD_EVERY_WHEEL = (
 )
 #: The README's example CI runs in the words-only venv of the quick start.
 CONTEXT_MARKER = 'decode="context"'
+#: The documentation site, as the README's "Documentation" section builds it: the docs extra alone.
+DOCS_BUILD = (
+    'python3 -m venv .venv-docs && .venv-docs/bin/pip install ".[docs]" && '
+    ".venv-docs/bin/python -m sphinx -W --keep-going -n -b html docs docs/_build/html"
+)
 
 
 def readme_commands() -> list[str]:
@@ -102,6 +107,29 @@ def test_ci_runs_every_install_footprint_as_the_readme_prints_it():
     examples = helper["examples"]()
     for marker in ("import edgedp.dask", "import edgedp.spark", CONTEXT_MARKER):
         assert sum(marker in example for example in examples) == 1, marker
+
+
+def test_ci_builds_the_site_as_the_readme_prints_it():
+    """The site failed to build as documented (the docs extra alone lacked what autodoc imported):
+    CI builds it with the README's line as printed, in its own fresh venv, before the suite, which
+    checks those pages (tests/test_docs_site.py) instead of building the site a second time."""
+    readme = (ROOT / "README.md").read_text()
+    section = readme.split("\n## Documentation\n", 1)[1].split("\n## ", 1)[0]
+    assert re.findall(r"```bash\n(.+?)\n```", section, re.DOTALL) == [DOCS_BUILD]
+    ci = (ROOT / ".ci" / "run").read_text().splitlines()
+    assert DOCS_BUILD in ci
+    built_before_the_suite = ci.index(
+        "export EDGEDP_DOCS_HTML=docs/_build/html  # the suite checks the pages built as documented"
+    )
+    assert ci.index('wait_for docs "${jobs_running[0]}"') < built_before_the_suite
+    assert built_before_the_suite < ci.index(readme_commands()[1])
+    # the docs extra carries no runtime extra: a docs install needs no onnxruntime
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    docs = [
+        re.split(r"[<>=\[;]", requirement)[0]
+        for requirement in project["optional-dependencies"]["docs"]
+    ]
+    assert "edgedp" not in docs and not {"onnxruntime", "tokenizers", "sentencex"} & set(docs)
 
 
 def test_lint_and_format():
@@ -212,9 +240,10 @@ except AssetError as error:
     )
 
 
-#: What a command in .ci/run writes, by the option or shell syntax that names it.
+#: What a command in .ci/run writes, by the option or shell syntax that names it (Sphinx: the
+#: output directory after the source one).
 _WRITES = re.compile(
-    r"(?:(?<!\S)(?:python3 -m venv|--output|--out|-w|mkdir -p|\.ci/public_sample\.py)\s+"
+    r"(?:(?<!\S)(?:python3 -m venv|--output|--out|-w|mkdir -p|\.ci/public_sample\.py|-b \w+ \S+)\s+"
     r"|(?<![\d&>])\d?>\s*(?!&))([^\s;&|()]+)"
 )
 
@@ -245,6 +274,7 @@ def test_ci_writes_only_where_git_ignores():
         "out/my-pack",
         "dist",
         "out/$name.log",  # the background jobs' logs
+        "docs/_build/html",  # the documentation site
     ):
         assert expected in written  # the parser sees each kind of write
     helper = runpy.run_path(str(ROOT / ".ci" / "readme_example.py"), run_name="readme_example")
@@ -271,6 +301,7 @@ def test_the_ci_write_parser_finds_a_stray_file():
     line = "printf 'x\\n' > document.txt && edgedp embed --output embedding.jsonl document.txt"
     assert _WRITES.findall(line) == ["document.txt", "embedding.jsonl"]
     assert _WRITES.findall("a 2>&1 >&2 2>/dev/null --no-warn -w d") == ["/dev/null", "d"]
+    assert _WRITES.findall("python -m sphinx -W -n -b html docs site") == ["site"]
 
 
 def test_the_words_runtime_installs_no_encoder_library():

@@ -13,7 +13,8 @@ Layout of an ``autoencoder`` pack (the manifest's ``model`` section names the fi
 
 Text is tokenized with the BERT-uncased WordPiece rules (:func:`wordpiece_tokenizer`) over the pack's
 own vocabulary. Loading checks the vocabulary and the model section; the ONNX sessions are created
-later, on first use (:mod:`edgedp.adept.autoencoder`), so loading a pack never imports onnxruntime.
+later, on first use (:mod:`edgedp.adept.autoencoder`), so loading a pack never imports onnxruntime;
+``tokenizers`` is imported when a pack is loaded, so importing this module needs neither.
 """
 
 from __future__ import annotations
@@ -22,16 +23,14 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from edgedp.errors import SENTENCES_EXTRA, AssetError, DependencyError
-
-try:
-    from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers
-except ImportError:  # a words-only install: loading an ADePT pack says what to install
-    raise DependencyError(SENTENCES_EXTRA.format(what="ADePT needs tokenizers")) from None
 from edgedp.packs.loading import DEFAULT_AUTOENCODER_PACK, LoadablePack
 from edgedp.packs.manifest import Manifest
+
+if TYPE_CHECKING:
+    from tokenizers import Tokenizer
 
 #: The first tokens of every autoencoder vocabulary, with ids 0, 1, 2, 3.
 SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[BOS]", "[EOS]")
@@ -54,7 +53,16 @@ def wordpiece_tokenizer(tokens: Sequence[str]) -> Tokenizer:
     [UNK]). Special and label tokens are ordinary vocabulary entries that no text can produce: the
     pre-tokenizer splits their brackets off. Decoding joins ``##`` pieces and tidies spaces before
     punctuation. The exporter and the runtime both use this function, so they tokenize identically.
+
+    Raises
+    ------
+    ~edgedp.errors.DependencyError
+        Without ``tokenizers`` (a words-only install): it names the ``sentences`` extra.
     """
+    try:
+        from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers
+    except ImportError:  # a words-only install: loading an ADePT pack says what to install
+        raise DependencyError(SENTENCES_EXTRA.format(what="ADePT needs tokenizers")) from None
     tokenizer = Tokenizer(
         models.WordPiece(
             {token: index for index, token in enumerate(tokens)},

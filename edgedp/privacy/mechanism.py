@@ -75,8 +75,9 @@ class Mechanism(ABC, Generic[PackT]):
 
     #: Name used by the CLI's ``--mechanism`` switch.
     name: ClassVar[str]
-    #: The pack class this mechanism reads, and how to get one (for the error message).
+    #: The pack class this mechanism reads.
     pack_type: ClassVar[type]
+    #: How to get such a pack: the error for a pack of another kind says it.
     pack_hint: ClassVar[str] = "edgedp.load_pack()"
     #: Whether the algorithm is differentially private at all: False only for the comparison
     #: baselines (:class:`edgedp.NonPrivateMean`). A DP algorithm run from a seed is still not
