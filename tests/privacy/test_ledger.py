@@ -150,6 +150,7 @@ class TestLedgerFiles:
         if os.geteuid() == 0:
             # root ignores file modes: make SQLite itself refuse writes instead
             ledger = PrivacyLedger(tmp_path / "l.db")
+            ledger.close()  # the next call connects anew, through read_only
             original = ledger._connect
 
             def read_only():
@@ -179,6 +180,7 @@ class TestLedgerFiles:
 
     def test_a_full_disk_is_a_ledger_error_and_records_nothing(self, tmp_path):
         ledger = PrivacyLedger(tmp_path / "l.db")
+        ledger.close()  # the next call connects anew, through full
         original = ledger._connect
 
         def full():
@@ -195,7 +197,7 @@ class TestLedgerFiles:
 
         with pytest.raises(LedgerError, match="full"):
             fill()
-        ledger._connect = original
+        ledger._connect = original  # the failure closed the full connection: a new one opens
         recorded = len(ledger.history("s"))
         assert 0 < recorded < 10_000  # the failing charge left nothing behind
         assert ledger.spent("s")[0] == pytest.approx(recorded * 1e-9)
@@ -385,41 +387,87 @@ def test_every_accounting_unit_is_explained(unit, phrase):
 def test_every_connection_runs_in_wal_mode_with_full_sync(tmp_path, monkeypatch):
     """Checked on each connection the ledger opens: the statements it runs (FULL is also the
     default of many SQLite builds, so the effective value alone would not catch a missing
-    PRAGMA) and the effective settings."""
-    ledger = PrivacyLedger(tmp_path / "l.db")
-    connect, opened = sqlite3.connect, ledger._connect
+    PRAGMA) and the effective settings. A ledger keeps its connection between transactions (one
+    per transaction cost five times the commit) and opens a new one after a failure or close()."""
+    connect = sqlite3.connect
     statements: list[list[str]] = []
-    settings = []
+    connections = []
 
     def tracing_connect(*args, **kwargs):
         connection = connect(*args, **kwargs)
         statements.append([])
         connection.set_trace_callback(statements[-1].append)
-        return connection
-
-    def checked_connect():
-        connection = opened()
-        settings.append(
-            (
-                connection.execute("PRAGMA journal_mode").fetchone()[0],
-                connection.execute("PRAGMA synchronous").fetchone()[0],
-            )
-        )
+        connections.append(connection)
         return connection
 
     monkeypatch.setattr(sqlite3, "connect", tracing_connect)
-    monkeypatch.setattr(ledger, "_connect", checked_connect)
+    ledger = PrivacyLedger(tmp_path / "l.db")
     ledger.set_limit("s", 1.0)
     ledger.charge("s", event(0.5))
     ledger.spent("s")
-    assert settings == [("wal", 2)] * 3  # synchronous 2 is FULL
-    assert len(statements) == 3
+    assert len(statements) == 1  # one connection for the four transactions
+    ledger.close()
+    ledger.spent("s")
+    assert len(statements) == 2
+    for connection in connections[1:]:
+        assert connection.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert connection.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
     for executed in statements:
         normalized = {statement.replace(" ", "").lower() for statement in executed}
         assert {"pragmajournal_mode=wal", "pragmasynchronous=full"} <= normalized
     monkeypatch.undo()
     journal = sqlite3.connect(tmp_path / "l.db").execute("PRAGMA journal_mode").fetchone()[0]
     assert journal == "wal"  # WAL is a property of the file: every other process uses it too
+
+
+def test_a_forked_child_opens_its_own_connection(tmp_path):
+    """SQLite forbids using a connection opened before a fork in the child: the child's ledger
+    sets the inherited one aside and connects anew; both processes' charges count."""
+    ledger = PrivacyLedger(tmp_path / "l.db")
+    ledger.charge("s", event(0.5))
+    inherited = ledger._open
+    child = os.fork()
+    if child == 0:  # the child: exit status 0 only if it charged through a new connection
+        try:
+            ledger.charge("s", event(0.25))
+            os._exit(0 if ledger._open is not None and ledger._open is not inherited else 3)
+        except BaseException:
+            os._exit(4)
+    _, status = os.waitpid(child, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert ledger._open is inherited  # the parent's is untouched
+    ledger.charge("s", event(0.125))
+    assert ledger.spent("s") == (0.875, 0.0)
+
+
+def test_threads_take_turns_on_one_ledger(tmp_path):
+    from concurrent.futures import ThreadPoolExecutor
+
+    ledger = PrivacyLedger(tmp_path / "l.db")
+    ledger.set_limit("s", 0.05, window="day")
+
+    def charge_until_refused(_: int) -> int:
+        charged = 0
+        while ledger.charge_each("s", [event(0.001)] * 3)[-1] is not None:
+            charged += 3
+        return charged
+
+    with ThreadPoolExecutor(4) as pool:
+        charged = sum(pool.map(charge_until_refused, range(4)))
+    assert len(ledger.history("s")) >= charged and ledger.spent("s")[0] <= 0.05
+    assert len(ledger.history("s")) == 50  # filled exactly: every refusal came at the limit
+
+
+def test_a_ledger_pickles_without_its_connection(tmp_path):
+    import pickle
+
+    ledger = PrivacyLedger(tmp_path / "l.db")
+    ledger.charge("s", event(0.5))
+    copy = pickle.loads(pickle.dumps(ledger))
+    assert copy._open is None and copy.spent("s") == (0.5, 0.0)
+    with PrivacyLedger(tmp_path / "l.db") as scoped:
+        scoped.charge("s", event(0.5))
+    assert scoped._open is None and ledger.spent("s") == (1.0, 0.0)
 
 
 WORKER = """
@@ -774,7 +822,6 @@ def test_charge_each_refuses_each_event_that_does_not_fit_and_goes_on(tmp_path):
 
 
 def test_a_batch_is_one_transaction_and_one_commit(tmp_path, monkeypatch):
-    ledger = PrivacyLedger(tmp_path / "l.db")
     connect = sqlite3.connect
     statements: list[str] = []
 
@@ -784,6 +831,8 @@ def test_a_batch_is_one_transaction_and_one_commit(tmp_path, monkeypatch):
         return connection
 
     monkeypatch.setattr(sqlite3, "connect", tracing_connect)
+    ledger = PrivacyLedger(tmp_path / "l.db")
+    statements.clear()
     assert None not in ledger.charge_each("s", [event(0.01)] * 64)
     writes = [s for s in statements if s.split()[0] in ("BEGIN", "COMMIT", "INSERT")]
     assert [s.split()[0] for s in writes] == ["BEGIN", "INSERT", *["INSERT"] * 64, "COMMIT"]
