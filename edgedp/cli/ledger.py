@@ -121,7 +121,7 @@ def report(ledger: PrivacyLedger, scope: str, *, events: bool) -> dict[str, Any]
     state: dict[str, Any] = {
         "scope": scope,
         "unit": unit,
-        "unit_meaning": None if unit is None else unit_meaning(unit),
+        "unit_meaning": None if unit is None else _unit_meaning(unit),
         "spent": _pair(lifetime.spent),
         "limit": _pair(lifetime.limit),
         "events": lifetime.releases,
@@ -155,6 +155,13 @@ def report(ledger: PrivacyLedger, scope: str, *, events: bool) -> dict[str, Any]
     return state
 
 
+def _unit_meaning(unit: str) -> str:
+    try:
+        return unit_meaning(unit)
+    except InputError:  # "legacy": charges of edgedp 0.1 whose mechanism named no unit
+        return "a unit this edgedp does not know (charges migrated from edgedp 0.1)"
+
+
 def meaning(unit: str | None, windows: list[WindowBudget]) -> list[str]:
     """What the scope's spending means, in plain words: what spent counts, what one release
     guarantees, what the releases of each window with releases or a limit guarantee together,
@@ -162,7 +169,9 @@ def meaning(unit: str | None, windows: list[WindowBudget]) -> list[str]:
     if unit is None:
         return ["Nothing was released in this scope yet."]
     kind, _, metric = unit.partition(":")
-    counted = _COUNTED.get(kind, "units")
+    if kind not in _COUNTED:
+        return [f"Spent adds up epsilons in {_unit_meaning(unit)}: what they guarantee is unknown."]
+    counted = _COUNTED[kind]
     largest = max(budget.largest_epsilon for budget in windows)
     word_metric = metric in _DIFFER
     if word_metric:

@@ -22,8 +22,8 @@ in UTC. Scope ``"*"`` holds the default limit of each window for scopes without 
 
 **What a window does and does not protect.** A per-day limit bounds what the releases of any 24
 hours reveal together (basic composition of their events); a fact repeated every day is exposed
-again each day, so only the lifetime limit bounds what all releases reveal (docs: the budget
-guide).
+again each day, so only the lifetime limit bounds what all releases reveal
+(:doc:`/guide/budget`).
 
 **Exact arithmetic.** A charge fits a window if the exact sum of the window's recorded costs (each
 ``count * epsilon``, a float) plus the charge is at most the limit: computed with floats, and
@@ -50,7 +50,9 @@ What a unit means:
 **Storage.** SQLite in WAL mode with ``synchronous=FULL``: each charge is one ``BEGIN IMMEDIATE``
 transaction that reads the scope's unit, limits and spending and inserts the event, so concurrent
 processes serialize, a committed charge survives a crash (SIGKILL, power loss), and an interrupted
-one leaves no trace. :meth:`PrivacyLedger.charge_each` charges many events of one scope in one such
+one leaves no trace. A ledger object keeps its connection between transactions (opening one per
+transaction cost about five times the commit: the last connection to close a WAL file checkpoints
+it); a forked child opens its own. :meth:`PrivacyLedger.charge_each` charges many events of one scope in one such
 transaction (one synchronous commit), deciding each as if they were charged one after the other.
 Opening a ledger (with the one-time switch of a new or old file to WAL and the migration of an
 older ledger, :data:`LEDGER_VERSION`) waits for other processes like a charge does. Event ids are
@@ -250,6 +252,8 @@ class PrivacyLedger:
         by a newer edgedp; from :meth:`charge`, when a charge would exceed a limit or mix units.
     ~edgedp.PrivacyParameterError
         If ``timeout`` is negative or not a finite number.
+    ~edgedp.InputError
+        If ``clock`` is not callable (or, at a charge, returns no finite number).
 
     Notes
     -----
@@ -258,8 +262,9 @@ class PrivacyLedger:
     accounting unit of its first charge (``"word:hamming"`` for BRR: epsilon per bit of Hamming
     distance, per word slot that goes through the mechanism; ``"document:dp"`` for DeepCandidate)
     and refuses any other: budgets in different units do not add up. Windows are rolling
-    (:data:`WINDOWS`); the budget guide says how to size them. Details:
-    :mod:`edgedp.privacy.ledger`.
+    (:data:`WINDOWS`); :doc:`/guide/budget` says how to size them. The ledger keeps one SQLite
+    connection per process between calls (threads take turns on it); :meth:`close`, or leaving a
+    ``with`` block, closes it. Details: :mod:`edgedp.privacy.ledger`.
 
     Examples
     --------

@@ -134,3 +134,21 @@ def test_show_never_creates_a_ledger(tmp_path, capsys):
     path = tmp_path / "typo.db"
     status, _, err = ledger_command(capsys, "show", "--ledger", str(path))
     assert status == 1 and "no privacy ledger" in err and not path.exists()
+
+
+def test_show_explains_a_unit_it_does_not_know(tmp_path, capsys):
+    """A version-1 ledger's charge of an unknown mechanism migrates to the unit ``legacy``."""
+    import sqlite3
+
+    path = tmp_path / "old.db"
+    old = sqlite3.connect(path)
+    old.executescript(
+        "CREATE TABLE charges (id TEXT PRIMARY KEY, scope TEXT NOT NULL, epsilon REAL NOT "
+        "NULL, delta REAL NOT NULL, mechanism TEXT NOT NULL, created REAL NOT NULL);"
+        "INSERT INTO charges VALUES ('a', 'u', 1.5, 0, 'custom', 1.0);"
+    )
+    old.commit()
+    old.close()
+    status, out, _ = ledger_command(capsys, "show", "--ledger", str(path))
+    assert status == 0 and "unit: legacy (a unit this edgedp does not know" in out
+    assert "Spent adds up epsilons in a unit this edgedp does not know" in out
