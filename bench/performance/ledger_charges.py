@@ -12,10 +12,11 @@ round, so that the drift of a shared machine cancels):
 * **charges per second**: :meth:`~edgedp.PrivacyLedger.charge` (one ``BEGIN IMMEDIATE`` ...
   ``COMMIT`` and one synchronous WAL commit per event; also as edgedp did it before, with a new
   connection per transaction, whose closing checkpoints the WAL) against
-  :meth:`~edgedp.PrivacyLedger.charge_each` with batches of 8, 64 and 256 events (one transaction and one commit per batch), on a ledger file on
-  the disk the benchmark runs from (``synchronous=FULL``: the fsync really happens), with limits in
-  all four windows; on an empty scope and on one holding 20,000 earlier events spread over 30 days
-  (a heavy user's month: every window's sum reads them).
+  :meth:`~edgedp.PrivacyLedger.charge_each` with batches of 8, 64 and 256 events (one transaction
+  and one commit per batch), on a ledger file on the disk the benchmark runs from
+  (``synchronous=FULL``: the fsync really happens), with limits in all four windows; on an empty
+  scope and on one holding 20,000 earlier events spread over 30 days (a heavy user's month: every
+  window's sum reads them).
 * **records per second**: BRR on ``words-small`` at epsilon 0.5 privatizing BBC News sentences as
   JSON Lines records do on the command line (batches of about 2,048 characters, each record its
   own release): without a ledger, with one ``charge`` per record (the command line before

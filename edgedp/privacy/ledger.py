@@ -51,9 +51,10 @@ What a unit means:
 transaction that reads the scope's unit, limits and spending and inserts the event, so concurrent
 processes serialize, a committed charge survives a crash (SIGKILL, power loss), and an interrupted
 one leaves no trace. A ledger object keeps its connection between transactions (opening one per
-transaction cost about five times the commit: the last connection to close a WAL file checkpoints
-it); a forked child opens its own. :meth:`PrivacyLedger.charge_each` charges many events of one scope in one such
-transaction (one synchronous commit), deciding each as if they were charged one after the other.
+transaction halved the charges per second: the last connection to close a WAL file checkpoints
+it); a forked child opens its own. :meth:`PrivacyLedger.charge_each` charges many events of one
+scope in one such transaction (one synchronous commit), deciding each as if they were charged one
+after the other.
 Opening a ledger (with the one-time switch of a new or old file to WAL and the migration of an
 older ledger, :data:`LEDGER_VERSION`) waits for other processes like a charge does. Event ids are
 primary keys: an event can never be counted twice. The file (and SQLite's -wal and -shm files, which
@@ -353,9 +354,9 @@ class PrivacyLedger:
     def _transaction(self, action: str, *, immediate: bool = True) -> Iterator[sqlite3.Connection]:
         """The connection in one transaction; every SQLite failure becomes a one-line LedgerError.
 
-        The connection is kept between transactions: opening one per transaction cost about five
-        times the commit itself (the last connection to close a WAL file checkpoints it, the next
-        one creates the WAL again). Threads take turns on it.
+        The connection is kept between transactions: opening one per transaction halved the
+        charges per second (the last connection to close a WAL file checkpoints it, the next one
+        creates the WAL again). Threads take turns on it.
         """
         with self._lock:
             try:

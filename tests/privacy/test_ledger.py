@@ -388,7 +388,7 @@ def test_every_connection_runs_in_wal_mode_with_full_sync(tmp_path, monkeypatch)
     """Checked on each connection the ledger opens: the statements it runs (FULL is also the
     default of many SQLite builds, so the effective value alone would not catch a missing
     PRAGMA) and the effective settings. A ledger keeps its connection between transactions (one
-    per transaction cost five times the commit) and opens a new one after a failure or close()."""
+    per transaction halved the charges per second) and opens a new one after a failure or close()."""
     connect = sqlite3.connect
     statements: list[list[str]] = []
     connections = []
