@@ -1,8 +1,8 @@
 """``edgedp ledger``: set the limits of, and show, the privacy loss spent per scope.
 
-``limit`` sets a scope's limits (``*``: the default of every scope without its own): per rolling
-day, week and month (any 24 hours, 7 days, 30 days) and over its lifetime, in any combination;
-EPSILON[,DELTA], or ``none`` to remove the scope's own limit in that window. ``show`` (and
+``limit`` sets a scope's limits (scope ``'*'``: the default of every scope without its own):
+per rolling day, week and month (any 24 hours, 7 days, 30 days) and over its lifetime, in any
+combination; EPSILON[,DELTA], or ``none`` to remove the scope's own limit in that window. ``show`` (and
 ``limit``, after setting) prints, per scope, its accounting unit, what was spent, the limit and
 what remains in each window, the releases and units counted there, and what that means in plain
 words; ``--events`` lists the events. Without ``--scope``, ``show`` prints every scope. Times are

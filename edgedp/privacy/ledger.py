@@ -561,11 +561,11 @@ class PrivacyLedger:
         ----------
         scope : str
             The scope charged.
-        events : iterable of DpEvent
+        events : Iterable of DpEvent
             One event per release (``mechanism.privacy_cost([text])``).
-        stop : bool, default False
-            Refuse every event after the first refusal too (nothing after it is released).
-            Keyword only.
+        stop : bool, optional
+            Refuse every event after the first refusal too (nothing after it is released);
+            default ``False``. Keyword only.
         on_refused : callable, optional
             Called after the commit with the index and the :class:`~edgedp.BudgetError` of each
             refused event (the error :meth:`charge` would have raised; under ``stop``, the first
