@@ -444,7 +444,7 @@ class PrivacyLedger:
         scope, window = _check_scope(scope), _check_window(window)
 
         def query(connection: sqlite3.Connection) -> tuple[float, float]:
-            return _Spending.read(connection, scope, _window_start(window, self._now())).spent
+            return _Spending.read(connection, scope, [_window_start(window, self._now())])[0].spent
 
         return self._read("read the spent budget", query)
 
@@ -474,9 +474,11 @@ class PrivacyLedger:
 
         def query(connection: sqlite3.Connection) -> list[WindowBudget]:
             now, limits = self._now(), _limits(connection, scope)
+            spendings = _Spending.read(
+                connection, scope, [_window_start(window, now) for window in WINDOWS]
+            )
             states = []
-            for window, seconds in WINDOWS.items():
-                spending = _Spending.read(connection, scope, _window_start(window, now))
+            for (window, seconds), spending in zip(WINDOWS.items(), spendings, strict=True):
                 (epsilon, delta), limit = spending.spent, limits.get(window)
                 states.append(
                     WindowBudget(
@@ -652,8 +654,15 @@ class _Spending:
     oldest: float | None
 
     @classmethod
-    def read(cls, connection: sqlite3.Connection, scope: str, start: float) -> _Spending:
-        rows = connection.execute(_COSTS_QUERY, (scope, start)).fetchall()
+    def read(
+        cls, connection: sqlite3.Connection, scope: str, starts: list[float]
+    ) -> list[_Spending]:
+        """The spending after each of ``starts``, from one read of the events."""
+        rows = connection.execute(_COSTS_QUERY, (scope, min(starts))).fetchall()
+        return [cls.of([row for row in rows if row[4] > start]) for start in starts]
+
+    @classmethod
+    def of(cls, rows: list[Any]) -> _Spending:
         return cls(
             spent=(math.fsum(row[0] for row in rows), math.fsum(row[1] for row in rows)),
             releases=len(rows),
