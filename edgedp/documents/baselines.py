@@ -186,11 +186,16 @@ class WordLevelEmbedding(SentenceMechanism):
         return self.word_mechanism.guarantee()
 
     def units(self, inputs: Sequence[Document]) -> int:
-        """Every word slot of the documents (the word mechanism's units)."""
+        """The word mechanism's units of the texts it privatizes: a document given as text, or
+        each sentence of a list, each on its own (as :meth:`privatized_sentences_batch` does:
+        joined, a sentence could start mid-sentence and protect, so count, different slots)."""
         return self.word_mechanism.units(
             [
-                document if isinstance(document, str) else " ".join(document_sentences(document))
+                text
                 for document in inputs
+                for text in (
+                    [document] if isinstance(document, str) else document_sentences(document)
+                )
             ]
         )
 

@@ -370,8 +370,18 @@ class WordMechanism(Mechanism[WordPack]):
         )
 
     def units(self, inputs: Sequence[str]) -> int:
-        """The number of word slots of ``inputs`` (every slot is charged, OOV slots included)."""
-        return sum(len(self.segment(check_text(text)).words) for text in inputs)
+        """The number of word slots of ``inputs`` that go through the mechanism: vocabulary words
+        the identifier guard does not protect (each text released on its own, as
+        :meth:`privatize_batch` does).
+
+        Out-of-vocabulary tokens and protected spans are replaced independently of their content
+        (epsilon 0) and are not counted; which slots they are is layout, released as is. A piece
+        of a stream that continues a sentence (:meth:`privatize_pieces`) protects at least these
+        slots (a capitalized word is a name or proper noun inside a sentence more often than at
+        its start, never less), so this count bounds its charge too.
+        """
+        segmented = [self.segment(check_text(text)) for text in inputs]
+        return int((self._slot_ids(segmented) >= 0).sum()) if segmented else 0
 
     def prepare(self, progress: ProgressCallback | None = None) -> None:
         """Do the mechanism's one-time set-up now rather than at its first release (tables built

@@ -126,11 +126,12 @@ def test_ledger_records_one_charge_per_record_before_release(tmp_path):
     (out,) = corpus.privatize_batches([frame], job)
     ledger = PrivacyLedger(path)
     assert len(ledger.history("ann")) == 2 and len(ledger.history("bob")) == 0  # null: no charge
-    events = ledger.history("ann")  # one event per record: its word slots, BRR's unit
-    # "12 March" is one protected slot (issue 27), "." is no slot
-    assert [event["count"] for event in events] == [6, 5]
+    events = ledger.history("ann")  # one event per record: its mechanism's word slots, BRR's unit
+    # charged: "was admitted on"; "Zorbulak" (a proper noun) and "12 March" (one date) are
+    # protected slots, replaced without the mechanism; "." is no slot
+    assert [event["count"] for event in events] == [6, 3]
     assert {event["mechanism"] for event in events} == {"brr"}
-    assert ledger.spent("ann")[0] == pytest.approx(0.6 * (6 + 5))  # the counts above, summed
+    assert ledger.spent("ann")[0] == pytest.approx(0.6 * (6 + 3))  # the counts above, summed
     assert ledger.spent("cy") == (0.0, 0.0)
     assert out["epsilon_spent"].tolist()[:1] == [pytest.approx(3.6)]
     assert np.isnan(out["epsilon_spent"][1])
