@@ -82,6 +82,12 @@ def _any_emoji() -> re.Pattern[str]:
     return re.compile(f"[{_character_class(_table()['start'])}{_REMNANT}]")
 
 
+#: Every character that may start an emoji lies in these two ranges (the table's lowest start is
+#: U+00A9, then U+00AE and U+203C): one range test per character rules most text out before the
+#: exact class, whose many ranges cost ~100 ns per character (bench/reports/2026-11-29-chat-output.md).
+_MAYBE_EMOJI = re.compile("[\u00a9\u00ae\u203c-\U0010ffff]")
+
+
 def has_emoji(text: str) -> bool:
     """Whether ``text`` holds a character that starts an emoji (or a keycap remnant).
 
@@ -90,6 +96,8 @@ def has_emoji(text: str) -> bool:
     >>> has_emoji("see you 🎉"), has_emoji("see you :)")
     (True, False)
     """
+    if text.isascii() or _MAYBE_EMOJI.search(text) is None:
+        return False
     return _any_emoji().search(text) is not None
 
 

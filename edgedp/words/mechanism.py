@@ -551,8 +551,8 @@ class WordMechanism(Mechanism[WordPack]):
         A chat spelling of the pack's language is looked up as its word
         (:func:`edgedp.words.replacements.pack_slang`: ``tmrw`` as ``tomorrow``).
         """
-        slang = self._slang
-        return self.pack.vocabulary.ids(slang.get(word, word) for word in words)
+        words = list(words)
+        return self.pack.vocabulary.ids(map(self._slang.get, words, words))  # get(word, word)
 
     def _slot_ids(self, segmented: list[Segmented]) -> np.ndarray:
         """The vocabulary id of every slot; -1 where it is out of vocabulary or protected,
