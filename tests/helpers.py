@@ -86,8 +86,23 @@ def reference_splitter():
 
 def tokens_of(text: str) -> list[str]:
     """Non-whitespace tokens of a text, whitespace split and punctuation isolated (original
-    spelling): finer than edgedp's word slots, which merge adjacent non-pass-through tokens."""
-    return [token for token, _ in reference_splitter().pre_tokenize_str(text)]
+    spelling), emoji cut out: finer than edgedp's word slots, which merge adjacent word tokens."""
+    from edgedp.text.emoji import split_emoji
+
+    tokens = reference_splitter().pre_tokenize_str(text)
+    split = split_emoji(text, [(token, start, end, "") for token, (start, end) in tokens])
+    return [token for token, *_ in split]
+
+
+def assert_only_public_tokens(output: str, vocabulary) -> None:
+    """Every token of ``output`` is public: pass-through punctuation, a vocabulary word, a filler
+    emoji or the OOV marker."""
+    from edgedp.text.emoji import filler_emoji
+    from edgedp.text.segmentation import PASS_THROUGH_PUNCTUATION
+
+    public = set(filler_emoji()) | PASS_THROUGH_PUNCTUATION
+    for token in tokens_of(output.replace(edgedp.OOV_MASK, " ")):
+        assert token in public or token in vocabulary, f"{token!r} reached the output"
 
 
 def pairs(n: int) -> itertools.product:

@@ -125,9 +125,9 @@ def add_word_mechanism_arguments(
     parser.add_argument(
         "--oov",
         choices=OOV_POLICIES,
-        help="word mechanisms: out-of-vocabulary tokens and protected spans: a random word "
-        "(sample, the default), [OOV] (mask), nothing (drop), or [OOV] and, for a protected span, "
-        "its kind: [EMAIL], [NAME], ... (placeholder)",
+        help="word mechanisms: out-of-vocabulary tokens, protected spans and emoji: a random "
+        "common word or emoji (sample, the default), [OOV] (mask), nothing (drop), or [OOV] and, "
+        "for a protected span or an emoji, its kind: [EMAIL], [NAME], [EMOJI], ... (placeholder)",
     )
     parser.add_argument("--casing", choices=CASINGS, help="word mechanisms (default: lower)")
     parser.add_argument("--protect", help="word mechanisms: " + PROTECT_HELP)

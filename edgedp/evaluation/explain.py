@@ -497,7 +497,7 @@ def text_losses(
 ) -> tuple[list[SlotLoss], dict[str, float]]:
     """Per word slot of ``text``: epsilon * d to the nearest other and the farthest vocabulary word."""
     segmented = mechanism.segment(check_text(text))
-    ids = mechanism.pack.vocabulary.ids(segmented.words)
+    ids = mechanism.lookup(segmented.words)  # chat spellings as their words, as released
     known = [
         (slot, int(word_id))
         for slot, word_id in enumerate(ids)

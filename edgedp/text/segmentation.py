@@ -11,6 +11,8 @@ vocabulary, so no character of a private word can reach the output.
   one slot gave, which edgedp did before (``tokenizers`` costs the word path megabytes of resident
   memory: bench/reports/2026-11-23-footprint.md): tests/text/test_text.py checks every code point,
   and the segmentation of random texts, against ``tokenizers``.
+* Emoji (:mod:`edgedp.text.emoji`) are cut out of the words they are glued to: each emoji (a
+  sequence counts as one) is a slot of its own, of kind ``emoji``, never merged with a neighbour.
 * Whitespace between tokens passes through if it is ASCII whitespace; any other whitespace character
   (no-break space, ideographic space, ...) is written as a plain space, because unusual whitespace
   can identify a keyboard or a device.
@@ -32,6 +34,7 @@ from typing import TypeVar
 
 from edgedp.errors import InputError
 from edgedp.privacy.validation import check_choice
+from edgedp.text.emoji import EMOJI, split_emoji
 from edgedp.text.identifiers import common_words, name_slots, protected_spans
 
 #: Single characters released unchanged: ASCII punctuation and common typographic punctuation.
@@ -129,8 +132,9 @@ class Segmented:
     ``pieces`` holds the separators in order, with ``None`` at each word slot; ``words`` holds the
     normalized lookup key of each slot, in order; ``kinds`` maps the index (into ``words``) of each
     slot the guard protects (:mod:`edgedp.text.identifiers`, a deny-list) to why: an identifier
-    kind such as ``email`` or ``phone``, ``name``, ``proper-noun`` or ``deny``; those slots must be
-    released like out-of-vocabulary tokens, never through a word mechanism.
+    kind such as ``email`` or ``phone``, ``name``, ``proper-noun`` or ``deny``, and of each emoji
+    (kind ``emoji``, whatever the guard); those slots must be released like out-of-vocabulary
+    tokens, never through a word mechanism.
     ``ends_at_sentence_start``: whether a word right after this text would start a sentence (for
     the next piece of a stream). ``spans``: each slot's (start, end) in the text.
     """
@@ -275,14 +279,19 @@ def slots(
     kinds: dict[int, str] = {}
     starts = _SentenceStarts(sentence_start)
     position = 0
-    for token, start, end, kind in tokens:
+    for token, start, end, kind in split_emoji(text, tokens):  # an emoji is a slot of its own
         if start > position:
             pieces.append(_released_whitespace(text[position:start]))
             starts.gap(text[position:start])
         if not kind and is_pass_through(token):
             pieces.append(token)
             starts.punctuation(token, raw_words[-1] if pieces[-2:-1] == [None] else "")
-        elif pieces and pieces[-1] is None and start == position:
+        elif (
+            pieces
+            and pieces[-1] is None
+            and start == position
+            and not _emoji(kind, kinds, raw_words)
+        ):
             raw_words[-1] += text[start:end]
             spans[-1] = (spans[-1][0], end)
         else:
@@ -310,6 +319,11 @@ def slots(
             if word in deny:
                 kinds.setdefault(index, "deny")
     return Segmented(tuple(pieces), words, MappingProxyType(kinds), starts.now, tuple(spans))
+
+
+def _emoji(kind: str, kinds: dict[int, str], raw_words: list[str]) -> bool:
+    """Whether a token of ``kind`` or the slot before it is an emoji (which never merge)."""
+    return EMOJI in (kind, kinds.get(len(raw_words) - 1))
 
 
 def _gaps(text: str, spans: list[tuple[int, int]]) -> list[str]:

@@ -28,9 +28,10 @@ class BRR(WordMechanism):
         the output reproducible and NOT private (tests and benchmarks only; it warns with
         :class:`~edgedp.NotPrivateWarning`).
     oov : {"sample", "mask", "drop", "placeholder"}, default "sample"
-        What replaces an out-of-vocabulary token or a span the guard protects, independently of
-        its content: a uniform vocabulary word, the marker :data:`~edgedp.OOV_MASK`, nothing, or
-        a placeholder naming the guard's kind (``[EMAIL]``, ``[NAME]``; ``[OOV]`` otherwise). No
+        What replaces an out-of-vocabulary token, a span the guard protects or an emoji,
+        independently of its content: a uniform filler word (a common word, no name, no digit; for
+        an emoji, a filler emoji), the marker :data:`~edgedp.OOV_MASK`, nothing, or a placeholder
+        naming the guard's kind (``[EMAIL]``, ``[NAME]``, ``[EMOJI]``; ``[OOV]`` otherwise). No
         policy copies a character of the token.
     casing : {"lower", "sentence"}, default "lower"
         How released words are cased: all lower case, or capitalized at sentence starts.

@@ -1,4 +1,4 @@
-"""What every word-level mechanism shares: text in, privatized text out, vocabulary words only.
+"""What every word-level mechanism shares: text in, privatized text out, public words only.
 
 A word mechanism privatizes each word of a text independently. Subclasses implement one step,
 :meth:`WordMechanism._release`, mapping vocabulary ids to randomly chosen vocabulary ids; this base
@@ -6,22 +6,30 @@ class does the rest: splitting text (:mod:`edgedp.text.segmentation`), the out-o
 policy, batching and reassembly.
 
 **What reaches the output.** Only (a) whitespace and the public punctuation of
-:data:`edgedp.text.segmentation.PASS_THROUGH_PUNCTUATION`, and (b) words sampled by the mechanism
-from the pack's public vocabulary (or, with ``oov="mask"``, the fixed marker :data:`OOV_MASK`). No
-character of an input word is ever copied to the output.
+:data:`edgedp.text.segmentation.PASS_THROUGH_PUNCTUATION`, (b) words sampled by the mechanism
+from the pack's public vocabulary (or, with ``oov="mask"``, the fixed marker :data:`OOV_MASK`), and
+(c) the public filler words and emoji of :mod:`edgedp.words.replacements`. No character of an input
+word or emoji is ever copied to the output.
 
-**Out-of-vocabulary tokens** (names, typos, numbers or scripts missing from the vocabulary):
+**Chat spellings** (``tmrw``, ``idk``, ``doesnt``) are looked up as the word they stand for in the
+pack's language (:mod:`edgedp.languages.slang`) and privatized as that word: the guarantee holds
+for the normalized word, so a spelling and its word (``tmrw``, ``tomorrow``) are indistinguishable.
 
-* ``"sample"`` (default): replaced by a word drawn uniformly from the vocabulary, independently of
-  the token. The content of OOV tokens is perfectly hidden; the replacement is noise to a reader.
+**Out-of-vocabulary tokens** (names, typos, numbers or scripts missing from the vocabulary), and
+**emoji** (:mod:`edgedp.text.emoji`: each emoji is a slot of its own, never a word):
+
+* ``"sample"`` (default): replaced by a public filler word drawn uniformly, independently of the
+  token (:func:`edgedp.words.replacements.filler_ids`: common words that are no name and hold no
+  digit, so a replacement never looks like an identifier), an emoji by a uniform filler emoji. The
+  content is perfectly hidden; the replacement is noise to a reader, and an emoji stays an emoji.
 * ``"mask"``: replaced by ``[OOV]``. Content hidden; the fact that the token was OOV is released.
 * ``"drop"``: removed (surrounding whitespace stays). Content hidden; the position is released.
 * ``"placeholder"``: like ``"mask"``, but a slot the identifier guard protects says why: ``[EMAIL]``,
   ``[PHONE]``, ``[DATE]``, ``[NAME]``, ``[PROPER-NOUN]``, ... (the kind of
-  :mod:`edgedp.text.guard_report`); other OOV tokens, and words only the ``deny`` list protects,
-  are ``[OOV]``. Content hidden; the position and the kind the guard's public rules recognised (a
-  function of the raw text, like the pattern of slots) are released, never membership of the
-  deny-list.
+  :mod:`edgedp.text.guard_report`), and an emoji is ``[EMOJI]``; other OOV tokens, and words only
+  the ``deny`` list protects, are ``[OOV]``. Content hidden; the position and the kind the guard's
+  public rules recognised (a function of the raw text, like the pattern of slots) are released,
+  never membership of the deny-list.
 
 **Identifier guard** (``protect``, default :data:`edgedp.text.identifiers.DEFAULT_PROTECT`: every
 kind): e-mail addresses, URLs, handles, phone numbers, digit groups, dates and numbers
@@ -35,8 +43,9 @@ adds (their content is protected with epsilon 0) and reveals (which slots were p
 What the metric-DP bound covers: any two *vocabulary* words (epsilon times their distance). Any two
 OOV tokens are perfectly indistinguishable (the output does not depend on them). An OOV token and
 a vocabulary word are not neighbours under any metric of the pack: with ``"sample"`` the output
-only weakly suggests that a slot held an OOV token (a uniform word rather than one near the input),
-with ``"mask"`` and ``"drop"`` that fact is released outright.
+only weakly suggests that a slot held an OOV token (a uniform filler word rather than one near the
+input), with ``"mask"`` and ``"drop"`` that fact is released outright. Which slots are emoji is
+released (an emoji comes out where one was, or ``[EMOJI]``), like the layout; which emoji, never.
 
 **Threads and processes.** A mechanism is safe to share between threads: the pack is read-only,
 FAISS searches do not modify the index, and OS-entropy randomness has no user-space state (a seeded
@@ -71,6 +80,7 @@ from edgedp.privacy.randomness import RandomSource
 from edgedp.privacy.validation import check_choice, check_epsilon, check_iterable
 from edgedp.progress import ProgressCallback
 from edgedp.runtime.native import map_in_threads, worker_threads
+from edgedp.text.emoji import EMOJI
 from edgedp.text.identifiers import DEFAULT_PROTECT, check_protect
 from edgedp.text.segmentation import (
     CASINGS,
@@ -92,6 +102,13 @@ from edgedp.words.decoding import (
 )
 from edgedp.words.language_model import LanguageModelPack, finished_slots, slot_sentences
 from edgedp.words.pack import WordPack
+from edgedp.words.replacements import (
+    EMOJI_BASE,
+    EMOJI_SLOT,
+    draw_replacements,
+    filler_emoji_of,
+    pack_slang,
+)
 from edgedp.words.spaces import Space
 
 
@@ -176,9 +193,10 @@ class WordMechanism(Mechanism[WordPack]):
         the output reproducible and NOT private (tests and benchmarks only; it warns with
         :class:`~edgedp.NotPrivateWarning`).
     oov : {"sample", "mask", "drop", "placeholder"}, default "sample"
-        What replaces an out-of-vocabulary token or a span the guard protects, independently of
-        its content: a uniform vocabulary word, the marker :data:`~edgedp.OOV_MASK`, nothing, or
-        a placeholder naming the guard's kind (``[EMAIL]``, ``[NAME]``; ``[OOV]`` otherwise). No
+        What replaces an out-of-vocabulary token, a span the guard protects or an emoji,
+        independently of its content: a uniform filler word (a common word, no name, no digit; for
+        an emoji, a filler emoji), the marker :data:`~edgedp.OOV_MASK`, nothing, or a placeholder
+        naming the guard's kind (``[EMAIL]``, ``[NAME]``, ``[EMOJI]``; ``[OOV]`` otherwise). No
         policy copies a character of the token.
     casing : {"lower", "sentence"}, default "lower"
         How released words are cased: all lower case, or capitalized at sentence starts.
@@ -215,13 +233,15 @@ class WordMechanism(Mechanism[WordPack]):
 
     Notes
     -----
-    **What reaches the output.** Only whitespace, public punctuation and words sampled from the
-    pack's public vocabulary (or the ``oov`` markers); no character of an input word is ever
-    copied. **Guarantee.** epsilon * d metric DP per vocabulary word, d the subclass's metric
-    (:attr:`metric`; plain DP, d = 1 for any two words, where it is ``None``). Words are privatized
-    independently, so for two texts with the same layout the bound is epsilon * sum_i d(w_i,
-    w'_i); the layout is released as is. Out-of-vocabulary tokens and guarded spans are replaced
-    independently of their content. Details: :mod:`edgedp.words.mechanism` and :doc:`/theory`.
+    **What reaches the output.** Only whitespace, public punctuation, words sampled from the
+    pack's public vocabulary and the public filler words and emoji (or the ``oov`` markers); no
+    character of an input word is ever copied. **Guarantee.** epsilon * d metric DP per
+    vocabulary word, d the subclass's metric (:attr:`metric`; plain DP, d = 1 for any two words,
+    where it is ``None``). Words are privatized independently, so for two texts with the same
+    layout the bound is epsilon * sum_i d(w_i, w'_i); the layout is released as is.
+    Out-of-vocabulary tokens, guarded spans and emoji are replaced independently of their
+    content; a chat spelling is privatized as its word (the bound holds for the normalized
+    words). Details: :mod:`edgedp.words.mechanism` and :doc:`/theory`.
 
     Examples
     --------
@@ -257,6 +277,7 @@ class WordMechanism(Mechanism[WordPack]):
         self.casing = check_choice(casing, "casing", CASINGS)
         self.protect = check_protect(protect)
         self.deny = check_deny(deny)
+        self._slang = pack_slang(self.pack)
         self.decode, self.candidates = check_decoder(decode, candidates)
         self.space = self._build_space()
         self.decoder: Decoder | None = None
@@ -358,8 +379,9 @@ class WordMechanism(Mechanism[WordPack]):
     def guarantee(self) -> Guarantee:
         """epsilon * d metric DP per word, d the metric of the mechanism's space."""
         return Guarantee(
-            protects="each vocabulary word of a text (an out-of-vocabulary token or a protected "
-            "identifier span is replaced independently of its content)",
+            protects="each vocabulary word of a text, a chat spelling as its word (an "
+            "out-of-vocabulary token, a protected identifier span or an emoji is replaced "
+            "independently of its content)",
             relation="two texts with the same layout; the bound adds up over word slots, "
             "epsilon * sum_i d(w_i, w'_i)"
             + ("" if self.metric else ", with d = 1 for any two different words"),
@@ -530,15 +552,26 @@ class WordMechanism(Mechanism[WordPack]):
         known = ids >= 0
         released = np.empty_like(ids)
         released[known] = self.privatize_ids(ids[known])
-        released[~known] = self._replace_unknown(int((~known).sum()))
+        released[~known] = self._replace_unknown(ids[~known])
         return segmented, released
 
+    def lookup(self, words: Iterable[str]) -> np.ndarray:
+        """The vocabulary id of each slot key (:attr:`Segmented.words`), -1 where it is unknown.
+
+        A chat spelling of the pack's language is looked up as its word
+        (:func:`edgedp.words.replacements.pack_slang`: ``tmrw`` as ``tomorrow``).
+        """
+        words = list(words)
+        return self.pack.vocabulary.ids(map(self._slang.get, words, words))  # get(word, word)
+
     def _slot_ids(self, segmented: list[Segmented]) -> np.ndarray:
-        """The vocabulary id of every slot; -1 where it is out of vocabulary or protected."""
-        ids = self.pack.vocabulary.ids([word for item in segmented for word in item.words])
+        """The vocabulary id of every slot; -1 where it is out of vocabulary or protected,
+        :data:`~edgedp.words.replacements.EMOJI_SLOT` where it is an emoji."""
+        ids = self.lookup(word for item in segmented for word in item.words)
         offset = 0
         for item in segmented:  # protected slots take the OOV path, whatever their key
-            ids[[offset + index for index in item.kinds]] = -1
+            for index, kind in item.kinds.items():
+                ids[offset + index] = EMOJI_SLOT if kind == EMOJI else -1
             offset += len(item.words)
         return ids
 
@@ -595,14 +628,26 @@ class WordMechanism(Mechanism[WordPack]):
         known = ids >= 0
         points = space.perturb(ids[known])
         fixed = np.full(len(ids), PERTURBED, dtype=np.int64)
-        fixed[~known] = self._replace_unknown(int((~known).sum()))
+        fixed[~known] = self._replace_unknown(ids[~known])
         return points, fixed
 
-    def _replace_unknown(self, count: int) -> np.ndarray:
+    def _replace_unknown(self, slots: np.ndarray) -> np.ndarray:
+        """What the ``oov`` policy releases for slots no mechanism releases (``slots``: their slot
+        ids, -1 or :data:`~edgedp.words.replacements.EMOJI_SLOT`), independently of their content:
+        with ``sample`` a filler word or emoji (:func:`~edgedp.words.replacements.
+        draw_replacements`), else the policy's marker."""
         if self.oov == "sample":
-            return self.rng.integers(len(self.pack.vocabulary), count)
+            return draw_replacements(self.pack, self.rng, slots == EMOJI_SLOT)
         masked = self.oov in ("mask", "placeholder")
-        return np.full(count, _MASKED if masked else _DROPPED, dtype=np.int64)
+        return np.full(len(slots), _MASKED if masked else _DROPPED, dtype=np.int64)
+
+    def _spell(self, released: int) -> str | None:
+        """The text of a released id: a vocabulary word, a filler emoji, [OOV], or None (dropped)."""
+        if released >= 0:
+            return self.pack.vocabulary[released]  # by id: never materializes the word list
+        if released <= EMOJI_BASE:
+            return filler_emoji_of(released)
+        return OOV_MASK if released == _MASKED else None
 
     def _assemble_all(
         self, segmented: list[Segmented], released: np.ndarray, state: SentenceState | None
@@ -612,10 +657,7 @@ class WordMechanism(Mechanism[WordPack]):
             known = ids >= 0
             self.kept.released += int(known.sum())
             self.kept.unchanged += int((released[known] == ids[known]).sum())
-        words = self.pack.vocabulary  # by id: never materializes the whole word list
-        spelled = [
-            words[i] if i >= 0 else (OOV_MASK if i == _MASKED else None) for i in released.tolist()
-        ]
+        spelled = [self._spell(i) for i in released.tolist()]
         out, start = [], 0
         for item in segmented:
             end = start + len(item.words)

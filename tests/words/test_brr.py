@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from helpers import (
     all_codes,
+    assert_only_public_tokens,
     brr_exact_distribution,
     metric_dp_violations,
-    tokens_of,
     write_word_pack,
 )
 from hypothesis import HealthCheck, given, settings
@@ -21,7 +21,6 @@ from scipy import stats
 import edgedp
 from edgedp.errors import InputError, PrivacyParameterError
 from edgedp.privacy.noise import rr_flip_threshold
-from edgedp.text.segmentation import PASS_THROUGH_PUNCTUATION
 
 
 @pytest.mark.parametrize(
@@ -142,15 +141,6 @@ def test_batch_matches_single_texts_structurally(default_pack):
 def test_oov_policies(default_pack, policy, expected):
     brr = edgedp.BRR(default_pack, epsilon=50.0, oov=policy)
     assert brr.privatize("Xqzzyv loves the Zwplk") == expected
-
-
-def _is_public(token: str, vocabulary) -> bool:
-    return token in PASS_THROUGH_PUNCTUATION or token in vocabulary
-
-
-def assert_only_public_tokens(output: str, vocabulary) -> None:
-    for token in tokens_of(output.replace(edgedp.OOV_MASK, " ")):
-        assert _is_public(token, vocabulary), f"{token!r} reached the output"
 
 
 # Random names, digit strings and junk: none of these may ever appear in any output.

@@ -13,12 +13,11 @@ import os
 
 import numpy as np
 import pytest
-from helpers import SEEDED_ON_PURPOSE
+from helpers import SEEDED_ON_PURPOSE, assert_only_public_tokens
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sampling_helpers import (
     SECRETS,
-    assert_only_public_tokens,
     chi_square_pvalue,
     metric_violations,
     vector_pack,

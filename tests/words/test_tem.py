@@ -19,12 +19,17 @@ import sys
 
 import numpy as np
 import pytest
-from helpers import SEEDED_ON_PURPOSE, all_codes, hamming_distances, write_word_pack
+from helpers import (
+    SEEDED_ON_PURPOSE,
+    all_codes,
+    assert_only_public_tokens,
+    hamming_distances,
+    write_word_pack,
+)
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sampling_helpers import (
     SECRETS,
-    assert_only_public_tokens,
     chi_square_pvalue,
     metric_violations,
     vector_pack,
