@@ -46,6 +46,7 @@ EXTRA_SUITES = {
     "backends": "bench.performance.backends",
     "sentence-tiers": "bench.performance.sentence_tiers",
     "ledger": "bench.performance.ledger_charges",
+    "langid": "bench.utility.language_identification",
 }
 
 

@@ -6,6 +6,7 @@ the identifier guard's lexicons (titles, greetings, verbs of address, month name
 common words), chat slang, and which word pack and language model serve a language.
 
 Who may import it: :mod:`edgedp.text` and everything above it. It imports only :mod:`edgedp.errors`,
-:mod:`edgedp.privacy.validation` and the standard library and numpy: public data and pure
-functions, no randomness.
+:mod:`edgedp.privacy.validation`, :mod:`edgedp.packs.manifest` (CPython's built-in SHA-256, which
+checks the identifier's model without loading OpenSSL), the standard library and numpy: public
+data and pure functions, no randomness.
 """

@@ -20,6 +20,7 @@ COMMAND_MODULES = (
     "edgedp_export.commands.subspace",
     "edgedp_export.commands.adept",
     "edgedp_export.commands.lm",
+    "edgedp_export.commands.langid",
     "edgedp_export.commands.wheel",
 )
 
