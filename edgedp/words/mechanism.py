@@ -64,11 +64,13 @@ mechanism's metric. The layout (token count, separators) is released as is.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from types import MappingProxyType
 from typing import ClassVar, TypedDict, TypeVar
 
 import numpy as np
@@ -158,6 +160,8 @@ def placeholder(kind: str) -> str:
     return OOV_MASK if kind == "deny" else f"[{kind.upper()}]"
 
 
+#: The guard's kinds whose rules read words of the pack's language (not kept by protect_all).
+_LANGUAGE_KINDS = frozenset({"name", "proper-noun", "deny"})
 _DROPPED = -1
 _MASKED = -2
 
@@ -457,6 +461,29 @@ class WordMechanism(Mechanism[WordPack]):
         segmented = [item for part, _ in parts for item in part]
         released = np.concatenate([ids for _, ids in parts])
         return self._assemble_all(segmented, released, None)
+
+    def protect_all(
+        self, texts: Sequence[str], kind: str, *, state: SentenceState | None = None
+    ) -> list[str]:
+        """``texts`` released with every word slot protected: the layout and the ``oov`` policy's
+        replacements, independent of every word's content (epsilon 0; nothing is charged).
+
+        An identifier span the guard recognised keeps its kind (``[EMAIL]`` with
+        ``oov="placeholder"``) and an emoji stays an emoji slot; every other slot is of kind
+        ``kind`` (``"other-language"``: a text in a language without a pack,
+        :mod:`edgedp.words.multilingual`; the guard's rules for names and capitalized words are
+        those of the pack's language, so their findings are not kept). With ``state`` the texts
+        are consecutive pieces of one text (a stream), and sentence casing carries across.
+        """
+        segmented = []
+        for text in texts:
+            item = self.segment(check_text(text))
+            found = {i: k for i, k in item.kinds.items() if k not in _LANGUAGE_KINDS}
+            kinds = {index: found.get(index, kind) for index in range(len(item.words))}
+            segmented.append(dataclasses.replace(item, kinds=MappingProxyType(kinds)))
+        return self._assemble_all(
+            segmented, self._replace_unknown(self._slot_ids(segmented)), state
+        )
 
     def privatize_pieces(
         self,
