@@ -103,7 +103,9 @@ from edgedp.evaluation.empirical_privacy import (
     sample_channel,
 )
 from edgedp.evaluation.keep_rate import (
-    DEFAULT_SAMPLES,
+    DEFAULT_SAMPLES as DEFAULT_SAMPLES,  # explain's default releases per word, re-exported
+)
+from edgedp.evaluation.keep_rate import (
     DEFAULT_WORDS,
     Z_975,
     Estimate,
