@@ -182,7 +182,7 @@ def _factor(exponent: float) -> str:
 def _apart(metric: str | None, distance: float) -> str:
     """A distance in the metric's words: ``41 bits``, ``0.83 (euclidean)``."""
     if metric == "hamming":
-        return f"{distance:.0f} bits"
+        return f"{distance:.0f} bit" + ("" if distance == 1 else "s")
     return f"{distance:.3g} ({metric})"
 
 
@@ -333,9 +333,10 @@ class Explanation:
             "codes differ in d bits" if metric == "hamming" else f"vectors are d apart ({metric})"
         )
         radii = [
-            f"at most {_factor(radius['exponent'])} within {_apart(metric, radius['distance'])}"
+            f"{_factor(radius['exponent'])} within {_apart(metric, radius['distance'])}"
             for radius in protection["radii"]
         ]
+        radii[0] = "at most " + radii[0]
         widest = protection["radii"][-1]
         among = protection["hiding_among"]
         example = protection["example"]
@@ -350,7 +351,8 @@ class Explanation:
             else f"{_count(widest)} other words ({100 * share:.2g} % of the vocabulary)"
         )
         meaningful = (
-            "So at this epsilon the formal bound does not hide a word among other words."
+            "So at this epsilon the formal bound does not hide a word among other words: what "
+            "protects it is the noise, measured next."
             if widest["words"] == 0
             else f"So the formal bound hides a typical word among about {_count(widest)} others "
             f"at {_factor(widest['exponent'])}."
@@ -358,13 +360,13 @@ class Explanation:
         return (
             f"Formal guarantee (local): for two words whose {kind}, any release is at most "
             f"e^({epsilon:g} d) times likelier for one than for the other; over a text the "
-            f"exponents add up word by word. This is {' and '.join(radii)}; a typical word has "
-            f"{within} within {_apart(metric, widest['distance'])} (median over "
-            f"{protection['words']} public words): its nearest other word is "
-            f"{_apart(metric, protection['nearest'])} away ({_factor(epsilon * protection['nearest'])}), "
-            f"its {among['k']}th nearest {_apart(metric, among['distance'])} "
-            f"({_factor(epsilon * among['distance'])}). For example {example['word']!r} and its "
-            f"nearest words: {pairs}. {meaningful}"
+            f"exponents add up word by word. The factor is {' and '.join(radii)}, and a typical "
+            f"word has {within} within {_apart(metric, widest['distance'])} (median over "
+            f"{protection['words']} public words): its "
+            f"nearest other word is {_apart(metric, protection['nearest'])} away "
+            f"({_factor(epsilon * protection['nearest'])}), its {among['k']}th nearest "
+            f"{_apart(metric, among['distance'])} ({_factor(epsilon * among['distance'])}). For "
+            f"example {example['word']!r} and its nearest words: {pairs}. {meaningful}"
         )
 
     def _measured_statement(self) -> str:
