@@ -38,13 +38,17 @@ from typing import Any
 import numpy as np
 
 import edgedp
-from bench.harness import ROOT, Report, cached
+from bench.harness import Report, cached
 from bench.utility.epsilon_tasks import USES, Task
+from edgedp.evaluation.calibration import equivalent_epsilon
 from edgedp.evaluation.empirical_privacy import zipf_log_prior
-from edgedp.evaluation.explain import default_epsilons, measured_adversary
+from edgedp.evaluation.explain import measured_adversary
 from edgedp.evaluation.keep_rate import words_kept
 
 BRR_EPSILONS = (0.4, 0.5, 0.55, 0.6, 0.7, 0.8)
+#: Madlib runs at the epsilons with the average privacy-loss bound of BRR at these (per bit); it
+#: keeps half the signal at lower BRR-equivalents than BRR itself, hence the two lower points.
+MADLIB_AS_BRR = (0.3, 0.35, 0.4, 0.5, 0.6, 0.7, 0.8)
 QUICK = 0.1
 ADVERSARY_SAMPLES = 1000
 BOOTSTRAP = 200
@@ -54,8 +58,6 @@ FIGURES = "words kept and the adversary per epsilon"
 CACHE = Path.home() / ".cache" / "edgedp-bench" / "epsilon"
 #: Part of every cache key: change it when what a point measures changes.
 VERSION = "2026-11-29"
-#: Where a run writes its Markdown (git-ignored); bench/reports/2026-11-29-epsilon.md is a published run.
-RESULTS = ROOT / "bench" / "results" / "epsilon.md"
 
 
 def seeded(seed: int) -> edgedp.RandomSource:
@@ -163,7 +165,10 @@ def run(report: Report, *, quick: bool) -> None:
         tasks += made
     small = edgedp.load_pack()
     medium = ensure_pack("medium")
-    madlib_grid = tuple(default_epsilons(build("Madlib", medium, 10.0, 0)))
+    madlib_grid = tuple(
+        float(f"{equivalent_epsilon(medium, e, source='brr', target='madlib'):.2g}")
+        for e in MADLIB_AS_BRR
+    )
     grids: dict[str, tuple[edgedp.WordPack, tuple[float, ...]]] = {
         "BRR": (small, BRR_EPSILONS),
         "Madlib": (medium, madlib_grid),
@@ -203,7 +208,7 @@ def run(report: Report, *, quick: bool) -> None:
                 }
                 rows.append(row)
                 report.add(table=TABLE, **row)
-    write_results(rows, measured, quick)
+    report.sections += results_markdown(rows, measured)
 
 
 def half_from(rows: list[dict[str, Any]]) -> float | None:
@@ -272,18 +277,13 @@ def summary_table(
     return lines
 
 
-def write_results(
-    rows: list[dict[str, Any]],
-    measured: dict[tuple[str, float], dict[str, Any]],
-    quick: bool,
-    path: Path = RESULTS,
-) -> None:
-    """The recommendations, the figures per epsilon and every domain's curve as Markdown."""
-    if quick:
-        path = path.with_name("epsilon-quick.md")
-    path.parent.mkdir(parents=True, exist_ok=True)
+def results_markdown(
+    rows: list[dict[str, Any]], measured: dict[tuple[str, float], dict[str, Any]]
+) -> list[str]:
+    """The recommendations, the figures per epsilon and every domain's curve as Markdown (the
+    suite's report ends with them)."""
     lines = [
-        "# Which epsilon: measured recommendations",
+        "## Which epsilon: measured recommendations",
         "",
         "`python -m bench epsilon` (bench/utility/epsilon.py and epsilon_tasks.py describe the "
         "data, tasks and floors). Recommended: the smallest epsilon of the grid that keeps at "
@@ -295,7 +295,7 @@ def write_results(
         "",
         *summary_table(rows, measured),
         "",
-        "## Words kept and the adversary per epsilon",
+        "### Words kept and the adversary per epsilon",
         "",
         "| mechanism | epsilon | words kept [95 %] | adversary [95 %] |",
         "|---|---|---|---|",
@@ -313,7 +313,7 @@ def write_results(
         grid = sorted({r["epsilon"] for r in mine})
         lines += [
             "",
-            f"## {use}, {mechanism}: kept above the floor [95 %] (words kept on the running text)",
+            f"### {use}, {mechanism}: kept above the floor [95 %] (words kept on the running text)",
             "",
             "| domain | metric | floor | non-private | "
             + " | ".join(f"{e:g}" for e in grid)
@@ -343,5 +343,4 @@ def write_results(
         "seeded privatization per point: the intervals cover the choice of items, not the noise "
         "of the one privatization.",
     ]
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    print(f"   table: {path}")
+    return lines

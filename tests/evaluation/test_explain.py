@@ -303,23 +303,23 @@ def test_words_kept_is_one_figure_everywhere(default_pack, seeded):
     from edgedp.evaluation.keep_rate import WARNING_STAGES, quick_keep, words_kept
 
     brr = edgedp.BRR(default_pack, epsilon=0.55, decode="nearest")
-    first = explain(brr, words=30, samples=4, adversary_samples=50, rng=seeded(1))
-    second = explain(brr, words=30, samples=4, adversary_samples=50, rng=seeded(2))
-    figure = words_kept(brr, words=30, samples=4)
+    first = explain(brr, words=20, samples=3, adversary_samples=30, rng=seeded(1))
+    second = explain(brr, words=20, samples=3, adversary_samples=30, rng=seeded(2))
+    figure = words_kept(brr, words=20, samples=3)
     assert first.kept == second.kept == figure  # not the explanation's own random stream
     assert first.adversary == second.adversary  # nor is the adversary's figure
     assert quick_keep(brr) in {words_kept(brr, words=w, samples=n) for w, n in WARNING_STAGES}
     # the figure counts each public word's releases: recomputed here from the same releases
     from edgedp.evaluation.keep_rate import public_releases
 
-    ids = public_word_set(default_pack, 30)
-    released = public_releases(brr, ids, 4)
+    ids = public_word_set(default_pack, 20)
+    released = public_releases(brr, ids, 3)
     expected = zipf_prior(default_pack, ids) @ (released == ids[:, None]).mean(axis=1)
     assert figure.value == pytest.approx(expected)
     # a mechanism that keeps more words gets a larger figure
     assert (
         words_kept(
-            edgedp.BRR(default_pack, epsilon=0.8, decode="nearest"), words=30, samples=4
+            edgedp.BRR(default_pack, epsilon=0.8, decode="nearest"), words=20, samples=3
         ).value
         > figure.value
     )
@@ -390,3 +390,21 @@ def test_the_statement_of_other_metrics(euclid_pack, tiny_pack):
     text = " ".join(generic.statement())
     assert generic.protection == {} and "for any two words, any release is at most e^3" in text
     assert generic.adversary is None and "KaryRR samples the released word" in text
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("epsilon", [0.55, 0.7])
+def test_the_privacy_officer_page_quotes_explain(default_pack, epsilon):
+    """The statements of docs/guide/privacy-officer.md are explain's, as printed today (its
+    figures come from fixed public streams): a change of pack, decoder or wording shows here."""
+    from helpers import REPO_ROOT
+
+    page = (REPO_ROOT / "docs" / "guide" / "privacy-officer.md").read_text(encoding="utf-8")
+    quoted = [line[2:] for line in page.splitlines() if line.startswith("> ")]
+    statement = explain(edgedp.BRR(default_pack, epsilon=epsilon)).statement()
+    assert statement[0] in quoted, "the page has no statement for this epsilon"
+    start = quoted.index(statement[0])
+    assert quoted[start : start + len(statement)] == statement, (
+        "docs/guide/privacy-officer.md quotes an outdated statement: paste the paragraphs "
+        f"`edgedp explain --mechanism brr --epsilon {epsilon}` ends with"
+    )
