@@ -194,6 +194,10 @@ def test_cli_explain_and_tune(euclid_pack):
     document = json.loads(done.stdout)
     assert document["metric"] == "hamming" and len(document["rewrites"]) == 3
     assert document["adversary"]["samples"] == 1000 and len(document["headline"]) == 3
+    assert (
+        document["statement"][0]
+        == "Statement: BRR, epsilon 0.6 per bit, pack 'words-small', decode=context."
+    )
     done = run("explain", "--epsilon", "0.6", "--words", "20", "--samples", "4", "--text", "hi")
     assert done.returncode == 0 and b"adversary who sees one release" in done.stdout
     done = run("tune", "--loss-bound", "40", "--json")
