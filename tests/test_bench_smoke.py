@@ -82,3 +82,27 @@ def test_suite_runs_quick_and_writes_its_report(tmp_path, suite):
         assert (tmp_path / figure).stat().st_size > 1000, f"{suite}: empty plot {figure}"
     if suite in PLOTTED:
         assert document["figures"], suite
+
+
+def test_epsilon_recommends_the_epsilon_that_holds_on_every_domain():
+    """``python -m bench epsilon`` recommends the smallest epsilon keeping half the signal above
+    the floor on *all* of a use's domains, not on their average or on the first."""
+    sys.path.insert(0, str(ROOT))
+    try:
+        from bench.utility.epsilon import recommended
+    finally:
+        sys.path.remove(str(ROOT))
+    shares = {"a": (0.3, 0.6, 0.9), "b": (0.55, 0.45, 0.8), "c": (0.2, 0.7, 0.95)}
+    rows = [
+        {"use": "topic", "mechanism": "BRR", "domain": domain, "epsilon": epsilon,
+         "kept_above_floor": share}
+        for domain, values in shares.items()
+        for epsilon, share in zip((0.5, 0.6, 0.7), values, strict=True)
+    ]  # fmt: skip
+    (found,) = recommended(rows)
+    assert found["epsilon"] == 0.7 and found["met"] and not found["lowest"]
+    assert found["weakest"]["domain"] == "b"
+    assert found["per_domain"] == {"a": 0.6, "b": 0.5, "c": 0.6}
+    rows = [dict(row, kept_above_floor=0.4) if row["domain"] == "c" else row for row in rows]
+    (never,) = recommended(rows)
+    assert not never["met"] and never["epsilon"] == 0.7 and never["per_domain"]["c"] is None

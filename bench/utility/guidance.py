@@ -1,10 +1,10 @@
 """Guidance for choosing epsilon, and the cost of the identifier guard (issue 16).
 
-1. **Keep-rate tables**: for every word mechanism, the share of a text's words released unchanged
-   (Zipf-weighted, :mod:`edgedp.evaluation.explain`) and the Bayesian adversary's inference error
-   E_M (Zipf prior) at a grid of epsilons, on the bundled pack (Hamming mechanisms) and on the
-   medium float pack (all mechanisms). 200 public words x 20 releases per point, a fixed
-   evaluation seed.
+1. **Keep-rate tables**: for every word mechanism, the words-kept figure
+   (:func:`edgedp.evaluation.keep_rate.words_kept`, the one ``edgedp explain`` prints) and the
+   Bayesian adversary's inference error E_M (Zipf prior) on the same releases, at a grid of
+   epsilons, on the bundled pack (Hamming mechanisms) and on the medium float pack (all
+   mechanisms). 200 public words x 20 releases per point.
 2. **Tuned epsilons**: :func:`edgedp.evaluation.tune.tune` for keep 0.25, 0.5 and 0.75 per
    mechanism, with the estimate's interval.
 3. **The privatize warning's cost**: one short message through BRR, against the first (uncached)
@@ -31,7 +31,12 @@ import numpy as np
 import edgedp
 from bench.harness import Report, median_seconds, progress
 from edgedp.evaluation.explain import measure, rebuild
-from edgedp.evaluation.keep_rate import clear_keep_cache, keep_warning, public_word_set
+from edgedp.evaluation.keep_rate import (
+    clear_keep_cache,
+    keep_warning,
+    public_releases,
+    public_word_set,
+)
 from edgedp.evaluation.tune import tune
 from edgedp.text.identifiers import PROTECT_KINDS, check_protect
 from edgedp.text.segmentation import segment
@@ -89,20 +94,31 @@ def _medium() -> edgedp.WordPack:
     return ensure_pack("medium")
 
 
-def keep_tables(report: Report, quick: bool) -> None:
+def keep_packs(quick: bool) -> list[tuple[str, edgedp.WordPack, bool]]:
+    """(label, pack, has float vectors) of the keep-rate tables."""
     packs = [("words-small", edgedp.load_pack(), False)]
     if not quick:
         packs.append(("medium", _medium(), True))
-    for pack_label, pack, floats in packs:
+    return packs
+
+
+def _grid(label: str, quick: bool) -> tuple[float, ...]:
+    hamming = "hamming" in label.lower() or label == "BRR"
+    if quick:
+        return QUICK_HAMMING if hamming else QUICK_EUCLIDEAN
+    return HAMMING_EPSILONS if hamming else EUCLIDEAN_EPSILONS
+
+
+def keep_table(report: Report, quick: bool) -> None:
+    """Words kept (``edgedp explain``'s figure, :func:`~edgedp.evaluation.keep_rate.words_kept`)
+    and E_M on the same releases, per mechanism and epsilon."""
+    for pack_label, pack, floats in keep_packs(quick):
         words = public_word_set(pack, WORDS)
         for label, base in mechanisms(pack, floats):
-            hamming = "hamming" in label.lower() or label == "BRR"
-            grid = HAMMING_EPSILONS if hamming else EUCLIDEAN_EPSILONS
-            if quick:
-                grid = QUICK_HAMMING if hamming else QUICK_EUCLIDEAN
-            for epsilon in progress(grid, f"{pack_label} {label}"):
+            for epsilon in progress(_grid(label, quick), f"{pack_label} {label}"):
                 mechanism = rebuild(base, _seeded(1), epsilon=epsilon)
-                stats = measure(mechanism, words, SAMPLES, rng=_seeded(2))
+                outputs = public_releases(mechanism, words, SAMPLES)
+                stats = measure(mechanism, words, SAMPLES, rng=_seeded(2), outputs=outputs)
                 report.add(
                     table=KEEP,
                     pack=pack_label,
@@ -114,6 +130,18 @@ def keep_tables(report: Report, quick: bool) -> None:
                     inference_error_ci=[stats["error_zipf"].low, stats["error_zipf"].high],
                     distinct_outputs=stats["distinct"].value,
                 )
+    report.notes.append(
+        f"Keep and E_M: {WORDS} public alphabetic vocabulary words at geometric frequency ranks, "
+        f"{SAMPLES} releases each on the public stream of edgedp.evaluation.keep_rate.words_kept "
+        "(the figure `edgedp explain` prints), Zipf weights (text-like); intervals 95 %."
+    )
+
+
+def tuned_table(report: Report, quick: bool) -> None:
+    """The epsilons :func:`~edgedp.evaluation.tune.tune` finds for each target share kept."""
+    for pack_label, pack, floats in keep_packs(quick):
+        for label, base in mechanisms(pack, floats):
+            hamming = _grid(label, False) is HAMMING_EPSILONS
             for target in KEEP_TARGETS if not quick else (0.5,):
                 start = 0.5 if hamming else 10.0
                 result = tune(rebuild(base, None, epsilon=start), keep=target)
@@ -130,9 +158,7 @@ def keep_tables(report: Report, quick: bool) -> None:
                     stopped=result.stopped,
                 )
     report.notes.append(
-        f"Keep and E_M: {WORDS} public alphabetic vocabulary words at geometric frequency ranks, "
-        f"{SAMPLES} releases each, Zipf weights (text-like); intervals 95 %. Tuning: "
-        "edgedp.evaluation.tune.tune (150 words x 20 releases, bisection in log epsilon)."
+        "Tuning: edgedp.evaluation.tune.tune (150 words x 20 releases, bisection in log epsilon)."
     )
 
 
@@ -244,5 +270,6 @@ def _guarded_ids(pack: edgedp.WordPack, text: str, guard: frozenset[str]) -> np.
 
 def run(report: Report, *, quick: bool) -> None:
     warning_cost(report)
-    keep_tables(report, quick)
+    keep_table(report, quick)
+    tuned_table(report, quick)
     guard_cost(report, quick)

@@ -4,20 +4,28 @@ For a word mechanism (any :class:`~edgedp.words.mechanism.WordMechanism`, on its
 parameters) the explanation leads with **three plain figures**, one line each
 (:meth:`Explanation.headline`):
 
-1. **words kept**: the share of a running text's words that come back unchanged, with the
-   mechanism's settings and decoder (the Zipf-weighted Monte Carlo below, 95 % interval);
+1. **words kept**: the share of words that come back unchanged, with the mechanism's settings
+   and decoder: :func:`edgedp.evaluation.keep_rate.words_kept`, the one words-kept figure edgedp
+   prints (Zipf-weighted over the vocabulary, each word released alone, on a fixed public stream:
+   the same settings always give the same figure; 95 % interval);
 2. **the adversary**: how often an adversary who sees ONE release names the input word. Measured
    for the Bayes-optimal (MAP) adversary over the WHOLE vocabulary under a Zipf prior, observing the
    mechanism's noisy point (code or vector), whose likelihood is exact
-   (:func:`edgedp.evaluation.empirical_privacy.point_adversary`): an unbiased estimate of that
-   attack's success with a Wilson interval, and an upper bound on any adversary who sees only the
-   released word. The words kept are the matching lower bound (the adversary who guesses the word
-   it sees), and the prior alone (guessing the commonest word) is the floor printed beside it.
+   (:func:`measured_adversary`, on a fixed public stream): an unbiased estimate of that attack's
+   success with a Wilson interval, and an upper bound on any adversary who sees only that word's
+   release. The words kept are the matching lower bound (the adversary who guesses the word it
+   sees), and the prior alone (guessing the commonest word) is the floor printed beside it.
    Mechanisms that sample the released word (TEM, SanText, CusText) have no noisy point: for them
    only the lower bound is printed;
-3. **the formal bound in plain words**: for a word and its closest alternative (the median over
-   public words of the distance to the nearest other vocabulary word) and for an average pair, the
-   factor e^(epsilon * d) by which an observer's odds between the two can move.
+3. **the formal bound in plain words**: the guarantee is local, e^(epsilon * d) between two words
+   d apart; the distance within which that factor is at most e^2, how many other words a typical
+   word has that close, and its nearest other word (:func:`local_guarantee`).
+
+Every explanation ends with a **statement** (:meth:`Explanation.statement`, also in the JSON):
+what is released, the formal guarantee in real word pairs of the pack (an example word, its
+nearest words, their distances and bounds, the radii of the factors e^1 and e^2), the measured
+protection (figure 2 beside guessing and the words kept), and what is not hidden: a paragraph that
+can go into a data-protection impact assessment as printed.
 
 :func:`explain_epsilons` explains several epsilons in one call (the three figures of every epsilon
 first); :func:`default_epsilons` is the sweep ``edgedp explain`` runs without ``--epsilon``.
@@ -47,14 +55,16 @@ The detailed sections follow:
 **The word set and the priors.** The Monte Carlo runs on :data:`DEFAULT_WORDS` word-like
 vocabulary words (letters, or letters and digits that are not a number) at geometrically spaced
 frequency ranks (dense among frequent words, reaching the rare tail), each released
-:data:`DEFAULT_SAMPLES` times: public words only, so nothing private is computed or cached. The
+:data:`DEFAULT_SAMPLES` times on the fixed public stream of the words-kept figure
+(:func:`edgedp.evaluation.keep_rate.public_releases`): public words only, so nothing private is
+computed or cached. The
 word-frequency prior is Zipf's law from the vocabulary rank, pi(w) proportional to 1 / rank(w):
 the packs' vocabularies are in corpus-frequency order (GloVe's), so this needs no frequency table
 at run time (for a pack built from a list in another order, read the uniform figures). Each word of
 the set stands for the ranks between its neighbours and carries their Zipf mass (a stratified
 sample), so the weighted share of kept words estimates the share of a running text's words that
-come out unchanged; it is the ``kept`` figure (on the bundled pack it reproduces the share measured
-on real text: bench/README.md, "Measurements behind the code").
+come out unchanged when each is released alone; it is the ``kept`` figure. With
+``decode="context"`` a running text keeps more (its words help decode each other).
 
 **Intervals** (95 %): for the uniform share kept and S_w a t-interval over the words; for the
 Zipf-weighted share kept, the normal interval of the weighted Monte Carlo error,
@@ -93,12 +103,16 @@ from edgedp.evaluation.empirical_privacy import (
     sample_channel,
 )
 from edgedp.evaluation.keep_rate import (
+    DEFAULT_SAMPLES as DEFAULT_SAMPLES,  # explain's default releases per word, re-exported
+)
+from edgedp.evaluation.keep_rate import (
     DEFAULT_WORDS,
     Z_975,
     Estimate,
-    alphabetic_ids,
+    public_releases,
     public_word_set,
     weighted_keep,
+    word_like_mask,
     zipf_prior,
 )
 from edgedp.privacy.randomness import RandomSource, public_statistics_source, resolve_rng
@@ -109,15 +123,26 @@ from edgedp.words.euclidean import regularized_covariance, symmetric_square_root
 from edgedp.words.mechanism import WordMechanism
 from edgedp.words.pack import WordPack
 
-#: Releases of each word.
-DEFAULT_SAMPLES = 20
 #: The fixed public sentence of the sample rewrites.
 PUBLIC_SENTENCE = "The old man walked to the market with his dog on a cold winter morning."
 REWRITES = 3
 #: Mahalanobis maximum: exact over pairs with one of this many outermost words.
 MAHALANOBIS_EXTREMES = 200
-#: Public words whose nearest other vocabulary word gives the formal bound's example pair.
+#: Public words whose nearest other vocabulary words give the formal bound's typical distances.
 NEAREST_WORDS = 50
+#: Distances kept per public word of :data:`NEAREST_WORDS` (its nearest other words, sorted).
+NEIGHBOUR_DISTANCES = 1000
+#: The typical word's k-th nearest other word printed beside its nearest (hiding among k words).
+HIDING_AMONG = 10
+#: The statement's example word: the first of these in the pack's vocabulary (else a public word
+#: of middle rank), with its :data:`EXAMPLE_NEIGHBOURS` nearest other words.
+EXAMPLE_WORDS = ("doctor", "money", "house", "time")
+EXAMPLE_NEIGHBOURS = 3
+#: Factors e^k of the statement's protection radii: the distance within which an observer's odds
+#: between two words move by at most e^k.
+RADIUS_EXPONENTS = (1.0, 2.0)
+#: Seed of the public stream of the adversary's figure (:func:`measured_adversary`).
+ADVERSARY_SEED = 2
 #: ``edgedp explain``'s sweep without ``--epsilon``: BRR's per-bit epsilons, converted to another
 #: metric by the ratio of average pair distances (the privacy ratio, BRR paper Sec. 5).
 DEFAULT_SWEEP = (0.4, 0.5, 0.6, 0.7, 0.8)
@@ -146,18 +171,29 @@ def _interval(low: float, high: float) -> str:
 
 
 def _factor(exponent: float) -> str:
-    """e^x in words: ``e^6 = 403x``; past a million, ``e^24 = 2.6e+10x, no meaningful limit``."""
+    """e^x in words: ``e^2 = 7.39x``, ``e^6 = 403x``, ``e^20 = 4.9e+08x``."""
+    if exponent >= 700:
+        return f"e^{exponent:.3g}"
     if exponent > math.log(1e6):
-        size = f" = {math.exp(exponent):.1e}x" if exponent < 700 else ""
-        return f"e^{exponent:.3g}{size}, no meaningful limit"
+        return f"e^{exponent:.3g} = {math.exp(exponent):.1e}x"
     return f"e^{exponent:.3g} = {math.exp(exponent):,.{0 if exponent > 2.3 else 2}f}x"
 
 
 def _apart(metric: str | None, distance: float) -> str:
-    """How two words differ, in the metric's words."""
+    """A distance in the metric's words: ``41 bits``, ``0.83 (euclidean)``."""
     if metric == "hamming":
-        return f"codes {distance:.0f} bits apart"
-    return f"vectors {distance:.3g} apart ({metric})"
+        return f"{distance:.0f} bit" + ("" if distance == 1 else "s")
+    return f"{distance:.3g} ({metric})"
+
+
+def _listed(items: Sequence[str]) -> str:
+    return ",".join(items) if items else "none"
+
+
+def _count(radius: Mapping[str, Any]) -> str:
+    """How many other words a typical word has within a radius (a floor when capped)."""
+    words = f"{radius['words']:,.0f}"
+    return f"{words} or more" if radius["capped"] else words
 
 
 @dataclass(frozen=True)
@@ -188,13 +224,13 @@ class Explanation:
     notes: list[str] = field(default_factory=list)
     #: The whole-vocabulary MAP adversary who sees the noisy point (None: no noisy point).
     adversary: AdversaryEstimate | None = None
-    #: The formal bound's example pair: ``nearest`` (median distance to the closest other word),
-    #: ``nearest_words`` (how many public words that median is over).
-    example: dict[str, float] = field(default_factory=dict)
+    #: The local guarantee with real word pairs (:func:`local_guarantee`; empty without a metric).
+    protection: dict[str, Any] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         out = asdict(self)
         out["headline"] = self.headline()
+        out["statement"] = self.statement()
         return out
 
     @property
@@ -208,8 +244,8 @@ class Explanation:
         kept = self.kept
         lines = [
             f"{tag}: words kept unchanged: {_share(kept.value)} {_interval(kept.low, kept.high)} "
-            f"of a running text's words come back as they were ({self.mechanism}, "
-            f"decode={decode})"
+            f"of words come back as they were (each released alone, weighted by word frequency; "
+            f"{self.mechanism}, decode={decode})"
         ]
         lower = f"at least {_share(kept.value)} by guessing the word it sees"
         if self.adversary is not None:
@@ -232,23 +268,130 @@ class Explanation:
 
     def _bound_in_words(self) -> str:
         epsilon = self.epsilon
-        if self.metric is None or "distance_average" not in self.loss_bound:
+        if self.metric is None or not self.protection:
             return (
                 f"for any two words an observer's odds between them move by at most "
                 f"{_factor(epsilon)}"
             )
-        nearest = self.example.get("nearest")
-        average = float(self.loss_bound["distance_average"])
-        parts = []
-        if nearest is not None:
-            parts.append(
-                f"a word and its closest alternative ({_apart(self.metric, nearest)}, median): "
-                f"an observer's odds between them move by at most {_factor(epsilon * nearest)}"
-            )
-        parts.append(
-            f"an average pair ({_apart(self.metric, average)}): {_factor(epsilon * average)}"
+        protection, metric = self.protection, self.metric
+        widest = protection["radii"][-1]
+        inside = (
+            "where a typical word has no other word"
+            if widest["words"] == 0
+            else f"where a typical word has {_count(widest)} other words"
         )
-        return "; ".join(parts)
+        unit = (
+            "codes are d bits apart" if metric == "hamming" else f"vectors are d apart ({metric})"
+        )
+        return (
+            f"local: odds between two words whose {unit} move by at most e^({epsilon:g} d): at most "
+            f"{_factor(widest['exponent'])} within {_apart(metric, widest['distance'])}, {inside} "
+            f"(its nearest: {_apart(metric, protection['nearest'])}, "
+            f"{_factor(epsilon * protection['nearest'])}); the statement below says what that means"
+        )
+
+    def statement(self) -> list[str]:
+        """A statement for a data-protection impact assessment, one paragraph per line.
+
+        What is released; the formal guarantee with real word pairs from the pack and the
+        distances within which it bounds an observer's odds by e^1 and e^2; the measured
+        protection (the whole-vocabulary adversary beside guessing and the words kept); and what
+        is not hidden. Every figure is this explanation's own.
+        """
+        epsilon, parameters = self.epsilon, self.parameters
+        unit = f" per {self.metric_unit}" if self.metric_unit else ""
+        decode = parameters.get("decode")
+        header = (
+            f"Statement: {self.mechanism}, epsilon {epsilon:g}{unit}, pack {self.pack!r}"
+            + (f", decode={decode}" if decode else "")
+            + "."
+        )
+        protect = parameters.get("protect") or []
+        released = (
+            "Released: each word of a text is replaced by a word of the public vocabulary drawn "
+            "by the mechanism; whitespace and punctuation are kept; out-of-vocabulary tokens and "
+            f"the spans the guard protects (protect={_listed(sorted(protect))}) are replaced "
+            "without being read."
+        )
+        lines = [header, released, self._formal_statement(), self._measured_statement()]
+        lines.append(
+            "Not hidden: the replacements are chosen to be close in meaning, so the topic of a "
+            "text survives, a sensitive topic (a health condition, a religion) included; nor are "
+            "the number of words, line breaks and punctuation, which slots were protected, when "
+            "and how often texts are sent, or the writing style."
+        )
+        return lines
+
+    def _formal_statement(self) -> str:
+        epsilon, metric, protection = self.epsilon, self.metric, self.protection
+        if metric is None or not protection:
+            return (
+                f"Formal guarantee: for any two words, any release is at most {_factor(epsilon)} "
+                "times likelier for one than for the other."
+            )
+        kind = (
+            "codes differ in d bits" if metric == "hamming" else f"vectors are d apart ({metric})"
+        )
+        radii = [
+            f"{_factor(radius['exponent'])} within {_apart(metric, radius['distance'])}"
+            for radius in protection["radii"]
+        ]
+        radii[0] = "at most " + radii[0]
+        widest = protection["radii"][-1]
+        among = protection["hiding_among"]
+        example = protection["example"]
+        pairs = ", ".join(
+            f"{n['word']!r} {_apart(metric, n['distance'])} ({_factor(epsilon * n['distance'])})"
+            for n in example["neighbours"]
+        )
+        share = widest["share"]
+        within = (
+            "no other word"
+            if widest["words"] == 0
+            else f"{_count(widest)} other words ({100 * share:.2g} % of the vocabulary)"
+        )
+        meaningful = (
+            "So at this epsilon the formal bound does not hide a word among other words: what "
+            "protects it is the noise, measured next."
+            if widest["words"] == 0
+            else f"So the formal bound hides a typical word among about {_count(widest)} others "
+            f"at {_factor(widest['exponent'])}."
+        )
+        return (
+            f"Formal guarantee (local): for two words whose {kind}, any release is at most "
+            f"e^({epsilon:g} d) times likelier for one than for the other; over a text the "
+            f"exponents add up word by word. The factor is {' and '.join(radii)}, and a typical "
+            f"word has {within} within {_apart(metric, widest['distance'])} (median over "
+            f"{protection['words']} public words): its "
+            f"nearest other word is {_apart(metric, protection['nearest'])} away "
+            f"({_factor(epsilon * protection['nearest'])}), its {among['k']}th nearest "
+            f"{_apart(metric, among['distance'])} ({_factor(epsilon * among['distance'])}). For "
+            f"example {example['word']!r} and its nearest words: {pairs}. {meaningful}"
+        )
+
+    def _measured_statement(self) -> str:
+        kept = self.kept
+        reading = (
+            f"reading the released word names it {_share(kept.value)} "
+            f"{_interval(kept.low, kept.high)} of the time (the words kept, each word released "
+            "alone)"
+        )
+        if self.adversary is None:
+            return (
+                f"Measured protection: an adversary who knows the algorithm and the public packs, "
+                f"{reading}; {self.mechanism} samples the released word, so no Bayes-optimal "
+                "figure is computed here."
+            )
+        attack = self.adversary
+        return (
+            "Measured protection: an adversary who knows the algorithm, the public packs and "
+            f"word frequencies and sees the {attack.observes} of one word drawn by frequency "
+            f"names that word {_share(attack.success)} {_interval(attack.low, attack.high)} of "
+            f"the time (Bayes-optimal over the whole vocabulary, {attack.samples:,} trials), "
+            f"against {_share(attack.floor)} by guessing the commonest word; {reading}. An "
+            "adversary who also reads the neighbouring words of a text (as the context decoder "
+            "does) can do better than the first figure."
+        )
 
     def details(self) -> list[str]:
         """The detailed sections that follow the headline."""
@@ -298,10 +441,12 @@ class Explanation:
         lines += ["", f"Sample rewrites of the public sentence {self.sentence!r}:"]
         lines += [f"  {rewrite}" for rewrite in self.rewrites]
         lines += [f"Note: {note}" for note in self.notes]
+        lines += ["", *self.statement()]
         return lines
 
     def render(self) -> str:
-        """A human-readable report: the three plain figures first, then the details."""
+        """A human-readable report: the three plain figures first, then the details, which end
+        with the statement (:meth:`statement`)."""
         return "\n".join([*self.headline(), "", *self.details()])
 
 
@@ -416,10 +561,14 @@ def measure(
     rng: RandomSource | int | None = None,
     inference: bool = True,
     progress: ProgressCallback | None = None,
+    outputs: np.ndarray | None = None,
 ) -> dict[str, Any]:
     """Monte Carlo statistics of ``mechanism`` on ``words`` (see the module docstring).
 
-    ``progress(done, total)`` hears of the releases and then of each bootstrap replicate."""
+    ``outputs`` (one row of ``samples`` releases per word) replaces drawing them with
+    ``mechanism`` (:func:`edgedp.evaluation.keep_rate.public_releases` gives the words-kept
+    figure's). ``progress(done, total)`` hears of the releases and then of each bootstrap
+    replicate."""
     samples = check_positive_int(samples, "samples", minimum=2)
     source = resolve_rng(rng) if rng is not None else RandomSource()
     words = np.asarray(words, dtype=np.int64)
@@ -432,7 +581,13 @@ def measure(
         if progress is not None:
             progress(done[0], total)
 
-    channel, outputs = sample_channel(mechanism, words.tolist(), samples)
+    if outputs is None:
+        channel, outputs = sample_channel(mechanism, words.tolist(), samples)
+    else:
+        outputs = np.asarray(outputs, dtype=np.int64)
+        if outputs.shape != (len(words), samples):
+            raise InputError(f"outputs must have shape ({len(words)}, {samples})")
+        channel = Channel.from_samples(words.tolist(), outputs)
     step(releases)
     kept_per_word = (outputs == words[:, None]).mean(axis=1)
     prior = zipf_prior(mechanism.pack, words)
@@ -532,17 +687,39 @@ def text_losses(
 
 
 @cache
-def _closest_alternative(pack: WordPack, metric: str, lam: float) -> float:
-    """Median over :data:`NEAREST_WORDS` public words of the distance to the nearest other word."""
+def _neighbour_distances(pack: WordPack, metric: str, lam: float) -> np.ndarray:
+    """Rows: for each of :data:`NEAREST_WORDS` public words, the sorted distances to its
+    :data:`NEIGHBOUR_DISTANCES` nearest other vocabulary words."""
     ids = public_word_set(pack, NEAREST_WORDS)
     distances = distances_from(pack, metric, ids.tolist(), lam=lam)
     distances[np.arange(len(ids)), ids] = np.inf
-    return float(np.median(distances.min(axis=1)))
+    count = max(1, min(NEIGHBOUR_DISTANCES, distances.shape[1] - 1))
+    nearest = np.partition(distances, count - 1, axis=1)[:, :count]
+    rows: np.ndarray = np.sort(nearest, axis=1)
+    rows.flags.writeable = False
+    return rows
 
 
-def closest_alternative(mechanism: WordMechanism) -> dict[str, float]:
-    """The formal bound's example pair: the median distance from a public word to its nearest
-    other vocabulary word, in the mechanism's metric (empty without a metric).
+def _example_word(pack: WordPack) -> int:
+    """The first of :data:`EXAMPLE_WORDS` in the vocabulary, else a public word of middle rank."""
+    ids = pack.vocabulary.ids(list(EXAMPLE_WORDS))
+    mask = word_like_mask(pack)
+    found = [int(i) for i in ids if i >= 0 and mask[i]]
+    if found:
+        return found[0]
+    words = public_word_set(pack, NEAREST_WORDS)
+    return int(words[len(words) // 2])
+
+
+def local_guarantee(mechanism: WordMechanism) -> dict[str, Any]:
+    """The local guarantee of a metric mechanism in real word pairs of its pack.
+
+    epsilon * d metric DP bounds an observer's odds between two words by e^(epsilon d): this
+    gives, for :data:`RADIUS_EXPONENTS` k, the distance k / epsilon within which the factor is at
+    most e^k and how many other words a typical word has that close (the median over
+    :data:`NEAREST_WORDS` public words, and as a share of the other vocabulary words); the typical
+    word's nearest and :data:`HIDING_AMONG`-th nearest other word; and an example word
+    (:data:`EXAMPLE_WORDS`) with its :data:`EXAMPLE_NEIGHBOURS` nearest words and their distances.
 
     Parameters
     ----------
@@ -552,16 +729,90 @@ def closest_alternative(mechanism: WordMechanism) -> dict[str, float]:
     Returns
     -------
     dict
-        ``nearest`` (the median distance) and ``nearest_words`` (the words it is over), or ``{}``.
+        ``example`` (``word``, ``neighbours``: ``word``, ``distance``, ``bound``), ``nearest``,
+        ``hiding_among`` (``k``, ``distance``), ``radii`` (``exponent``, ``distance``, ``words``,
+        ``share``, ``capped``: the count reached :data:`NEIGHBOUR_DISTANCES`), ``words`` (public
+        words the medians are over) and ``vocabulary``; ``{}`` without a metric.
+
+    Examples
+    --------
+    >>> import edgedp
+    >>> from edgedp.evaluation.explain import local_guarantee
+    >>> found = local_guarantee(edgedp.BRR(edgedp.load_pack(), epsilon=0.5))
+    >>> found["example"]["word"], [r["distance"] for r in found["radii"]]
+    ('doctor', [2.0, 4.0])
     """
     metric = mechanism.guarantee().metric
     if metric is None:
         return {}
     lam = float(mechanism.parameters().get("lam", 0.2))  # type: ignore[arg-type]
+    pack, epsilon = mechanism.pack, mechanism.epsilon
+    rows = _neighbour_distances(pack, metric, lam)
+    others = len(pack.vocabulary) - 1
+    radii = []
+    for exponent in RADIUS_EXPONENTS:
+        distance = exponent / epsilon
+        if metric == "hamming":
+            distance = float(math.floor(distance + 1e-9))
+        words = float(np.median((rows <= distance).sum(axis=1)))
+        radii.append(
+            {
+                "exponent": exponent,
+                "distance": distance,
+                "words": words,
+                "share": words / max(1, others),
+                "capped": words >= rows.shape[1],
+            }
+        )
+    word_id = _example_word(pack)
+    distances = distances_from(pack, metric, [word_id], lam=lam)[0]
+    distances[word_id] = np.inf
+    closest = np.argsort(distances, kind="stable")[:EXAMPLE_NEIGHBOURS]
+    vocabulary = pack.vocabulary
+    among = min(HIDING_AMONG, rows.shape[1])
     return {
-        "nearest": _closest_alternative(mechanism.pack, metric, lam),
-        "nearest_words": float(min(NEAREST_WORDS, len(alphabetic_ids(mechanism.pack)))),
+        "example": {
+            "word": vocabulary[word_id],
+            "neighbours": [
+                {
+                    "word": vocabulary[int(i)],
+                    "distance": float(distances[i]),
+                    "bound": epsilon * float(distances[i]),
+                }
+                for i in closest
+            ],
+        },
+        "nearest": float(np.median(rows[:, 0])),
+        "hiding_among": {"k": among, "distance": float(np.median(rows[:, among - 1]))},
+        "radii": radii,
+        "words": int(rows.shape[0]),
+        "vocabulary": len(vocabulary),
     }
+
+
+def measured_adversary(
+    mechanism: WordMechanism, *, samples: int = ADVERSARY_SAMPLES
+) -> AdversaryEstimate | None:
+    """The whole-vocabulary adversary's figure of ``mechanism``, on a fixed public stream.
+
+    :func:`~edgedp.evaluation.empirical_privacy.point_adversary` with a copy of the mechanism
+    and inputs drawn on the public stream of :data:`ADVERSARY_SEED` (public words only): the same
+    settings always give the same figure, in ``edgedp explain`` and in the benchmarks.
+
+    Parameters
+    ----------
+    mechanism : WordMechanism
+        Any word mechanism.
+    samples : int, default ADVERSARY_SAMPLES
+        Inputs drawn from the Zipf prior (>= 2).
+
+    Returns
+    -------
+    AdversaryEstimate or None
+        ``None`` for a mechanism without a noisy point.
+    """
+    source = public_statistics_source(ADVERSARY_SEED)
+    return point_adversary(rebuild(mechanism, source), samples=samples, rng=source)
 
 
 def default_epsilons(mechanism: WordMechanism) -> list[float]:
@@ -611,7 +862,8 @@ def explain_epsilons(
     epsilons : sequence of float
         The epsilons to explain (each > 0), in the order given.
     rng : RandomSource or int or None, default None
-        Drives every Monte Carlo (public words only); ``None`` is OS entropy.
+        Drives the bootstrap intervals and the sample rewrites (see :func:`explain`); ``None``
+        is OS entropy.
     progress : callable or None, default None
         ``progress(done, total)`` over all epsilons.
     **options
@@ -652,10 +904,11 @@ def explain(
     """Explain what a word mechanism's releases mean, in numbers a person can read.
 
     Measures, on public words only, what the mechanism does at its settings (and decoder): the
-    share of a running text's words that come back unchanged, how often a Bayes-optimal adversary
-    who sees one release names the input word, and the formal bound e^(epsilon * d) for a word and
-    its closest alternative; then the detailed sections (the guarantee, the per-word loss bound,
-    empirical privacy, sample rewrites). ``edgedp explain`` prints the same report.
+    share of words that come back unchanged, how often a Bayes-optimal adversary who sees one
+    release names the input word, and the local formal bound e^(epsilon * d) in real word pairs;
+    then the detailed sections (the guarantee, the per-word loss bound, empirical privacy, sample
+    rewrites), ending with a statement for a data-protection impact assessment
+    (:meth:`Explanation.statement`). ``edgedp explain`` prints the same report.
 
     Parameters
     ----------
@@ -670,7 +923,10 @@ def explain(
     adversary_samples : int, default ADVERSARY_SAMPLES
         Inputs drawn from the Zipf prior for the whole-vocabulary adversary (>= 2; default 1000).
     rng : ~edgedp.RandomSource, int or None, default None
-        Drives the Monte Carlo and the sample rewrites (public words only); ``None`` is OS entropy.
+        Drives the bootstrap intervals of E_M and the sample rewrites (public words only); ``None``
+        is OS entropy. The words kept and the adversary's figure are drawn on fixed public
+        streams (:func:`~edgedp.evaluation.keep_rate.words_kept`, :func:`measured_adversary`):
+        the same settings give the same figures in every report.
     progress : callable or None, default None
         ``progress(done, total)`` hears how the Monte Carlo goes.
 
@@ -735,8 +991,10 @@ def explain(
         }
     word_ids = public_word_set(mechanism.pack, words)
     evaluator = rebuild(mechanism, source)
-    stats = measure(evaluator, word_ids, samples, rng=source, progress=progress)
-    adversary = point_adversary(evaluator, samples=adversary_samples, rng=source)
+    # The word set's releases on the fixed public stream: the words kept are words_kept's figure.
+    outputs = public_releases(mechanism, word_ids, samples)
+    stats = measure(evaluator, word_ids, samples, rng=source, progress=progress, outputs=outputs)
+    adversary = measured_adversary(mechanism, samples=adversary_samples)
     if adversary is not None and not adversary.consistent:
         notes.append(
             "the adversary's share of correct guesses and the mean posterior of its guesses "
@@ -781,5 +1039,5 @@ def explain(
         text_totals=totals,
         notes=notes,
         adversary=adversary,
-        example=closest_alternative(mechanism),
+        protection=local_guarantee(mechanism),
     )

@@ -194,6 +194,10 @@ def test_cli_explain_and_tune(euclid_pack):
     document = json.loads(done.stdout)
     assert document["metric"] == "hamming" and len(document["rewrites"]) == 3
     assert document["adversary"]["samples"] == 1000 and len(document["headline"]) == 3
+    assert (
+        document["statement"][0]
+        == "Statement: BRR, epsilon 0.6 per bit, pack 'words-small', decode=context."
+    )
     done = run("explain", "--epsilon", "0.6", "--words", "20", "--samples", "4", "--text", "hi")
     assert done.returncode == 0 and b"adversary who sees one release" in done.stdout
     done = run("tune", "--loss-bound", "40", "--json")
@@ -247,7 +251,8 @@ def test_explain_leads_with_the_three_plain_figures(default_pack, seeded):
     assert attack is not None
     assert first[0].startswith(
         f"epsilon 0.6: words kept unchanged: {100 * kept.value:.0f} % "
-        f"[{100 * kept.low:.0f} %, {100 * kept.high:.0f} %]"
+        f"[{100 * kept.low:.0f} %, {100 * kept.high:.0f} %] of words come back as they were "
+        "(each released alone"
     )
     assert "decode=context" in first[0] or "decode=nearest" in first[0]
     assert first[1].startswith(
@@ -258,11 +263,14 @@ def test_explain_leads_with_the_three_plain_figures(default_pack, seeded):
     assert "whole vocabulary" in first[1] and "without looking" in first[1]
     # the point adversary bounds the word-seeing one from above: it names at least the kept words
     assert attack.high >= kept.low
-    nearest = result.example["nearest"]
-    assert first[2].startswith("epsilon 0.6: formal bound: a word and its closest alternative")
-    assert f"codes {nearest:.0f} bits apart" in first[2] and f"e^{0.6 * nearest:.3g}" in first[2]
-    codes = np.unpackbits(np.asarray(default_pack.codes[:2]), axis=1).astype(int)
-    assert nearest <= default_pack.bits and nearest >= 0 and codes.shape[1] == default_pack.bits
+    protection = result.protection
+    nearest = protection["nearest"]
+    assert first[2].startswith(
+        "epsilon 0.6: formal bound: local: odds between two words whose codes are d bits apart "
+        "move by at most e^(0.6 d)"
+    )
+    assert f"its nearest: {nearest:.0f} bits, e^{0.6 * nearest:.3g}" in first[2]
+    assert "no meaningful limit" not in result.render()
     assert "Bayesian adversary" not in result.render()  # the word-set figures are not printed
 
 
@@ -292,3 +300,115 @@ def test_cli_explain_compares_epsilons():
     assert lines[4].startswith("epsilon 0.7: an adversary who sees one release")
     done = run("explain", "--epsilon", "0.5,", "--words", "20")
     assert done.returncode != 0 and b"--epsilon" in done.stderr
+
+
+def test_words_kept_is_one_figure_everywhere(default_pack, seeded):
+    """explain's words kept, the warning's estimate and words_kept are one estimate, reproducible."""
+    from edgedp.evaluation.keep_rate import WARNING_STAGES, quick_keep, words_kept
+
+    brr = edgedp.BRR(default_pack, epsilon=0.55, decode="nearest")
+    first = explain(brr, words=20, samples=3, adversary_samples=30, rng=seeded(1))
+    second = explain(brr, words=20, samples=3, adversary_samples=30, rng=seeded(2))
+    figure = words_kept(brr, words=20, samples=3)
+    assert first.kept == second.kept == figure  # not the explanation's own random stream
+    assert first.adversary == second.adversary  # nor is the adversary's figure
+    assert quick_keep(brr) in {words_kept(brr, words=w, samples=n) for w, n in WARNING_STAGES}
+    # the figure counts each public word's releases: recomputed here from the same releases
+    from edgedp.evaluation.keep_rate import public_releases
+
+    ids = public_word_set(default_pack, 20)
+    released = public_releases(brr, ids, 3)
+    expected = zipf_prior(default_pack, ids) @ (released == ids[:, None]).mean(axis=1)
+    assert figure.value == pytest.approx(expected)
+    # a mechanism that keeps more words gets a larger figure
+    assert (
+        words_kept(
+            edgedp.BRR(default_pack, epsilon=0.8, decode="nearest"), words=20, samples=3
+        ).value
+        > figure.value
+    )
+
+
+def test_the_local_guarantee_in_real_word_pairs(default_pack):
+    from edgedp.evaluation.explain import NEAREST_WORDS, local_guarantee
+
+    brr = edgedp.BRR(default_pack, epsilon=0.4, decode="nearest")
+    found = local_guarantee(brr)
+    example = found["example"]
+    assert example["word"] == "doctor"
+    doctor = default_pack.vocabulary.ids(["doctor"])[0]
+    codes = np.unpackbits(np.asarray(default_pack.codes), axis=1)
+    bits = (codes != codes[doctor]).sum(axis=1).astype(float)
+    bits[doctor] = np.inf
+    closest = np.sort(bits)[:3]
+    assert [n["distance"] for n in example["neighbours"]] == closest.tolist()
+    assert all(n["bound"] == pytest.approx(0.4 * n["distance"]) for n in example["neighbours"])
+    # radii: e^1 within floor(1 / 0.4) = 2 bits, e^2 within 5 bits; counted by brute force
+    assert [r["distance"] for r in found["radii"]] == [2.0, 5.0]
+    ids = public_word_set(default_pack, NEAREST_WORDS)
+    within, nearest, tenth = [], [], []
+    for i in ids:
+        row = (codes != codes[i]).sum(axis=1).astype(float)
+        row[i] = np.inf
+        within.append(int((row <= 5).sum()))
+        ordered = np.sort(row)
+        nearest.append(ordered[0])
+        tenth.append(ordered[9])
+    assert found["radii"][1]["words"] == np.median(within)
+    assert found["nearest"] == np.median(nearest)
+    assert found["hiding_among"] == {"k": 10, "distance": np.median(tenth)}
+
+
+def test_explain_ends_with_a_statement_for_a_dpia(default_pack, seeded):
+    brr = edgedp.BRR(default_pack, epsilon=0.5, decode="nearest")
+    result = explain(brr, words=30, samples=4, adversary_samples=200, rng=seeded(3))
+    statement = result.statement()
+    assert result.render().splitlines()[-len(statement) :] == statement
+    text = " ".join(statement)
+    attack, kept = result.adversary, result.kept
+    assert f"names that word {100 * attack.success:.0f} % [{100 * attack.low:.0f} %" in text
+    assert f"against {100 * attack.floor:.0f} % by guessing the commonest word" in text
+    assert f"reading the released word names it {100 * kept.value:.0f} %" in text
+    neighbour = result.protection["example"]["neighbours"][0]
+    assert (
+        f"'doctor' and its nearest words: {neighbour['word']!r} {neighbour['distance']:.0f} bits"
+        in text
+    )
+    assert "does not hide a word among other words" in text  # no word within 4 bits here
+    assert "Not hidden:" in text and "topic" in text
+    document = json.loads(json.dumps(result.as_dict(), default=str))
+    assert document["statement"] == statement
+
+
+def test_the_statement_of_other_metrics(euclid_pack, tiny_pack):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", edgedp.UtilityWarning)  # epsilon 30 keeps most words
+        madlib = explain(
+            edgedp.Madlib(euclid_pack, epsilon=30.0), words=20, samples=4, adversary_samples=50
+        )
+    text = " ".join(madlib.statement())
+    assert "vectors are d apart (euclidean)" in text and "e^(30 d)" in text
+    radius = madlib.protection["radii"][-1]
+    assert radius["distance"] == pytest.approx(2 / 30)
+    generic = explain(KaryRR(tiny_pack, epsilon=3.0), words=20, samples=5)
+    text = " ".join(generic.statement())
+    assert generic.protection == {} and "for any two words, any release is at most e^3" in text
+    assert generic.adversary is None and "KaryRR samples the released word" in text
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("epsilon", [0.55, 0.7])
+def test_the_privacy_officer_page_quotes_explain(default_pack, epsilon):
+    """The statements of docs/guide/privacy-officer.md are explain's, as printed today (its
+    figures come from fixed public streams): a change of pack, decoder or wording shows here."""
+    from helpers import REPO_ROOT
+
+    page = (REPO_ROOT / "docs" / "guide" / "privacy-officer.md").read_text(encoding="utf-8")
+    quoted = [line[2:] for line in page.splitlines() if line.startswith("> ")]
+    statement = explain(edgedp.BRR(default_pack, epsilon=epsilon)).statement()
+    assert statement[0] in quoted, "the page has no statement for this epsilon"
+    start = quoted.index(statement[0])
+    assert quoted[start : start + len(statement)] == statement, (
+        "docs/guide/privacy-officer.md quotes an outdated statement: paste the paragraphs "
+        f"`edgedp explain --mechanism brr --epsilon {epsilon}` ends with"
+    )
