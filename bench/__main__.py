@@ -44,6 +44,7 @@ EXTRA_SUITES = {
     "epsilon": "bench.utility.epsilon",
     "backends": "bench.performance.backends",
     "sentence-tiers": "bench.performance.sentence_tiers",
+    "multilingual": "bench.utility.multilingual",
 }
 
 

@@ -21,10 +21,10 @@ one pack (``--pack``) for every document.
 
 from __future__ import annotations
 
+import importlib
 import warnings
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from edgedp.documents.mechanism import Document
 from edgedp.documents.subspace import SubspaceMean, SubspaceRelease
@@ -39,9 +39,6 @@ from edgedp.privacy.validation import (
     check_iterable,
     check_positive_int,
 )
-
-if TYPE_CHECKING:
-    from edgedp.languages.identification import Identification
 
 #: The subspace pack of documents in a language other than English.
 MULTILINGUAL_SUBSPACE_PACK = "subspace-multilingual"
@@ -108,9 +105,8 @@ def pack_for_language(language: str) -> str:
 def identify_language(text: str) -> str:
     """The language of ``text`` as the identifier finds it among :data:`DOCUMENT_LANGUAGES`
     (the first :data:`IDENTIFIED_CHARACTERS` characters are read)."""
-    from edgedp.languages.identification import identify
-
-    found: Identification = identify(text[:IDENTIFIED_CHARACTERS], languages=DOCUMENT_LANGUAGES)
+    identification = importlib.import_module("edgedp.languages.identification")
+    found = identification.identify(text[:IDENTIFIED_CHARACTERS], languages=DOCUMENT_LANGUAGES)
     return str(found.language)
 
 

@@ -113,10 +113,20 @@ def _mod(node: Node, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return remainder
 
 
+def _matmul(node: Node, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a @ b``; a stack of rows times one matrix as one 2-D product (numpy multiplies stacked
+    matrices without BLAS: 30x slower on a sentence)."""
+    if a.ndim > 2 and b.ndim == 2:
+        product: np.ndarray = (a.reshape(-1, a.shape[-1]) @ b).reshape(*a.shape[:-1], b.shape[1])
+        return product
+    result: np.ndarray = a @ b
+    return result
+
+
 #: What each supported op computes from its node and its input arrays.
 OPS: dict[str, Callable[..., np.ndarray]] = {
     "Gemm": _gemm,
-    "MatMul": lambda node, a, b: a @ b,
+    "MatMul": _matmul,
     "Add": lambda node, a, b: a + b,
     "Mul": lambda node, a, b: a * b,
     "Max": lambda node, a, b: np.maximum(a, b),

@@ -1,20 +1,21 @@
 """Sentences written for the multilingual tests (no corpus text): ten in each language of the word
-packs, everyday subjects, with the accents, ligatures, quotes and numbers of real text."""
+packs, everyday subjects, with the accents, quotes and numbers of real text; sentence i says the
+same in every language."""
 
 from __future__ import annotations
 
 SENTENCES: dict[str, tuple[str, ...]] = {
     "en": (
         "The meeting was moved to Thursday afternoon because the room was booked.",
+        "Could you send me the report before Friday?",
         "She paid 12.50 euros for two coffees and a croissant.",
-        "Our flight to Lisbon was delayed by almost three hours!",
-        "Could you send me the report before the end of the week?",
-        "The doctor said the test results would arrive on Monday.",
+        "The doctor said the results would arrive on Monday.",
+        "Our flight to Lisbon was delayed by almost three hours.",
         "I've been learning to play the guitar since last summer.",
-        "The new library opens at 9 a.m. and closes at 8 p.m.",
-        "He forgot his umbrella, so he arrived completely soaked.",
+        "The new library opens at nine and closes at eight in the evening.",
+        "He forgot his umbrella and arrived soaked to the bone.",
         "The team won the final 3-1 after extra time.",
-        "Please don't forget to water the plants while I'm away.",
+        "Please don't forget to water the plants while I'm away!",
     ),
     "es": (
         "La reunión se trasladó al jueves por la tarde porque la sala estaba ocupada.",
