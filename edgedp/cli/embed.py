@@ -111,8 +111,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--pack",
-        help="pack directory or name (default: subspace-general for subspace-mean, "
-        f"{DEFAULT_SENTENCE_PACK} for the others)",
+        help="pack directory or name (default: for subspace-mean, subspace-general or "
+        f"subspace-multilingual by each document's language; {DEFAULT_SENTENCE_PACK} for the "
+        "others)",
     )
     parser.add_argument(
         "--projections", type=int, help="deepcandidate: projections (default: the pack's choice)"
@@ -126,9 +127,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--language",
-        help="subspace-mean: every document's language (ISO 639-1), instead of the one the "
-        "identifier finds per document (en: subspace-general; es, de, fr, pt, it, ru, pl: "
-        "subspace-multilingual)",
+        help="subspace-mean: every document's language (ISO 639-1): en gets subspace-general; "
+        "es, de, fr, pt, it, ru, pl subspace-multilingual (default: the language the identifier "
+        "finds in each document, released with it)",
     )
     parser.add_argument(
         "--lift",
@@ -377,7 +378,7 @@ def _records_by_language(
         records.append(
             {
                 "mechanism": mechanism.name,
-                "private": True,
+                "private": chooser.is_private,
                 "epsilon": mechanism.epsilon,
                 "pack": item.choice.pack,
                 "pack_sha256": item.pack_sha256,

@@ -231,9 +231,8 @@ class SubspaceMeanByLanguage:
     """
 
     name = SubspaceMean.name
-    #: Always private: the release of each document is SubspaceMean's.
+    #: The release of each document is SubspaceMean's.
     differentially_private = True
-    is_private = True
 
     def __init__(
         self,
@@ -254,6 +253,11 @@ class SubspaceMeanByLanguage:
         self._load = load if load is not None else SubspacePack.load
         self._rng = resolve_rng(rng)
         self._mechanisms: dict[str, SubspaceMean] = {}
+
+    @property
+    def is_private(self) -> bool:
+        """False when the output is not DP: a seeded source (as :attr:`edgedp.Mechanism.is_private`)."""
+        return self._rng.is_private
 
     def choose(self, document: Document) -> DocumentPackChoice:
         """The pack of one document (:func:`choose_document_pack` with this ``language``)."""

@@ -126,7 +126,7 @@ def test_embed_chooses_per_document_and_every_record_names_its_pack(tmp_path, ca
     lines.write_text(f"{ENGLISH}\n{SPANISH}\n{GERMAN}\n", encoding="utf-8")
     base = ["--epsilon", "10", "--seed", "4", "--input", "lines", str(lines)]
     code, records, _ = run(capsys, *base)
-    assert code == 0
+    assert code == 0 and not any(r["private"] for r in records)  # seeded: not private
     assert [(r["pack"], r["language"], r["language_by"]) for r in records] == [
         ("subspace-general", "en", "identifier"),
         (MULTILINGUAL_SUBSPACE_PACK, "es", "identifier"),

@@ -51,7 +51,7 @@ def test_the_pack_loads_and_says_what_it_is(pack):
 
 @pytest.mark.native
 def test_both_tiers_embed_every_language_alike(pack, monkeypatch):
-    sentences = [sentence for language in SENTENCES.values() for sentence in language]
+    sentences = [sentence for language in SENTENCES.values() for sentence in language[:4]]
     native = encoder_on(pack, "native", monkeypatch).encode(sentences, independent=True)
     numpy_tier = encoder_on(pack, "numpy", monkeypatch).encode(sentences, independent=True)
     assert np.abs(native - numpy_tier).max() < TIER_TOLERANCE

@@ -148,7 +148,9 @@ SPANISH = {
 }
 
 
-def test_a_spanish_domain_pack_builds_with_the_multilingual_encoder(tmp_path):
+@pytest.mark.slow
+def test_a_spanish_domain_pack_builds_with_the_multilingual_encoder(tmp_path, monkeypatch):
+    monkeypatch.setenv("EDGEDP_PACKS", str(ROOT / "assets"))  # where its encoder pack is found
     names = sorted(SPANISH)
     corpus = tmp_path / "es.jsonl"
     with corpus.open("w", encoding="utf-8") as out:
