@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from edgedp.documents.mechanism import Document
 from edgedp.documents.subspace import SubspaceMean, SubspaceRelease
 from edgedp.documents.subspace_pack import SubspacePack
-from edgedp.errors import InputError, NotPrivateWarning
+from edgedp.errors import DependencyError, InputError, NotPrivateWarning
 from edgedp.packs.loading import DEFAULT_SUBSPACE_PACK
 from edgedp.privacy.guarantee import DpEvent, Guarantee
 from edgedp.privacy.randomness import RandomSource, resolve_rng
@@ -105,7 +105,16 @@ def pack_for_language(language: str) -> str:
 def identify_language(text: str) -> str:
     """The language of ``text`` as the identifier finds it among :data:`DOCUMENT_LANGUAGES`
     (the first :data:`IDENTIFIED_CHARACTERS` characters are read)."""
-    identification = importlib.import_module("edgedp.languages.identification")
+    try:
+        identification = importlib.import_module("edgedp.languages.identification")
+    except ModuleNotFoundError as error:
+        if error.name != "edgedp.languages.identification":
+            raise
+        raise DependencyError(
+            "choosing a pack per document needs the language identifier "
+            "(edgedp.languages.identification), which this edgedp lacks: give the language "
+            "(--language, language=) or the pack (--pack)"
+        ) from None
     found = identification.identify(text[:IDENTIFIED_CHARACTERS], languages=DOCUMENT_LANGUAGES)
     return str(found.language)
 

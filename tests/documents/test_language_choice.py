@@ -24,7 +24,7 @@ from edgedp.documents.language_choice import (
     choose_document_pack,
 )
 from edgedp.documents.subspace_pack import SubspacePack
-from edgedp.errors import InputError
+from edgedp.errors import DependencyError, InputError
 
 pytestmark = SEEDED_ON_PURPOSE
 ROOT = Path(__file__).resolve().parents[2]
@@ -32,6 +32,10 @@ ASSETS = ROOT / "assets"
 ENGLISH = " ".join(SENTENCES["en"][:6])
 SPANISH = " ".join(SENTENCES["es"][:6])
 GERMAN = " ".join(SENTENCES["de"][:6])
+
+
+#: The real function, kept before the autouse fixture replaces it.
+IDENTIFY_LANGUAGE = language_choice.identify_language
 
 
 def fake_identifier(text: str) -> str:
@@ -161,3 +165,12 @@ def test_overrides_and_outputs_that_cannot_hold_the_choice_are_one_line(tmp_path
     assert code != 0 and "one pack's coordinates" in err and not (tmp_path / "out.npy").exists()
     code, _, err = run(capsys, *base, "--mechanism", "deepcandidate", "--language", "es")
     assert code != 0 and "--language applies to --mechanism subspace-mean only" in err
+
+
+def test_without_the_identifier_the_choice_is_one_clear_error(monkeypatch):
+    def missing(name: str) -> None:
+        raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+
+    monkeypatch.setattr(language_choice.importlib, "import_module", missing)
+    with pytest.raises(DependencyError, match="give the language"):
+        IDENTIFY_LANGUAGE("Der Zug fährt um acht Uhr ab.")
