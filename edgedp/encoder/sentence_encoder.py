@@ -115,6 +115,7 @@ class SentenceEncoder:
         #: "bert" (token embeddings, mean-pooled here) or "use-dan-cnn" (pooled in the graph).
         self.architecture = architecture
         shown = "tokenizer.json" if isinstance(tokenizer, bytes) else str(tokenizer)
+        self._tokenizer: Unigram | WordPiece | Any
         if architecture != "bert":  # both tiers: a third of tokenizers' memory, SentencePiece's ids
             self._tokenizer = Unigram(_contents(tokenizer, shown), name=shown)
         elif self.backend == "native":
