@@ -47,6 +47,7 @@ EXTRA_SUITES = {
     "sentence-tiers": "bench.performance.sentence_tiers",
     "ledger": "bench.performance.ledger_charges",
     "langid": "bench.utility.language_identification",
+    "multilingual": "bench.utility.multilingual",
 }
 
 

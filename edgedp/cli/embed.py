@@ -12,8 +12,15 @@ Output (``--output``, default stdout): JSON Lines, one object per document in in
 "too_short": false, "candidate": index, "embedding": [...]}`` (``candidate`` for DeepCandidate
 only: the index of the released public candidate; ``dims``, ``delta`` and ``space`` for
 subspace-mean: the directions used, the delta of the Gaussian variant, and ``"subspace"`` for
-coordinates in the pack's basis or ``"encoder"`` with ``--lift``); or, for a path ending in
-``.npy``, a float32 array (documents, dims).
+coordinates in the pack's basis or ``"encoder"`` with ``--lift``); every record names the pack
+that produced it, ``"pack"`` and ``"pack_sha256"`` (the SHA-256 of its manifest, which pins its
+every byte); or, for a path ending in ``.npy``, a float32 array (documents, dims).
+
+subspace-mean without ``--pack`` chooses the pack per document by its language
+(:mod:`edgedp.documents.language_choice`): English keeps subspace-general, the other languages
+use subspace-multilingual; the record says ``"language"`` and ``"language_by"`` (``identifier``
+or ``--language``). The language found is a function of the whole document, released with it;
+``--language LANG`` (or ``--pack``) fixes the choice for every document.
 
 A document of fewer than 2 sentences is protected whole, so its release keeps little or nothing
 of it (DeepCandidate: a uniformly random candidate; SubspaceMean: one sentence under noise that
@@ -52,6 +59,7 @@ from edgedp.cli.streams import (
 )
 from edgedp.documents.baselines import NonPrivateMean
 from edgedp.documents.deepcandidate import DeepCandidate
+from edgedp.documents.language_choice import SubspaceMeanByLanguage
 from edgedp.documents.mechanism import (
     INFORMATIVE_SENTENCES,
     Document,
@@ -103,8 +111,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--pack",
-        help="pack directory or name (default: subspace-general for subspace-mean, "
-        f"{DEFAULT_SENTENCE_PACK} for the others)",
+        help="pack directory or name (default: for subspace-mean, subspace-general or "
+        f"subspace-multilingual by each document's language; {DEFAULT_SENTENCE_PACK} for the "
+        "others)",
     )
     parser.add_argument(
         "--projections", type=int, help="deepcandidate: projections (default: the pack's choice)"
@@ -115,6 +124,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--dims", type=int, help="subspace-mean: directions d' (default: the pack's per length)"
+    )
+    parser.add_argument(
+        "--language",
+        help="subspace-mean: every document's language (ISO 639-1): en gets subspace-general; "
+        "es, de, fr, pt, it, ru, pl subspace-multilingual (default: the language the identifier "
+        "finds in each document, released with it)",
     )
     parser.add_argument(
         "--lift",
@@ -158,7 +173,8 @@ def read_document(path: str | None, encoding: str, progress: Progress | None = N
 #: The fields ``embed`` writes; a JSON Lines record may not carry them (they would be overwritten).
 OUTPUT_FIELDS = frozenset(
     {"document", "mechanism", "private", "epsilon", "delta", "projections", "space",
-     "sentences", "too_short", "dims", "candidate", "embedding"}
+     "sentences", "too_short", "dims", "candidate", "embedding", "pack", "pack_sha256",
+     "language", "language_by"}
 )  # fmt: skip
 
 
@@ -237,6 +253,19 @@ def _mechanism(
         return Truncation(_sentences_pack(pack), epsilon=epsilon, rng=args.seed)
 
 
+def _by_language(args: argparse.Namespace) -> SubspaceMeanByLanguage:
+    """SubspaceMean with the pack chosen per document (module docstring)."""
+    if args.epsilon is None:
+        raise InputError(f"--mechanism {SubspaceMean.name} needs --epsilon")
+    return SubspaceMeanByLanguage(
+        epsilon=parse_epsilon(args.epsilon),
+        delta=None if args.delta is None else parse_delta(args.delta),
+        dims=args.dims,
+        language=args.language,
+        rng=args.seed,
+    )
+
+
 def _document_pack(name: str, mechanism: str) -> SentencePack | SubspacePack:
     """The pack ``name`` for ``mechanism``; the other document kind names the mechanism it serves
     (``--pack sentences-bbc`` without ``--mechanism deepcandidate`` said only "this needs a
@@ -263,13 +292,20 @@ def _document_pack(name: str, mechanism: str) -> SentencePack | SubspacePack:
 
 def _check_options(args: argparse.Namespace) -> None:
     """Options of one mechanism given to another: refused before any pack is loaded."""
-    subspace_only = {"--delta": args.delta, "--dims": args.dims, "--lift": args.lift or None}
+    subspace_only = {
+        "--delta": args.delta,
+        "--dims": args.dims,
+        "--lift": args.lift or None,
+        "--language": args.language,
+    }
     if args.mechanism != SubspaceMean.name:
         given = [name for name, value in subspace_only.items() if value is not None]
         if given:
             raise InputError(f"{', '.join(given)} applies to --mechanism subspace-mean only")
     if args.projections is not None and args.mechanism != "deepcandidate":
         raise InputError("--projections applies to --mechanism deepcandidate only")
+    if args.language is not None and args.pack is not None:
+        raise InputError("--language chooses the pack: give --language or --pack, not both")
 
 
 def _sentences_pack(pack: SentencePack | SubspacePack) -> SentencePack:
@@ -281,7 +317,7 @@ def _sentences_pack(pack: SentencePack | SubspacePack) -> SentencePack:
 
 
 def _records(
-    mechanism: DocumentMechanism[Any],
+    mechanism: DocumentMechanism[Any] | SubspaceMeanByLanguage,
     batch: list[Document],
     charge: Callable[[list[Any]], None] | None = None,
     *,
@@ -289,9 +325,12 @@ def _records(
 ) -> list[dict[str, Any]]:
     if charge is not None:
         charge(batch)
+    if isinstance(mechanism, SubspaceMeanByLanguage):
+        return _records_by_language(mechanism, batch, lift)
     base: dict[str, Any] = {"mechanism": mechanism.name, "private": mechanism.is_private}
     if mechanism.differentially_private:
         base["epsilon"] = getattr(mechanism, "epsilon", None)
+    base |= {"pack": mechanism.pack.name, "pack_sha256": mechanism.pack.manifest.digest}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ShortDocumentWarning)  # flagged per record instead
         if isinstance(mechanism, DeepCandidate):
@@ -323,6 +362,37 @@ def _records(
     ]
 
 
+def _records_by_language(
+    chooser: SubspaceMeanByLanguage, batch: list[Document], lift: bool
+) -> list[dict[str, Any]]:
+    """The records of SubspaceMean with the pack chosen per document (one per document)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ShortDocumentWarning)  # flagged per record instead
+        released = chooser.release_batch(batch)
+    records = []
+    for item in released:
+        mechanism = chooser.mechanism(item.choice.pack)
+        row = item.release.coordinates
+        if lift:
+            row = mechanism.lift(row[None, :])[0]
+        records.append(
+            {
+                "mechanism": mechanism.name,
+                "private": chooser.is_private,
+                "epsilon": mechanism.epsilon,
+                "pack": item.choice.pack,
+                "pack_sha256": item.pack_sha256,
+                "language": item.choice.language,
+                "language_by": "identifier" if item.choice.by == "identifier" else "--language",
+                "delta": mechanism.delta,
+                "space": "encoder" if lift else "subspace",
+            }
+            | _length(mechanism, item.release.sentences)
+            | {"dims": item.release.dims, "embedding": row}
+        )
+    return records
+
+
 def _length(mechanism: DocumentMechanism[Any], sentences: int) -> dict[str, Any]:
     return {"sentences": sentences, "too_short": mechanism.too_short(sentences)}
 
@@ -350,16 +420,22 @@ def run(args: argparse.Namespace) -> None:
     if args.threads is not None:
         set_num_threads(args.threads)
     _check_options(args)
-    name = args.pack or DEFAULT_DOCUMENT_PACKS.get(args.mechanism, DEFAULT_SENTENCE_PACK)
-    pack = _document_pack(name, args.mechanism)
-    mechanism = _mechanism(args, pack)
-    width = pack.dims if args.lift or not isinstance(mechanism, SubspaceMean) else None
+    mechanism: DocumentMechanism[Any] | SubspaceMeanByLanguage
+    if args.mechanism == SubspaceMean.name and args.pack is None:
+        mechanism = _by_language(args)
+        width = None
+    else:
+        name = args.pack or DEFAULT_DOCUMENT_PACKS.get(args.mechanism, DEFAULT_SENTENCE_PACK)
+        pack = _document_pack(name, args.mechanism)
+        mechanism = _mechanism(args, pack)
+        width = pack.dims if args.lift or not isinstance(mechanism, SubspaceMean) else None
     warn_if_seeded(args.seed)
     if not mechanism.differentially_private:
         message("edgedp: warning: --mechanism mean releases the exact mean: NOT PRIVATE")
     charge = ledger_charger(args, mechanism)
     short: list[int] = []  # the numbers of the documents too short to be embedded usefully
     rows: list[np.ndarray] = []
+    packs: list[str] = []  # the one pack of a .npy output
     count = 0
     bad = BadRecords(args.on_error, message)
     failure: list[InputError] = []
@@ -376,14 +452,23 @@ def run(args: argparse.Namespace) -> None:
                 if record["too_short"]:
                     short.append(count - 1)
                 if to_npy:
+                    if packs and record["pack"] not in packs:
+                        raise InputError(
+                            f"document {count - 1} got the pack {record['pack']}, the ones "
+                            f"before {packs[0]}: a .npy file holds one pack's coordinates; give "
+                            "--language or --pack, or write .jsonl (each record names its pack)"
+                        )
+                    packs = packs or [record["pack"]]
                     rows.append(record["embedding"])
                 else:
                     out.write(_json_line(count - 1, record))
                     if args.output is None:
                         out.flush()  # a pipe's reader gets each record as it is released
         if to_npy:
+            if width is None and isinstance(mechanism, SubspaceMean):
+                width = mechanism.output_dims
             array = np.array(rows, dtype=np.float32).reshape(
-                len(rows), width or mechanism.output_dims
+                len(rows), width or (len(rows[0]) if rows else 0)
             )
             with output_file(args.output) as temporary, open(temporary, "wb") as file:
                 np.save(file, array, allow_pickle=False)
@@ -395,7 +480,7 @@ def run(args: argparse.Namespace) -> None:
 
 
 def _released(
-    mechanism: DocumentMechanism[Any],
+    mechanism: DocumentMechanism[Any] | SubspaceMeanByLanguage,
     batch: list[Item],
     charge: Callable[[list[Document]], None] | None,
     lift: bool,

@@ -1,10 +1,12 @@
-"""The on-device sentence encoder (all-MiniLM-L6-v2) on both tiers, and its pack.
+"""The on-device sentence encoders on both tiers, and their packs: all-MiniLM-L6-v2 (English) and
+the multilingual Universal Sentence Encoder (16 languages).
 
 * :mod:`~edgedp.encoder.sentence_encoder`: :class:`~edgedp.encoder.sentence_encoder.SentenceEncoder`
-  (tokenize, run the transformer, mean-pool, normalize) and the recoder of sentence packs.
+  (tokenize, run the encoder, pool, normalize) and the recoder of sentence packs.
 * :mod:`~edgedp.encoder.pack`: :class:`~edgedp.encoder.pack.EncoderPack`, the encoder as a pack of
   its own, and the encoder pack a sentences or subspace pack references by digest.
 * :mod:`~edgedp.encoder.wordpiece`: the BERT WordPiece tokenizer in Python (numpy tier).
+* :mod:`~edgedp.encoder.unigram`: the SentencePiece unigram tokenizer in Python (numpy tier).
 * :mod:`~edgedp.encoder.numpy_transformer`, :mod:`~edgedp.encoder.numpy_graph`,
   :mod:`~edgedp.encoder.onnx_reader`: the same ONNX files run by numpy alone.
 

@@ -1,10 +1,12 @@
 """Encoder packs: the sentence encoder G as a pack of its own, shared by the packs that use it.
 
-An ``encoder`` pack holds ``encoder.onnx`` (the transformer, token embeddings out) and
+An ``encoder`` pack holds ``encoder.onnx`` (the encoder: token embeddings out for a BERT
+transformer, sentence embeddings out for the multilingual Universal Sentence Encoder) and
 ``tokenizer.json`` (fixed to truncate at ``max_seq_length`` tokens and pad to the longest sentence),
-and its manifest's ``encoder`` section says what they compute (dims, pooling, normalization,
-weights) and where the model comes from (provenance, licence, fidelity to torch measured at
-export). See ``assets/encoder-minilm/manifest.json``.
+and its manifest's ``encoder`` section says what they compute (architecture, dims, pooling,
+normalization, weights) and where the model comes from (provenance, licence, fidelity to the
+reference measured at export). See ``assets/encoder-minilm/manifest.json`` and
+``assets/encoder-use-multilingual/manifest.json``.
 
 Sentences and subspace packs do not carry the encoder: their ``encoder`` section references an
 encoder pack by name and by the SHA-256 of its manifest (``{"pack": "encoder-minilm",
@@ -35,6 +37,11 @@ from edgedp.packs.manifest import Manifest, read_manifest
 
 #: The encoder pack of the shipped sentences and subspace packs (all-MiniLM-L6-v2, int8 weights).
 DEFAULT_ENCODER_PACK = "encoder-minilm"
+#: The multilingual encoder pack (Universal Sentence Encoder multilingual v3, 16 languages).
+MULTILINGUAL_ENCODER_PACK = "encoder-use-multilingual"
+#: Encoder architecture -> its pooling: BERT token embeddings are mean-pooled by the runtime, the
+#: multilingual Universal Sentence Encoder pools (and normalizes) in its graph.
+POOLING = {"bert": "mean", "use-dan-cnn": "graph"}
 _PACK_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 _SHA256_HEX = re.compile(r"^[0-9a-f]{64}$")
 
@@ -184,12 +191,16 @@ def _sentence_encoder(manifest: Manifest, *, threads: int | None = None) -> Sent
     a sentences or subspace pack's from before encoder packs."""
     dims = manifest.field("encoder", "dims", int)
     max_seq_length = manifest.field("encoder", "max_seq_length", int)
-    if manifest.field("encoder", "pooling", str) != "mean" or (
-        manifest.field("encoder", "normalize", str) != "l2"
-    ):
+    architecture = manifest.section("encoder").get("architecture", "bert")
+    pooling = POOLING.get(architecture)
+    if pooling is None or (
+        manifest.field("encoder", "pooling", str),
+        manifest.field("encoder", "normalize", str),
+    ) != (pooling, "l2"):
         raise AssetError(
-            f"pack {manifest.directory}: this edgedp supports mean pooling with L2 normalization "
-            "only"
+            f"pack {manifest.directory}: this edgedp supports "
+            + ", ".join(f"{kind} encoders with {way} pooling" for kind, way in POOLING.items())
+            + ", each with L2 normalization"
         )
     if dims < 1 or max_seq_length < 1:
         raise AssetError(f"pack {manifest.directory}: dims and max_seq_length must be >= 1")
@@ -199,6 +210,7 @@ def _sentence_encoder(manifest: Manifest, *, threads: int | None = None) -> Sent
         dims=dims,
         max_seq_length=max_seq_length,
         threads=threads,
+        architecture=architecture,
     )
 
 

@@ -1,15 +1,26 @@
 """The on-device sentence encoder: tokenizers + onnxruntime + numpy, or numpy alone; no torch.
 
-:class:`SentenceEncoder` reproduces sentence-transformers' all-MiniLM-L6-v2: the transformer (ONNX)
-gives token embeddings, which are averaged over the attention mask (mean pooling; the mask sum is
-clamped at 1e-9 as sentence-transformers does) and divided by their L2 norm (clamped at 1e-12, as
-``torch.nn.functional.normalize``). :class:`Recoder` runs the pack's recoder H (SentDP Sec. 4.3) on
-those embeddings.
+:class:`SentenceEncoder` runs one of two kinds of ONNX encoder (the ``architecture`` of the
+encoder pack, :data:`ARCHITECTURES`):
 
-**Tiers** (:func:`edgedp.runtime.backend.backend`, ``"encoder"``): the native tier tokenizes with Hugging
-Face tokenizers and runs the ONNX files with onnxruntime; the numpy tier runs the same files with
-numpy alone (:mod:`~edgedp.encoder.wordpiece`, :mod:`~edgedp.encoder.numpy_transformer`,
-:mod:`~edgedp.encoder.numpy_graph`: the same ids, embeddings within 1e-6 of cosine). Both tiers
+* ``"bert"`` reproduces sentence-transformers' all-MiniLM-L6-v2: the transformer gives token
+  embeddings, which are averaged over the attention mask (mean pooling; the mask sum is clamped at
+  1e-9 as sentence-transformers does) and divided by their L2 norm (clamped at 1e-12, as
+  ``torch.nn.functional.normalize``); WordPiece tokens.
+* ``"use-dan-cnn"``, the multilingual Universal Sentence Encoder: the graph computes the whole
+  unit-length sentence embedding from the ids and the mask (``edgedp_export.use_multilingual``
+  describes it); SentencePiece unigram tokens from :mod:`~edgedp.encoder.unigram` on both tiers
+  (it gives SentencePiece's ids, where tokenizers' Unigram differs on some grapheme clusters, and
+  holds the 128,000 pieces in 44 MB where tokenizers takes 140 MB).
+
+:class:`Recoder` runs the pack's recoder H (SentDP Sec. 4.3) on the embeddings.
+
+**Tiers** (:func:`edgedp.runtime.backend.backend`, ``"encoder"``): the native tier tokenizes with
+Hugging Face tokenizers (WordPiece; the unigram tokenizer is edgedp's on both tiers) and runs the
+ONNX files with onnxruntime; the numpy tier runs the same files with numpy alone
+(:mod:`~edgedp.encoder.wordpiece` or :mod:`~edgedp.encoder.unigram`,
+:mod:`~edgedp.encoder.numpy_transformer` or :mod:`~edgedp.encoder.numpy_graph`: the same ids,
+embeddings within 1e-6 of cosine). Both tiers
 have the same tokenizer and session interface, so everything below is shared. onnxruntime and
 tokenizers are imported only on the native tier, and the sessions are created on first use:
 ``import edgedp`` and the word-level mechanisms never load them. Sentences are tokenized in
@@ -35,6 +46,7 @@ import numpy as np
 
 from edgedp.encoder.numpy_graph import NumpyGraph
 from edgedp.encoder.numpy_transformer import NumpyTransformer
+from edgedp.encoder.unigram import Unigram
 from edgedp.encoder.wordpiece import WordPiece
 from edgedp.errors import REBUILD_HINT, SENTENCES_EXTRA, AssetError, DependencyError, InputError
 from edgedp.privacy.validation import check_positive_int
@@ -43,6 +55,10 @@ from edgedp.runtime.native import GraphIO, Lazy, lazy_session, map_in_threads, w
 from edgedp.text.segmentation import check_text
 
 ENCODER_IO: GraphIO = (("input_ids", "attention_mask", "token_type_ids"), ("token_embeddings",))
+#: The graph of an encoder that pools and normalizes by itself (``"use-dan-cnn"``).
+SENTENCE_IO: GraphIO = (("input_ids", "attention_mask"), ("sentence_embedding",))
+#: Encoder architecture -> the graph's inputs and outputs.
+ARCHITECTURES: dict[str, GraphIO] = {"bert": ENCODER_IO, "use-dan-cnn": SENTENCE_IO}
 RECODER_IO: GraphIO = (("embeddings",), ("recoded",))
 T = TypeVar("T")
 #: Most sentences, and most tokens (sentences x the longest), per batched onnxruntime call. Small
@@ -67,12 +83,14 @@ def mean_pool_normalize(token_embeddings: np.ndarray, attention_mask: np.ndarray
 
 
 class SentenceEncoder:
-    """all-MiniLM-L6-v2 sentence embeddings (384-d, unit length) from an ONNX transformer.
+    """Unit-length sentence embeddings from an ONNX encoder (see the module docstring).
 
-    ``model`` is the ONNX model (inputs ``input_ids``, ``attention_mask``, ``token_type_ids``; output
-    token embeddings), ``tokenizer`` the ``tokenizer.json`` with truncation and pad-to-longest
-    padding configured (a sentence pack ships it so; anything else is rejected). Each is a path or
-    the file's bytes; a loaded pack passes the bytes it verified, so that nothing is read again.
+    ``model`` is the ONNX model (``architecture`` ``"bert"``: inputs ``input_ids``,
+    ``attention_mask``, ``token_type_ids``, output token embeddings; ``"use-dan-cnn"``: inputs
+    ``input_ids`` and ``attention_mask``, output the sentence embeddings), ``tokenizer`` the
+    ``tokenizer.json`` with truncation and pad-to-longest padding configured (an encoder pack
+    ships it so; anything else is rejected). Each is a path or the file's bytes; a loaded pack
+    passes the bytes it verified, so that nothing is read again.
     """
 
     def __init__(
@@ -85,11 +103,22 @@ class SentenceEncoder:
         threads: int | None = None,
         batch_size: int = DEFAULT_BATCH_SIZE,
         batch_tokens: int = DEFAULT_BATCH_TOKENS,
+        architecture: str = "bert",
     ) -> None:
+        if architecture not in ARCHITECTURES:
+            raise AssetError(
+                f"encoder architecture {architecture!r} is not one this edgedp computes "
+                f"({', '.join(ARCHITECTURES)}); upgrade edgedp"
+            )
         #: "native" (tokenizers + onnxruntime) or "numpy" (numpy alone): module docstring, Tiers.
         self.backend = backend("encoder")
+        #: "bert" (token embeddings, mean-pooled here) or "use-dan-cnn" (pooled in the graph).
+        self.architecture = architecture
         shown = "tokenizer.json" if isinstance(tokenizer, bytes) else str(tokenizer)
-        if self.backend == "native":
+        self._tokenizer: Unigram | WordPiece | Any
+        if architecture != "bert":  # both tiers: a third of tokenizers' memory, SentencePiece's ids
+            self._tokenizer = Unigram(_contents(tokenizer, shown), name=shown)
+        elif self.backend == "native":
             self._tokenizer = _native_tokenizer(tokenizer, shown)
         else:
             self._tokenizer = WordPiece(_contents(tokenizer, shown), name=shown)
@@ -111,7 +140,12 @@ class SentenceEncoder:
         self.batch_size = check_positive_int(batch_size, "batch_size")
         self.batch_tokens = check_positive_int(batch_tokens, "batch_tokens")
         self._session = _lazy_model(
-            model, ENCODER_IO, threads, self.backend, name="encoder.onnx", dims=dims
+            model,
+            ARCHITECTURES[architecture],
+            threads,
+            self.backend,
+            name="encoder.onnx",
+            dims=dims,
         )
         self._spread = threads is None
 
@@ -136,6 +170,9 @@ class SentenceEncoder:
             encodings = self._tokenizer.encode_batch([texts[row] for row in rows])
             ids = np.array([encoding.ids for encoding in encodings], dtype=np.int64)
             mask = np.array([encoding.attention_mask for encoding in encodings], dtype=np.int64)
+            if self.architecture != "bert":
+                (out[rows],) = session.run(None, {"input_ids": ids, "attention_mask": mask})
+                return
             types = np.array([encoding.type_ids for encoding in encodings], dtype=np.int64)
             (tokens,) = session.run(
                 None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
@@ -229,13 +266,13 @@ def _lazy_model(
 ) -> Lazy[Any]:
     """The session that runs ``model`` on ``tier``, made on first use.
 
-    Native: the encoder without constant folding, so that its int8 weights stay int8 in memory
-    (see :func:`edgedp.runtime.native.open_session`). numpy: the transformer, or the small
-    graph of the recoder, read from the same file.
+    Native: an encoder without constant folding, so that its int8 weights stay int8 in memory
+    (see :func:`edgedp.runtime.native.open_session`). numpy: the transformer, or the graph of
+    the recoder or of an encoder that pools by itself, read from the same file.
     """
     count = 1 if threads is None else threads
     if tier == "native":
-        return lazy_session(model, io, count, name=name, fold_constants=io != ENCODER_IO)
+        return lazy_session(model, io, count, name=name, fold_constants=io == RECODER_IO)
     check_positive_int(count, "threads")
     shown = name if isinstance(model, bytes) else str(model)
 

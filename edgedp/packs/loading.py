@@ -68,12 +68,15 @@ BUNDLED_MANIFEST_SHA256 = {
     "subspace-general": "cfffc6151d1a7c85e9719ca590cdb5332fd134e6f385f32d7732502f7bf132b1",
     "encoder-minilm": "a3f55d269bc894812cab0a52aac59ec672f41a27cc450f8640ec674d7bb0daaa",
     "lm-general": "db499d60d739ce6247e7fd6766f4a37c231144a0e70b1316fb31069d88c0ab0c",
+    "encoder-use-multilingual": "6516ebfe3bd2ca0ba49a6506f9fdcc12507c70d47c314acfb71f2719fe1c837e",
+    "subspace-multilingual": "3361a44e3bbbb5def7cc0723c0d0e8bcc5730cf0d2ae1bb47b825f0b23bcf91f",
 }
 
 #: The packs a known pack references by digest (its wheel requires their wheels).
 PACK_DEPENDENCIES = {
     "sentences-bbc": ("encoder-minilm",),
     "subspace-general": ("encoder-minilm",),
+    "subspace-multilingual": ("encoder-use-multilingual",),
 }
 
 #: Entry-point group of pack distributions (:mod:`edgedp.packs.wheel`).

@@ -195,7 +195,10 @@ _ENCODER = Obj(
         "pooling": Str(),
         "normalize": Str(),
     },
-    optional={"weights": Str(non_empty=False, max_length=65536)},
+    optional={
+        "weights": Str(non_empty=False, max_length=65536),
+        "architecture": Str(max_length=64),
+    },
 )
 #: The encoder of a sentences or subspace pack: a reference to an encoder pack by name and
 #: manifest digest, or (packs built before encoder packs) the encoder's own files.
@@ -340,7 +343,7 @@ SCHEMAS: Mapping[str, Obj] = {
             )
         }
     ),
-    "encoder": _kind({"encoder": _ENCODER}),
+    "encoder": _kind({"encoder": _ENCODER}, {"reference": _REFERENCE}),
     "autoencoder": _kind(
         {
             "vocabulary": Obj(

@@ -18,6 +18,7 @@ COMMAND_MODULES = (
     "edgedp_export.commands.words",
     "edgedp_export.commands.sentences",
     "edgedp_export.commands.subspace",
+    "edgedp_export.commands.encoder",
     "edgedp_export.commands.adept",
     "edgedp_export.commands.lm",
     "edgedp_export.commands.langid",

