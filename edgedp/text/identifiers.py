@@ -112,6 +112,7 @@ from functools import cache
 from pathlib import Path
 
 from edgedp.errors import PrivacyParameterError
+from edgedp.text.vocabulary import Vocabulary
 
 #: The kinds of span the guard knows.
 PROTECT_KINDS = ("identifiers", "names", "proper-nouns")
@@ -266,6 +267,11 @@ def data_lines(name: str) -> list[str]:
     return [line.strip() for line in text.splitlines() if line.strip() and line[0] != "#"]
 
 
+def _word_list(name: str) -> Vocabulary:
+    """A data file beside this module as a compact word table (:meth:`Vocabulary.from_list_file`)."""
+    return Vocabulary.from_list_file(Path(__file__).resolve().parent / name)
+
+
 def _patterns() -> dict[str, str]:
     """The span kinds and their patterns, in the order tried at one position (leftmost span wins)."""
     hex_ = "[0-9A-Fa-f]"
@@ -388,9 +394,9 @@ def _identifier_pattern(excluded: frozenset[str] = frozenset()) -> re.Pattern[st
 
 
 @cache
-def top_level_domains() -> frozenset[str]:
+def top_level_domains() -> Vocabulary:
     """IANA's top-level domains, lower case (:data:`TLDS_FILE`)."""
-    return frozenset(data_lines(TLDS_FILE))
+    return _word_list(TLDS_FILE)
 
 
 def check_protect(protect: Iterable[str] | str | None) -> frozenset[str]:
@@ -515,20 +521,19 @@ def span_may_continue(token: str) -> bool:
 
 
 @cache
-def public_names() -> frozenset[str]:
+def public_names() -> Vocabulary:
     """The public first names and surnames of many origins (lower case); see :data:`NAMES_FILE`.
 
-    Loaded on first use (~120,000 names; its time and memory: bench/README.md, "Measurements behind
-    the code"), lines read one by one so that no list of them is built beside the set."""
-    with (Path(__file__).resolve().parent / NAMES_FILE).open(encoding="utf-8") as lines:
-        return frozenset(line.rstrip("\n") for line in lines if line[0] not in "#\n")
+    Loaded on first use (~120,000 names) into a compact table (UTF-8 bytes, offsets and a hash
+    table; no Python string per name: bench/reports/2026-11-29-guard.md gives its memory)."""
+    return _word_list(NAMES_FILE)
 
 
 @cache
-def ambiguous_names() -> frozenset[str]:
+def ambiguous_names() -> Vocabulary:
     """The names that are also common words (``ok``, ``early``, ``will``); see
     :data:`AMBIGUOUS_NAMES_FILE`. The names guard protects them only in a naming context."""
-    return frozenset(data_lines(AMBIGUOUS_NAMES_FILE))
+    return _word_list(AMBIGUOUS_NAMES_FILE)
 
 
 #: The gap between a cue word and the name after it: spaces, after a full stop or comma
@@ -639,7 +644,7 @@ def protected_spans(text: str, kinds: frozenset[str]) -> list[tuple[int, int, st
 
 
 @cache
-def common_words() -> frozenset[str]:
+def common_words() -> Vocabulary:
     """Common English words, lower case (:data:`COMMON_WORDS_FILE`): a capitalized word that
     starts a sentence, or an all-capitals one, is a proper noun unless it is one of these."""
-    return frozenset(data_lines(COMMON_WORDS_FILE))
+    return _word_list(COMMON_WORDS_FILE)

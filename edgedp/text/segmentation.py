@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 import string
 import unicodedata
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TypeVar
@@ -320,7 +320,7 @@ def _gaps(text: str, spans: list[tuple[int, int]]) -> list[str]:
     return [text[end:start] for end, start in zip(ends, starts, strict=True)]
 
 
-def is_proper_noun(raw: str, word: str, starts_sentence: bool, common: frozenset[str]) -> bool:
+def is_proper_noun(raw: str, word: str, starts_sentence: bool, common: Container[str]) -> bool:
     """The proper-noun guard's rule for one word slot (``raw`` as written, ``word`` its key).
 
     A word in capitals (two letters or more) is a proper noun unless it is a common word

@@ -32,7 +32,7 @@ from edgedp.packs.manifest import Manifest
 from edgedp.runtime.native import Lazy
 from edgedp.words.euclidean import EuclideanIndex
 from edgedp.words.hamming import INDEX_TYPES, HammingIndex
-from edgedp.words.vocabulary import Vocabulary
+from edgedp.text.vocabulary import Vocabulary
 
 BIT_ORDERS = ("big",)
 #: How to get a pack with float vectors, fastest first (no torch; seconds without the neighbour
