@@ -32,6 +32,7 @@ EXTRA_SUITES = {
     "guidance": "bench.utility.guidance",
     "proper-nouns": "bench.utility.proper_nouns",
     "names": "bench.utility.names",
+    "guard": "bench.utility.guard",
     "sampling-costs": "bench.performance.sampling_costs",
     "domains": "bench.utility.domains",
     "subspace-costs": "bench.performance.subspace_costs",
