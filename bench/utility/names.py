@@ -362,7 +362,7 @@ def ssa_names(minimum: int = SSA_MIN_BIRTHS) -> set[str]:
     return {key for name in kept for key in name_keys(name)}
 
 
-def _wamerican() -> list[str]:
+def wamerican() -> list[str]:
     """The words of Debian's wamerican (SCOWL size 50) as written there."""
     target = CACHE / "wamerican"
     words = target / "usr" / "share" / "dict" / "american-english"
@@ -413,7 +413,7 @@ def build_lists() -> tuple[list[str], list[str]]:
 
     capitals = {
         word.lower()
-        for word in _wamerican()
+        for word in wamerican()
         if len(word) > 1 and word.isupper() and zipf_frequency(word, "en") >= CAPITALS_ZIPF
     }
     common = _common_words() | capitals | set(CALENDAR_WORDS)

@@ -9,6 +9,8 @@ read into a :class:`Lexicon`, and a few word lists built from public data
   Russian), beside the multilingual list every language uses (``edgedp/text/names.txt``);
 * ``ambiguous``: names that are also frequent words of the language (``rosa``, ``mark``): protected
   only where the context names someone;
+* ``common_places``: places that are also common words (``reading``, ``bath``, ``león``): protected
+  only capitalized or after a place cue;
 * ``surnames``: surnames that are also words (``park``, ``long``, ``blanco``): protected right after
   a given name;
 * ``words``: the frequent words of the language (wordfreq, CC BY-SA 4.0): never a name by the cue
@@ -42,7 +44,7 @@ LANGUAGES = ("en", "es", "de", "fr", "pt", "it", "ru", "pl")
 #: Where the data files are.
 DATA = Path(__file__).resolve().parent / "data"
 #: The word lists of a language (``data/<list>-<language>.txt``).
-WORD_LISTS = ("names", "ambiguous", "surnames", "words", "cut")
+WORD_LISTS = ("names", "ambiguous", "common_places", "surnames", "words", "cut")
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +75,9 @@ class Lexicon:
     street_types_before : frozenset of str
         Street types before the name (``rue``, ``calle``, ``via``, ``ul``, ``улица``).
     street_suffixes : tuple of str
-        Endings of one-word street names (``hauptstraße``, ``-daero``).
+        Endings of one-word street names (``hauptstraße 5``, ``ackerweg 3``).
+    strong_street_suffixes : tuple of str
+        Those endings that make an address without a house number (``hauptstraße``).
     street_particles : frozenset of str
         Words inside a street's name after a type before it (``de``, ``la``, ``del``).
     unit_words : frozenset of str
@@ -97,6 +101,7 @@ class Lexicon:
     strong_street_types: frozenset[str]
     street_types_before: frozenset[str]
     street_suffixes: tuple[str, ...]
+    strong_street_suffixes: tuple[str, ...]
     street_particles: frozenset[str]
     unit_words: frozenset[str]
     address_suffixes: tuple[str, ...]

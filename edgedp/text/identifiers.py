@@ -74,12 +74,13 @@ words and common names matter more than the people they may name):
   protected name (``maria and will``, ``min-jun``). A surname that is also a word (``park``,
   ``lee``, ``song``, ``long``, ``an``, ``ha``; ``blanco`` in Spanish) is protected right after a
   protected name (``ji-woo park``, ``bao an``). Elsewhere (``since early January``, ``the bill
-  passed``) it goes through the mechanism. A word on no list is protected after a title, and after
-  a greeting, verb of address or sign-off if it is no common or frequent word of the language
-  (wordfreq, which counts chat: ``lol``, ``thx``) and has three letters or more (``hey okafo``,
-  ``ask dr. zyxwq``; not ``call in``, ``hey guys``, ``thx lol``). The cue words are each
-  language's :class:`~edgedp.languages.lexicon.Lexicon`. A name of neither kind outside such a
-  context (``i saw hiroki``, with ``hiroki`` on no list) is an ordinary word slot.
+  passed``) it goes through the mechanism. A word on no list is protected after a title (``ask
+  dr. zyxwq``), and anywhere if it has three letters or more and is no common or frequent word of
+  the language (wordfreq Zipf < 3, which counts chat, and not on the dictionary lists: ``i saw
+  okafo``, ``nunzia``, ``obiageli``; not ``lol``, ``thx``, ``guys``): in chat such a word is far
+  more often a name than anything else, and the rarest words are the most identifying. The cue
+  words are each language's :class:`~edgedp.languages.lexicon.Lexicon`. A name on no list that is
+  also a frequent word, outside such a context (``i saw hyung``), is an ordinary word slot.
 * ``"addresses"``, kind ``address``: street addresses as one span (:func:`address_spans`): a house
   number, up to three words and a street type (``14 admiralty way``, ``27 dorset st``), with a
   flat or unit before it (``flat 3, 27 dorset st``); a street's name and a strong type without a
@@ -88,7 +89,7 @@ words and common names matter more than the people they may name):
   (``hauptstraße 5``); units (``apt 4b``, ``кв. 5``); romanized Korean, Japanese and Chinese
   streets and districts (``gangnam-daero``, ``teheran-ro 152``, ``shibuya-ku``). Postcodes and
   house numbers are ``"identifiers"`` too.
-* ``"places"``, kind ``place``: cities and towns (:data:`PLACES_FILE`: GeoNames cities of 15,000
+* ``"places"``, kind ``place``: cities and towns (:data:`PLACES_FILE`: GeoNames places of 5,000
   people or more, their names in other languages for those of 100,000 or more), one word or
   several (``dublin``, ``sao paulo``, ``москва``); one that is also a common word (``reading``,
   ``bath``, ``nice``) only capitalized inside a sentence or after a place cue (``in reading``).
@@ -122,14 +123,16 @@ model, no download, no network): recognition is a pure function of the text and 
 read in (which, when a language identifier picks it from the text, is itself released).
 
 **What it does not do.** It is pattern matching and fixed lists, not named-entity recognition: a
-name on no list, outside the contexts above (and not capitalized, with ``"proper-nouns"``), an
-ambiguous name-word used as a name without such a context (``i saw mark``), or an identifier in a
-format not covered here, is an ordinary word slot and gets the mechanism's metric-DP guarantee
-only; so is a town of fewer than 15,000 people (``python -m bench guard`` measures how many), a
-street written without its type or number (``i live on dorset``), or a name in a script or
-language whose lists are not loaded. Context rules also protect some words that name no one
-(``meet early``, ``give maria an update``): a utility cost, never a leak. A digit group shaped like
-a local phone number (``250-1000`` as a range) is kind ``phone``; either way it is protected.
+name on no list that is a frequent word, outside the contexts above (and not capitalized, with
+``"proper-nouns"``), an ambiguous name-word used as a name without such a context (``i saw
+mark``), or an identifier in a format not covered here, is an ordinary word slot and gets the
+mechanism's metric-DP guarantee only; so is a town of fewer than 5,000 people that is a frequent
+word (``python -m bench guard`` measures how many), a street written without its type or number
+(``i live on dorset``), a street starting with a frequent word (``132 the square``: a stream may
+be cut after ``the``), or a name in a script or language whose lists are not loaded. Rules also
+protect some words that name no one (``meet early``, ``give maria an update``, a rare word or a
+typo): a utility cost, never a leak. A digit group shaped like a local phone number
+(``250-1000`` as a range) is kind ``phone``; either way it is protected.
 """
 
 from __future__ import annotations
@@ -443,7 +446,9 @@ def span_may_continue(token: str, language: str = "en") -> bool:
     if any(char.isdigit() or char.isupper() for char in token):
         return True
     word = token.strip(_PUNCTUATION)
-    if not word or word in _month_set(language) or word in _SPAN_WORDS:
+    if not word:  # punctuation alone: a dash or ``&`` joins names (``thx - sam``, ``kofi & may``)
+        return bool(token) and token.strip("-~\u2013\u2014&") == ""
+    if word in _month_set(language) or word in _SPAN_WORDS:
         return True
     if word in word_list("cut", language):
         return False
@@ -486,7 +491,7 @@ def places() -> Vocabulary:
 
 def is_name(word: str, language: str = "en") -> bool:
     """Is ``word`` (a lookup key) on the public name lists of ``language``?"""
-    return word in public_names() or word in word_list("names", language)
+    return word in public_names() or (language != "en" and word in word_list("names", language))
 
 
 def is_ambiguous(word: str, language: str = "en") -> bool:
@@ -525,10 +530,12 @@ def is_name_slot(
     gaps: Sequence[str],
     starts_sentence: Sequence[bool],
     language: str = "en",
+    listed: bool | None = None,
 ) -> bool:
-    """The names guard's first-pass rule for word slot ``index`` (:func:`name_slots`)."""
+    """The names guard's first-pass rule for word slot ``index`` (:func:`name_slots`;
+    ``listed``: whether the word is on a name list, if the caller knows)."""
     word, raw = words[index], raw_words[index]
-    listed = is_name(word, language)
+    listed = is_name(word, language) if listed is None else listed
     if listed and not is_ambiguous(word, language):
         return True
     lex = lexicon(language)
@@ -552,10 +559,12 @@ def is_name_slot(
     if listed:  # an ambiguous name-word: protected where the context names someone
         capitalized = raw[:1].isupper() and not raw.isupper() and not starts_sentence[index]
         return capitalized or cued or signed
-    # a word on no list: after a title, or a cue if it is no common word (``hey okafor``)
+    # a word on no list: after a title; and a word of no list of the language's words (not among
+    # its frequent words: ``okafo``, ``nunzia``, ``obiageli``), far more often a name than
+    # anything else in chat, whatever its context
     if titled:
         return any(char.isalpha() for char in word)
-    return (cued or signed) and len(word) >= 3 and word.isalpha() and not is_common(word, language)
+    return _rare(word, language)
 
 
 def name_slots(
@@ -578,18 +587,20 @@ def name_slots(
     (``ji-woo park``); a word on no list after a title, or after a cue if it is no common word.
     """
     count = len(words)
+    listed = [is_name(word, language) for word in words]
     protected = [
-        is_name_slot(i, words, raw_words, gaps, starts_sentence, language) for i in range(count)
+        is_name_slot(i, words, raw_words, gaps, starts_sentence, language, listed[i])
+        for i in range(count)
     ]
     joining = lexicon(language).conjunctions
     # a given name a surname may follow: a name protected everywhere, or part of a hyphenated one
     given = [protected[i] and not is_ambiguous(words[i], language) for i in range(count)]
     for index in range(count):
-        if protected[index] or not is_name(words[index], language):
+        if protected[index] or not listed[index]:
             continue
         for step in (-1, 1):
             near, far = index + step, index + 2 * step
-            if 0 <= far < count and protected[far] and is_name(words[far], language):
+            if 0 <= far < count and protected[far] and listed[far]:
                 linked = words[near] in joining and all(
                     gap.strip() == "" for gap in (gaps[min(index, far) + 1], gaps[max(index, far)])
                 )
@@ -599,6 +610,9 @@ def name_slots(
                 protected[index] = True
             if 0 <= neighbour < count and protected[neighbour] and gap == "-":
                 protected[index] = given[index] = True
+    # a word on no list is a given name a surname may follow (``changhyun park``)
+    for index in range(count):
+        given[index] = given[index] or (protected[index] and not listed[index])
     surnames = word_list("surnames", language)
     for index in range(1, count):
         if not protected[index] and given[index - 1] and gaps[index] == " ":
@@ -622,21 +636,22 @@ def place_slots(
     English reads names in Latin letters only. Countries, nationalities and languages are not on
     the list: ordinary words.
     """
-    table, lex = places(), lexicon(language)
+    table, heads, lex = places(), _place_heads(), lexicon(language)
     found: list[int] = []
     index = 0
     while index < len(words):
-        for size in range(min(_PLACE_WORDS, len(words) - index), 0, -1):
+        word = words[index]
+        longest = min(_PLACE_WORDS, len(words) - index) if word in heads else 1
+        for size in range(longest, 0, -1):
             span = range(index, index + size)
             if any(gaps[i] not in _JOINED for i in span[1:]):
                 continue
-            key = " ".join(words[i] for i in span)
-            if key not in table or (language == "en" and not key.isascii() and not _latin(key)):
+            key = " ".join(words[i] for i in span) if size > 1 else word
+            if len(key) < 3 or key not in table or (language == "en" and not _latin(key)):
                 continue
-            if all(is_common(words[i], language) for i in span):
+            if _ambiguous_place([words[i] for i in span], language):
                 before = words[index - 1] if index else ""
-                raw = raw_words[index]
-                capitalized = raw[:1].isupper() and not starts_sentence[index]
+                capitalized = raw_words[index][:1].isupper() and not starts_sentence[index]
                 cued = before in lex.place_cues and gaps[index] == " "
                 if not (capitalized or cued):
                     continue
@@ -645,6 +660,24 @@ def place_slots(
             break
         index += 1
     return found
+
+
+def _ambiguous_place(words: list[str], language: str) -> bool:
+    """Is a place of these words also common words of ``language`` (``reading``, ``little rock``,
+    ``león``; ``data/common_places-<language>.txt``)?"""
+    return " ".join(words) in word_list("common_places", language)
+
+
+@cache
+def _place_heads() -> Vocabulary:
+    """The first words of the places of several words (``sao`` of ``sao paulo``)."""
+    heads = {entry.split(" ", 1)[0] for entry in places().iter_words() if " " in entry}
+    return Vocabulary(sorted(heads))
+
+
+def _rare(word: str, language: str) -> bool:
+    """A word of three letters or more that is no common or frequent word of ``language``."""
+    return len(word) >= 3 and word.isalpha() and not is_common(word, language)
 
 
 def _latin(text: str) -> bool:
@@ -693,7 +726,10 @@ def _address_patterns(language: str) -> tuple[re.Pattern[str], ...]:
             rf"(?<![\w\-])(?i:{units or never})\.? ?(?:n[°ºo]\.? ?|#)?"
             rf"(?:\d{{1,5}}[^\W\d_]?|[^\W\d_]\d{{1,4}})(?![\w])"
         ),
-        re.compile(rf"(?<![\w\-])[^\W\d_]{{3,}}(?i:{endings or never})(?![\w\-])"),
+        re.compile(
+            rf"(?<![\w\-])(?:(?:[^\W\d_]+-)+|(?:[^\W\d_]+-)*[^\W\d_]{{3,}}?)"
+            rf"(?i:{endings or never})\.?(?![\w\-])"
+        ),
         re.compile(rf"(?<![\w\-])(?:{_WORD}-)+(?i:{romanized or never})(?![\w\-])"),
     )
 
@@ -739,14 +775,18 @@ def address_spans(text: str, language: str = "en") -> list[tuple[int, int, str]]
     stream never cuts inside one. Words are read in any case.
     """
     after, strong, before, unit, ending, romanized = _address_patterns(check_language(language))
+    strong_endings = lexicon(language).strong_street_suffixes
     spans: list[tuple[int, int]] = []
     for match in after.finditer(text):
         start = _words_before(text, match.start(), 3, language)
         if start == match.start():
             continue
         number = _number_before(text, start)
+        tail = re.match(rf"\.?,? (?:n[°ºo]\.? ?)?{_NUMBER}", text[match.end() :])
         if number < start:
             spans.append((number, match.end()))
+        elif tail is not None:  # berliner platz 89, bamberger str. 166
+            spans.append((start, match.end() + len(tail.group(0))))
         elif strong.fullmatch(match.group()):
             spans.append((start, match.end()))
     for match in before.finditer(text):
@@ -770,7 +810,8 @@ def address_spans(text: str, language: str = "en") -> list[tuple[int, int, str]]
             if pattern is not unit:
                 tail = re.match(rf",? {_NUMBER}", text[end:])
                 end += len(tail.group(0)) if tail else 0
-                if pattern is ending and tail is None and not strong.search(match.group()):
+                word = match.group().rstrip(".").lower()
+                if pattern is ending and tail is None and not word.endswith(strong_endings):
                     continue
             spans.append((match.start(), end))
     return [(start, end, "address") for start, end in _merged(spans, text)]
