@@ -318,13 +318,14 @@ def _small_towns(rng: np.random.Generator, size: int) -> list[str]:
 
 
 def _protection(
-    text: str, identifier: str, language: str = "en"
+    text: str, identifier: str, language: str = "en", start: int | None = None
 ) -> tuple[bool, set[str], list[str]]:
-    """(every word slot of ``identifier`` protected, their kinds, its unprotected words)."""
+    """(every word slot of ``identifier`` protected, their kinds, its unprotected words);
+    ``start``: where it is in ``text`` (default: its first occurrence)."""
     from edgedp.text.identifiers import DEFAULT_PROTECT
     from edgedp.text.segmentation import segment
 
-    start = text.index(identifier)
+    start = text.index(identifier) if start is None else start
     end = start + len(identifier)
     segmented = segment(text, frozenset(DEFAULT_PROTECT), language=language)
     kinds, loose = set(), []
@@ -353,7 +354,8 @@ def recall(report: Report, quick: bool) -> None:
         missed: list[str] = []
         for index, (identifier, _source) in enumerate(items):
             template = templates[index % len(templates)]
-            whole, _, loose = _protection(template.format(identifier), identifier, language)
+            text = template.format(identifier.replace("\n", ", "))
+            whole, _, loose = _protection(text, identifier.replace("\n", ", "), language)
             total += 1
             protected += whole
             released += any(word in vocabulary for word in loose)
@@ -389,8 +391,8 @@ def over_protection(report: Report, quick: bool) -> None:
         protected: list[str] = []
         weight = weighted = 0.0
         for index, word in enumerate(members):
-            text = CHAT[index % len(CHAT)].format(word)
-            _, kinds, _ = _protection(text, word)
+            template = CHAT[index % len(CHAT)]
+            _, kinds, _ = _protection(template.format(word), word, start=template.index("{}"))
             frequency = word_frequency(word, "en")
             weight += frequency
             if kinds:
@@ -416,6 +418,11 @@ def languages(report: Report, quick: bool) -> None:
     rng = np.random.default_rng(SEED)
     js = faker_js()
     size = 30 if quick else 200
+    # words that are first names of any country in nam_dict (held out) are names, not ordinary
+    # words, when the over-protection of a language is counted (juan, pierre, иван)
+    given_names = {
+        name for names in nam_dict_origins(_EVERY_COUNTRY).values() for name in names
+    } | {name.lower() for name in _own(js, "ru", "first")}
     for language, templates in LANGUAGE_TEMPLATES.items():
         if language == "ru":
             pool = [n for n in _own(js, "ru", "first") if n.isalpha()]
@@ -436,10 +443,14 @@ def languages(report: Report, quick: bool) -> None:
         chat = [w for w in top_n_list(language, 4000) if re.fullmatch(r"[^\W\d_]+", w)]
         chat = chat[: 200 if quick else 3000]
         over = []
+        named = named_protected = 0
         for index, word in enumerate(chat):
-            text = LANGUAGE_CHAT[language][index % 2].format(word)
-            _, kinds, _ = _protection(text, word, language)
-            if kinds:
+            template = LANGUAGE_CHAT[language][index % 2]
+            _, kinds, _ = _protection(template.format(word), word, language, template.index("{}"))
+            if word in given_names:  # a name of the held-out list: protecting it is right
+                named += 1
+                named_protected += bool(kinds)
+            elif kinds:
                 over.append(f"{word} ({','.join(sorted(kinds))})")
         report.add(
             table=LANGUAGE_TABLE,
@@ -448,11 +459,29 @@ def languages(report: Report, quick: bool) -> None:
             source=source,
             protected=hits / total,
             floor=0.95,
-            ordinary_words=len(chat),
-            ordinary_protected=len(over) / len(chat),
+            ordinary_words=len(chat) - named,
+            ordinary_protected=len(over) / (len(chat) - named),
+            held_out_names_among_them=named,
+            those_protected=named_protected / max(1, named),
             missed_examples="; ".join(missed),
             protected_words="; ".join(over[:25]),
         )
+
+
+_EVERY_COUNTRY = {
+    "all": [
+        "great_britain",
+        "usa",
+        "spain",
+        "germany",
+        "france",
+        "portugal",
+        "italy",
+        "poland",
+        "russia",
+        "other_countries",
+    ]
+}
 
 
 def _nam_dict_country(country: str) -> list[str]:

@@ -803,6 +803,10 @@ def address_spans(text: str, language: str = "en") -> list[tuple[int, int, str]]
             continue
         tail = re.match(rf",? (?:n[°ºo]\.? ?)?{_NUMBER}", text[end:])
         end += len(tail.group(0)) if tail else 0
+        head = _number_before(text, match.start())
+        strong_type = match.group().rstrip(".").lower() in lexicon(language).strong_street_types
+        if tail is None and head == match.start() and not strong_type:
+            continue  # "vai via subito": a weak type needs a house number
         spans.append((_number_before(text, match.start()), end))
     for pattern in (unit, ending, romanized):
         for match in pattern.finditer(text):
