@@ -73,7 +73,7 @@ class Vocabulary:
         >>> import tempfile
         >>> with tempfile.TemporaryDirectory() as folder:
         ...     path = Path(folder) / "words.txt"
-        ...     _ = path.write_text("# source: made up\nokafor\nmaria\n", encoding="utf-8")
+        ...     _ = path.write_text("# source: made up\\nokafor\\nmaria\\n", encoding="utf-8")
         ...     names = Vocabulary.from_list_file(path)
         >>> "maria" in names, "#" in names, len(names)
         (True, False, 2)
