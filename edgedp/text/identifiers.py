@@ -807,15 +807,15 @@ def address_spans(text: str, language: str = "en") -> list[tuple[int, int, str]]
         strong_type = match.group().rstrip(".").lower() in lexicon(language).strong_street_types
         if tail is None and head == match.start() and not strong_type:
             continue  # "vai via subito": a weak type needs a house number
-        spans.append((_number_before(text, match.start()), end))
+        spans.append((head, end))
     for pattern in (unit, ending, romanized):
         for match in pattern.finditer(text):
             end = match.end()
             if pattern is not unit:
                 tail = re.match(rf",? {_NUMBER}", text[end:])
                 end += len(tail.group(0)) if tail else 0
-                word = match.group().rstrip(".").lower()
-                if pattern is ending and tail is None and not word.endswith(strong_endings):
+                street = match.group().rstrip(".").lower()
+                if pattern is ending and tail is None and not street.endswith(strong_endings):
                     continue
             spans.append((match.start(), end))
     return [(start, end, "address") for start, end in _merged(spans, text)]
