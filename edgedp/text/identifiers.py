@@ -434,7 +434,8 @@ def span_may_continue(token: str, language: str = "en") -> bool:
 
     False only after one of the frequent words of ``language`` after which no rule of the guard
     reads on (``cut``, :mod:`edgedp.languages.lexicon`: ``the``, ``is``, ``very``; punctuation
-    around it aside), written in lower case without digits, and, for English, after a word in
+    around it aside), written in lower case without digits, a double quote or ``)``, and not of
+    four letters (an IBAN group), and, for English, after a word in
     another script (the English rules read Latin letters only). True after anything else: a
     digit, a capital letter, a title, greeting, verb of address, sign-off, ``and``/``or``, a
     month name, ``of``, a name, a place, a street type, and any other word, which may be a street's
@@ -443,8 +444,10 @@ def span_may_continue(token: str, language: str = "en") -> bool:
     after the first such word of each run of text, and the guard finds the same spans and slots in
     each piece as in the whole text.
     """
-    if any(char.isdigit() or char.isupper() for char in token):
-        return True
+    if any(char.isdigit() or char.isupper() or char in '")' for char in token):
+        return True  # a number, a capital, a quoted e-mail local part ("jane doe"@x.org)
+    if len(token) == 4 and token.isalnum():
+        return True  # a group of a lower-case IBAN (gb29 nwbk 6016)
     word = token.strip(_PUNCTUATION)
     if not word:  # punctuation alone: a dash or ``&`` joins names (``thx - sam``, ``kofi & may``)
         return bool(token) and token.strip("-~\u2013\u2014&") == ""
