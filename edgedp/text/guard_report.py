@@ -33,11 +33,14 @@ def guard_findings(
     *,
     sentence_start: bool = True,
     deny: frozenset[str] = frozenset(),
+    language: str = "en",
 ) -> tuple[list[Finding], bool]:
     """The protected slots of ``text`` under ``protect`` (the kinds of
-    :mod:`edgedp.text.identifiers`) and the deny-list ``deny``, and whether a text that follows it
-    would start a sentence."""
-    segmented = segment(text, check_protect(protect), sentence_start=sentence_start, deny=deny)
+    :mod:`edgedp.text.identifiers`) and the deny-list ``deny``, read with the lexicon of
+    ``language``, and whether a text that follows it would start a sentence."""
+    segmented = segment(
+        text, check_protect(protect), sentence_start=sentence_start, deny=deny, language=language
+    )
     findings = []
     for index, kind in sorted(segmented.kinds.items()):
         start, end = segmented.spans[index]
@@ -46,13 +49,16 @@ def guard_findings(
 
 
 def findings_by_line(
-    lines: Iterable[str], protect: Iterable[str] | str | None, deny: frozenset[str] = frozenset()
+    lines: Iterable[str],
+    protect: Iterable[str] | str | None,
+    deny: frozenset[str] = frozenset(),
+    language: str = "en",
 ) -> Iterator[list[Finding]]:
     """:func:`guard_findings` of each line, the sentence state carried from line to line as a
     release of the whole text carries it (offsets are within each line)."""
     sentence_start = True
     for line in lines:  # with its line break, which a release reads too (a full stop ends there)
         findings, sentence_start = guard_findings(
-            f"{line}\n", protect, sentence_start=sentence_start, deny=deny
+            f"{line}\n", protect, sentence_start=sentence_start, deny=deny, language=language
         )
         yield findings

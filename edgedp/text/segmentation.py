@@ -27,15 +27,16 @@ from __future__ import annotations
 import re
 import string
 import unicodedata
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TypeVar
 
 from edgedp.errors import InputError
+from edgedp.languages.lexicon import check_language
 from edgedp.privacy.validation import check_choice
 from edgedp.text.emoji import EMOJI, split_emoji
-from edgedp.text.identifiers import common_words, name_slots, protected_spans
+from edgedp.text.identifiers import common_words, name_slots, place_slots, protected_spans
 
 #: Single characters released unchanged: ASCII punctuation and common typographic punctuation.
 PASS_THROUGH_PUNCTUATION: frozenset[str] = frozenset(string.punctuation) | frozenset(
@@ -207,7 +208,9 @@ def _released_whitespace(gap: str) -> str:
     return "".join(char if char in PASS_THROUGH_WHITESPACE else " " for char in gap)
 
 
-def _tokens(text: str, protect: frozenset[str]) -> Iterator[tuple[str, int, int, str]]:
+def _tokens(
+    text: str, protect: frozenset[str], language: str = "en"
+) -> Iterator[tuple[str, int, int, str]]:
     """(token, start, end, kind): :data:`_TOKEN` tokens (kind ``""``), with identifier spans kept
     whole (kind: the span's, e.g. ``email``).
 
@@ -215,7 +218,8 @@ def _tokens(text: str, protect: frozenset[str]) -> Iterator[tuple[str, int, int,
     spans gives the same tokens as tokenizing the whole text.
     """
     position = 0
-    for span_start, span_end, kind in (*protected_spans(text, protect), (len(text), len(text), "")):
+    spans = protected_spans(text, protect, language)
+    for span_start, span_end, kind in (*spans, (len(text), len(text), "")):
         for match in _TOKEN.finditer(text, position, span_start):
             yield match.group(), match.start(), match.end(), ""
         if span_end > span_start:
@@ -229,6 +233,7 @@ def segment(
     *,
     sentence_start: bool = True,
     deny: frozenset[str] = frozenset(),
+    language: str = "en",
 ) -> Segmented:
     """Split ``text`` (already checked) into separators and word slots.
 
@@ -238,9 +243,11 @@ def segment(
     span is one slot, and a slot merged with a protected span is protected. ``sentence_start``:
     whether the text starts a sentence (``False`` for a piece of a stream that continues one).
     ``deny``: normalized words always protected (a user's deny-list, :func:`check_deny`; kind
-    ``deny``).
+    ``deny``). ``language``: the language whose lexicon and lists the guard reads
+    (:mod:`edgedp.languages.lexicon`; English by default).
     """
-    return slots(text, _tokens(text, protect), protect, sentence_start=sentence_start, deny=deny)
+    tokens = _tokens(text, protect, check_language(language))
+    return slots(text, tokens, protect, sentence_start=sentence_start, deny=deny, language=language)
 
 
 def check_deny(terms: Iterable[str] | None) -> frozenset[str]:
@@ -270,6 +277,7 @@ def slots(
     *,
     sentence_start: bool = True,
     deny: frozenset[str] = frozenset(),
+    language: str = "en",
 ) -> Segmented:
     """Separators and word slots from ``tokens`` (text, start, end, the identifier kind of a span,
     else ``""``) in order: adjacent non-separator tokens merge into one slot (see :func:`segment`)."""
@@ -306,8 +314,12 @@ def slots(
         pieces.append(_released_whitespace(text[position:]))
         starts.gap(text[position:])
     words = tuple(normalize_word(word) for word in raw_words)
+    gaps = _gaps(text, spans) if {"names", "places"} & protect else []
+    if "places" in protect:
+        for index in place_slots(words, raw_words, gaps, starts.first, language):
+            kinds.setdefault(index, "place")
     if "names" in protect:
-        for index in name_slots(words, raw_words, _gaps(text, spans), starts.first):
+        for index in name_slots(words, raw_words, gaps, starts.first, language):
             kinds.setdefault(index, "name")
     if "proper-nouns" in protect:
         common = common_words()
@@ -334,7 +346,7 @@ def _gaps(text: str, spans: list[tuple[int, int]]) -> list[str]:
     return [text[end:start] for end, start in zip(ends, starts, strict=True)]
 
 
-def is_proper_noun(raw: str, word: str, starts_sentence: bool, common: frozenset[str]) -> bool:
+def is_proper_noun(raw: str, word: str, starts_sentence: bool, common: Container[str]) -> bool:
     """The proper-noun guard's rule for one word slot (``raw`` as written, ``word`` its key).
 
     A word in capitals (two letters or more) is a proper noun unless it is a common word

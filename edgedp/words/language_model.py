@@ -49,7 +49,7 @@ from edgedp.errors import AssetError, InputError
 from edgedp.packs.loading import DEFAULT_LANGUAGE_MODEL_PACK, LoadablePack
 from edgedp.packs.manifest import Manifest
 from edgedp.text.segmentation import Segmented, check_text, segment
-from edgedp.words.vocabulary import Vocabulary
+from edgedp.text.vocabulary import Vocabulary
 
 if TYPE_CHECKING:
     from edgedp.words.pack import WordPack

@@ -33,12 +33,14 @@ for the normalized word, so a spelling and its word (``tmrw``, ``tomorrow``) are
 
 **Identifier guard** (``protect``, default :data:`edgedp.text.identifiers.DEFAULT_PROTECT`: every
 kind): e-mail addresses, URLs, handles, phone numbers, digit groups, dates and numbers
-(``"identifiers"``), public first names and surnames (``"names"``) and capitalized words that are
-not sentence-initial common words (``"proper-nouns"``) are recognised before word splitting and
+(``"identifiers"``), street addresses (``"addresses"``), public first names and surnames
+(``"names"``), cities and towns (``"places"``) and capitalized words that are not
+sentence-initial common words (``"proper-nouns"``) are recognised before word splitting and
 released through the OOV policy above, never through the mechanism, even when they are made of
-vocabulary words; ``protect=("identifiers",)`` keeps names and capitalized words in the mechanism,
-``protect=()`` turns the guard off. See :mod:`edgedp.text.identifiers` for exactly what this
-adds (their content is protected with epsilon 0) and reveals (which slots were protected).
+vocabulary words; ``protect=("identifiers",)`` keeps names, places and capitalized words in the
+mechanism, ``protect=()`` turns the guard off. See :mod:`edgedp.text.identifiers` for exactly
+what this adds (their content is protected with epsilon 0) and reveals (which slots were
+protected).
 
 What the metric-DP bound covers: any two *vocabulary* words (epsilon times their distance). Any two
 OOV tokens are perfectly indistinguishable (the output does not depend on them). An OOV token and
@@ -204,8 +206,8 @@ class WordMechanism(Mechanism[WordPack]):
         policy copies a character of the token.
     casing : {"lower", "sentence"}, default "lower"
         How released words are cased: all lower case, or capitalized at sentence starts.
-    protect : Iterable of {"identifiers", "names", "proper-nouns"} or None, default DEFAULT_PROTECT
-        The kinds (default: all three) the identifier guard (:mod:`edgedp.text.identifiers`)
+    protect : Iterable of PROTECT_KINDS or None, default DEFAULT_PROTECT
+        The kinds (default: all of them) the identifier guard (:mod:`edgedp.text.identifiers`)
         recognises before word splitting and releases through ``oov``, never through the
         mechanism; ``None`` or ``()`` turns the guard off.
     deny : Iterable of str or None, default None

@@ -30,9 +30,9 @@ from edgedp.errors import REBUILD_HINT, AssetError
 from edgedp.packs.loading import DEFAULT_WORD_PACK, LoadablePack
 from edgedp.packs.manifest import Manifest
 from edgedp.runtime.native import Lazy
+from edgedp.text.vocabulary import Vocabulary
 from edgedp.words.euclidean import EuclideanIndex
 from edgedp.words.hamming import INDEX_TYPES, HammingIndex
-from edgedp.words.vocabulary import Vocabulary
 
 BIT_ORDERS = ("big",)
 #: How to get a pack with float vectors, fastest first (no torch; seconds without the neighbour

@@ -1,4 +1,4 @@
-"""The compact vocabulary (edgedp.words.vocabulary) answers exactly as a dict of its words would."""
+"""The compact vocabulary (edgedp.text.vocabulary) answers exactly as a dict of its words would."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from edgedp.errors import AssetError
-from edgedp.words import vocabulary as module
-from edgedp.words.vocabulary import Vocabulary
+from edgedp.text import vocabulary as module
+from edgedp.text.vocabulary import Vocabulary
 
 WORD = st.text(
     st.characters(blacklist_categories=("Cs", "Zs", "Zl", "Zp", "Cc")), min_size=1, max_size=40

