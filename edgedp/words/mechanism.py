@@ -78,6 +78,7 @@ from typing import ClassVar, TypedDict, TypeVar
 import numpy as np
 
 from edgedp.errors import AssetError, InputError, UtilityWarning
+from edgedp.languages.lexicon import LANGUAGES
 from edgedp.privacy.guarantee import Guarantee
 from edgedp.privacy.mechanism import Mechanism
 from edgedp.privacy.randomness import RandomSource
@@ -111,6 +112,7 @@ from edgedp.words.replacements import (
     EMOJI_SLOT,
     draw_replacements,
     filler_emoji_of,
+    pack_language,
     pack_slang,
 )
 from edgedp.words.spaces import Space
@@ -283,6 +285,14 @@ class WordMechanism(Mechanism[WordPack]):
         self.casing = check_choice(casing, "casing", CASINGS)
         self.protect = check_protect(protect)
         self.deny = check_deny(deny)
+        #: The language of the pack's words, whose lexicon the identifier guard reads.
+        self.language = pack_language(self.pack)
+        if self.protect and self.language not in LANGUAGES:
+            raise InputError(
+                f"pack {pack.name!r} is in language {self.language!r}, for which the identifier "
+                f"guard has no lexicon (it has: {', '.join(LANGUAGES)}); protect=() runs without "
+                "the guard"
+            )
         self._slang = pack_slang(self.pack)
         self.decode, self.candidates = check_decoder(decode, candidates)
         self.space = self._build_space()
@@ -325,7 +335,13 @@ class WordMechanism(Mechanism[WordPack]):
 
     def segment(self, text: str, *, sentence_start: bool = True) -> Segmented:
         """``text`` cut into slots under this mechanism's guard (its kinds and deny-list)."""
-        return segment(text, self.protect, sentence_start=sentence_start, deny=self.deny)
+        return segment(
+            text,
+            self.protect,
+            sentence_start=sentence_start,
+            deny=self.deny,
+            language=self.language,
+        )
 
     def count_kept(self) -> KeptCount:
         """Start counting, in :attr:`kept`, the words of the texts released from now on that come
