@@ -165,7 +165,7 @@ def placeholder(kind: str) -> str:
 
 
 #: The guard's kinds whose rules read words of the pack's language (not kept by protect_all).
-_LANGUAGE_KINDS = frozenset({"name", "proper-noun", "deny"})
+_LANGUAGE_KINDS = frozenset({"name", "proper-noun", "deny", "place", "address"})
 _DROPPED = -1
 _MASKED = -2
 
@@ -490,7 +490,7 @@ class WordMechanism(Mechanism[WordPack]):
         ``oov="placeholder"``) and an emoji stays an emoji slot; every other slot is of kind
         ``kind`` (``"other-language"``: a text in a language without a pack,
         :mod:`edgedp.words.multilingual`; the guard's rules for names and capitalized words are
-        those of the pack's language, so their findings are not kept). With ``state`` the texts
+        those of the pack's language, so their findings (and those of places and addresses) are not kept). With ``state`` the texts
         are consecutive pieces of one text (a stream), and sentence casing carries across.
         """
         segmented = []
