@@ -54,6 +54,15 @@ def test_each_entry_is_its_class(registry, entry):
             assert default == option.default, (entry.name, option.keyword)
 
 
+def test_one_keyword_is_one_option_in_each_command():
+    for registries in ((WORD_MECHANISMS, SENTENCE_REWRITERS), (DOCUMENT_MECHANISMS,)):
+        options = [
+            option for registry in registries for e in registry.entries() for option in e.options
+        ]
+        for option in options:
+            assert all(other == option for other in options if other.keyword == option.keyword)
+
+
 def test_pack_types_and_option_choices_are_their_owners():
     assert set(PACK_TYPES) == set(PACK_KINDS)
     assert all(kind == cls.PACK_KIND for kind, cls in PACK_TYPES.items())

@@ -4,8 +4,8 @@ Every mechanism-specific flag is derived from :mod:`edgedp.registry` (each entry
 :class:`~edgedp.registry.MechanismOption`): its help names the mechanisms that take it and the
 constructor's default, and a flag given to a mechanism that does not take it is an error. A
 command lists its mechanisms' flags with :func:`add_mechanism_arguments`, reads them once with
-:meth:`MechanismOptions.from_args`, and builds with :func:`build_word_mechanism` (word mechanisms,
-with the guard and decode steps' options) or :func:`build_mechanism` (the others).
+:meth:`MechanismOptions.from_args`, and builds with :meth:`WordMechanismOptions.build` (word
+mechanisms, with the guard and decode steps' options) or :func:`build_mechanism` (the others).
 """
 
 from __future__ import annotations
@@ -35,15 +35,12 @@ def mechanism_options(
     registries: Sequence[MechanismRegistry[Any]],
 ) -> dict[str, tuple[MechanismOption, list[str]]]:
     """Each option of the mechanisms of ``registries`` (by keyword, in registration order) and
-    the names of the mechanisms that take it."""
+    the names of the mechanisms that take it (one keyword is one option: tests/test_registry.py)."""
     found: dict[str, tuple[MechanismOption, list[str]]] = {}
     for registry in registries:
         for entry in registry.entries():
             for option in entry.options:
-                known, names = found.setdefault(option.keyword, (option, []))
-                if known != option:
-                    raise InputError(f"two different options named {option.flag}")  # a bug
-                names.append(entry.name)
+                found.setdefault(option.keyword, (option, []))[1].append(entry.name)
     return found
 
 
@@ -170,7 +167,9 @@ class WordPolicies:
         return cls(args.oov, args.casing)
 
     def keywords(self) -> dict[str, str]:
-        return {"oov": self.oov or "sample", "casing": self.casing or "lower"}
+        """The word mechanism's keyword arguments given (the others are the constructor's)."""
+        given = {"oov": self.oov, "casing": self.casing}
+        return {name: value for name, value in given.items() if value is not None}
 
 
 def build_mechanism(
