@@ -14,18 +14,22 @@ With the identifier guard on (``mechanism.protect`` holds ``"identifiers"`` or `
 e-mail address or URL holds punctuation (``jane.doe@example.com``, ``O'Neill``) and a phone number,
 IBAN or date may hold single spaces (``+44 20 7946 0958``, ``gb29 nwbk 6016``, ``12th of March``):
 cutting there would release ``jane`` through the word mechanism. So the stream is then cut only
-right after whitespace, and never after a space that follows a token for which
-:func:`edgedp.text.identifiers.span_may_continue` holds, the only places a protected span can hold
-whitespace, and after a name or a cue word of the names guard (``dr.``, ``hey``, ``call``), whose
-decision on the next word depends on them: no span straddles a cut, and the spans of each piece
-are those of the whole text. The proper-noun guard (``"proper-nouns"``) cuts the same way, so
+right after a line break, or after other whitespace that follows a word for which
+:func:`edgedp.text.identifiers.span_may_continue` does not hold: not where a protected span can hold
+whitespace, not after a name or a cue word of the names guard (``dr.``, ``hey``, ``call``), whose
+decision on the next word depends on them, and not after punctuation standing alone (the gap the
+guard reads before the next word began before it): no span straddles a cut, and the spans of each
+piece are those of the whole text. The proper-noun guard (``"proper-nouns"``) cuts the same way, so
 that whether a piece starts a sentence is known from the pieces before it
-(:class:`~edgedp.text.segmentation.SentenceState`).
+(:class:`~edgedp.text.segmentation.SentenceState`). A line is answered before the next one
+arrives, so a rule of the guard that reads across a line break (a name joined by ``and``, ``or``
+or ``&`` to one on the other line; a dash opening a line before a name) sees only its own line in
+a stream.
 
-A run of more than :data:`MAX_TOKEN_CHARS` characters without such a place (a line in capitals, a
-list of names) is cut where the guard itself decides every slot as it does uncut: after whitespace
-with :data:`CONTEXT_CHARS` of the run after it, the guard's slots of the run cut there compared
-with those of the run whole. Where no such place is found (a protected span that long, such as
+A run of more than twice :data:`MAX_TOKEN_CHARS` characters without such a place (a line in
+capitals, a list of names) is cut where the guard itself decides every slot as it does uncut:
+after whitespace with :data:`CONTEXT_CHARS` of the run after it, the guard's slots of the run cut
+there compared with those of the run whole. Where no such place is found (a protected span that long, such as
 thousands of digit groups), the run is one out-of-vocabulary slot and the stream resumes at the
 next safe cut point: nothing of it goes through the mechanism.
 """
@@ -62,6 +66,8 @@ MAX_TOKEN_CHARS = 4096
 #: ones were slower (bench/README.md, "Measurements behind the code"). Per worker thread: after
 #: ``set_num_threads(n)`` a batch gathers n times as much, to give every thread its share.
 BATCH_CHARS = 1 << 11
+#: Where a stream may always be cut: a line is answered before the next one arrives.
+LINE_BREAKS = frozenset("\n\r")
 #: Stands in for a token longer than MAX_TOKEN_CHARS: one out-of-vocabulary word slot.
 OVERLONG_TOKEN = "\x00"  # noqa: S105  (not a password)
 #: Text kept after a forced cut of a run longer than MAX_TOKEN_CHARS without a safe cut point:
@@ -80,12 +86,15 @@ def _is_cut_point(text: str, position: int, guarded: bool) -> bool:
         return char in SPLITTING_WHITESPACE or char in PASS_THROUGH_PUNCTUATION
     if char not in SPLITTING_WHITESPACE:
         return False
-    if char != " ":
+    if char in LINE_BREAKS:
         return True
     token_start = position
     while token_start > 0 and text[token_start - 1] not in SPLITTING_WHITESPACE:
         token_start -= 1
-    return not span_may_continue(text[token_start:position])
+    token = text[token_start:position]
+    # after punctuation alone (" . - will"), the gap the guard reads before the next word started
+    # earlier: cutting there would change it
+    return any(char.isalnum() for char in token) and not span_may_continue(token)
 
 
 def _last_cut(text: str, guarded: bool = False) -> int:
@@ -167,7 +176,9 @@ def _cut_pieces(pieces: Iterable[str], segment: Segmenter | None) -> Iterator[st
         if cut:
             yield text[:cut]
         carry = text[cut:]
-        while segment is not None and len(carry) > MAX_TOKEN_CHARS:
+        # a run without a safe cut point: tokens of at most MAX_TOKEN_CHARS each (the longer are
+        # replaced), so twice that always holds the run's last token and what leads up to it
+        while segment is not None and len(carry) > 2 * MAX_TOKEN_CHARS:
             place = _neutral_cut(carry, segment)
             if place is None:  # e.g. a protected span this long: one slot, resumed at a safe cut
                 yield OVERLONG_TOKEN

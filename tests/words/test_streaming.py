@@ -8,7 +8,7 @@ import sys
 import tracemalloc
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import edgedp
@@ -137,16 +137,20 @@ def texts_and_cuts(draw):
             parts.append(" ".join(words))
         elif kind == "run":
             names = st.sampled_from(("Maria", "NASA", "Rahul", "The"))
-            parts.append(" ".join(draw(st.lists(names, min_size=40, max_size=60))))
+            parts.append(" ".join(draw(st.lists(names, min_size=40, max_size=90))))
         else:
             parts.append("y" * draw(st.integers(SMALL_MAX - 5, SMALL_MAX + 40)))
-        parts.append(draw(st.sampled_from([" ", " ", "\n", ". "])))
+        parts.append(draw(st.sampled_from([" ", " ", "\n", ". ", "\t", "\xa0"])))
     text = "".join(parts)
+    assume(not ACROSS_A_LINE.search(text))
     cuts = sorted(draw(st.lists(st.integers(0, len(text)), max_size=8)))
     return text, [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True)]
 
 
 SMALL_MAX = 200
+#: The guard's rules that read across a line break, which a stream answering each line before the
+#: next one arrives cannot follow (see test_a_name_joined_across_a_line_break).
+ACROSS_A_LINE = re.compile(r"(?:\b(?:and|or)|&)[^\S\n]*\n|\n[^\S\n]*(?:(?:and|or)\b|&|-)")
 
 
 @pytest.fixture(scope="module")
@@ -169,3 +173,14 @@ def test_any_cut_points_release_what_the_one_string_releases(
     mechanism = request.getfixturevalue(guard)
     streamed = "".join(privatize_stream(mechanism, pieces, batch_chars=batch_chars))
     assert streamed == one_string(mechanism, text)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="the names guard joins a name to one on the next line (and, or, &); a stream answers "
+    "each line before the next arrives: for the guard to keep such links within a line",
+)
+def test_a_name_joined_across_a_line_break(placeholders):
+    for text in ("maria and\nwill go\n", "will and\nmaria go\n"):
+        lines = text.splitlines(keepends=True)
+        assert "".join(privatize_stream(placeholders, lines)) == one_string(placeholders, text)
