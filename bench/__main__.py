@@ -40,6 +40,7 @@ EXTRA_SUITES = {
     "scale": "bench.performance.scale",
     "footprint": "bench.performance.footprint",
     "throughput": "bench.performance.throughput",
+    "ledger-throughput": "bench.performance.ledger_throughput",
     "brr-parity": "bench.utility.brr_parity",
     "encoder-backends": "bench.performance.encoder_backends",
     "decoding": "bench.utility.decoding",

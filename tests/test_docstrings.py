@@ -18,29 +18,23 @@ import warnings
 import pytest
 
 import edgedp
+from edgedp import registry
+
+
+def registered(*registries: registry.MechanismRegistry) -> tuple[str, ...]:
+    """The public names of the classes of ``registries``."""
+    return tuple(found[name].__name__ for found in registries for name in found)
+
 
 #: Word mechanisms (every keyword of WordOptions documented).
-WORD_MECHANISMS = (
-    "BRR",
-    "Madlib",
-    "Mahalanobis",
-    "Vickrey",
-    "GeneralizedVickrey",
-    "TEM",
-    "SanText",
-    "SanTextPlus",
-    "CusText",
-    "WordMechanism",
-)
+WORD_MECHANISMS = (*registered(registry.WORD_MECHANISMS), "WordMechanism")
 #: Document mechanisms, ADePT and what they release.
 DOCUMENT_MECHANISMS = (
-    "SubspaceMean",
-    "DeepCandidate",
-    "Truncation",
-    "NonPrivateMean",
+    *registered(
+        registry.DOCUMENT_MECHANISMS, registry.DOCUMENT_BASELINES, registry.SENTENCE_REWRITERS
+    ),
     "WordLevelEmbedding",
     "SentenceMechanism",
-    "ADePT",
 )
 RELEASES = ("SubspaceRelease", "CandidateRelease")
 #: The rest of the finished callables with parameters.
@@ -150,10 +144,9 @@ def test_mechanisms_state_their_guarantee_in_notes(name):
     assert len(notes) == 2 and "uarantee" in notes[1], f"{name}: the guarantee in Notes"
 
 
-#: The finished names whose source is a paper (References).
-FROM_PAPERS = (
-    *("BRR", "Madlib", "Mahalanobis", "Vickrey", "GeneralizedVickrey", "TEM", "SanText"),
-    *("SanTextPlus", "CusText", "SubspaceMean", "DeepCandidate", "Truncation", "ADePT"),
+#: The finished names whose source is a paper (References): every registered mechanism.
+FROM_PAPERS = registered(
+    registry.WORD_MECHANISMS, registry.DOCUMENT_MECHANISMS, registry.SENTENCE_REWRITERS
 )
 
 

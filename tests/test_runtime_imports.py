@@ -94,28 +94,6 @@ def test_the_brr_command_line_loads_only_the_word_path():
     assert not {m for m in loaded for h in HEAVY if m == h or m.startswith(h + ".")}
 
 
-def test_the_lazy_registries_name_their_classes_and_the_cli_mirrors_adept():
-    from edgedp.adept import adept
-    from edgedp.cli import privatize
-    from edgedp.packs.manifest import PACK_KINDS
-    from edgedp.registry import (
-        DEFAULT_DOCUMENT_PACKS,
-        DOCUMENT_MECHANISMS,
-        PACK_TYPES,
-        SENTENCE_REWRITERS,
-        WORD_MECHANISMS,
-    )
-
-    for registry in (WORD_MECHANISMS, SENTENCE_REWRITERS, DOCUMENT_MECHANISMS):
-        for name, cls in registry.items():
-            assert cls.name == name
-    assert set(DEFAULT_DOCUMENT_PACKS) == set(DOCUMENT_MECHANISMS)
-    assert set(PACK_TYPES) == set(PACK_KINDS)
-    assert all(kind == cls.PACK_KIND for kind, cls in PACK_TYPES.items())
-    assert privatize.ADEPT_NOISES == adept.NOISES
-    assert privatize.DEFAULT_ADEPT_PACK == adept.DEFAULT_PACK
-
-
 def test_loading_a_words_pack_imports_no_other_pack_kind():
     script = (
         "import sys, edgedp; edgedp.load_pack(); "

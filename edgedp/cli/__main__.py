@@ -2,6 +2,6 @@
 
 import sys
 
-from edgedp.console import main
+from edgedp.cli import main
 
 sys.exit(main())

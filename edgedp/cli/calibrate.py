@@ -4,19 +4,21 @@ from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import dataclass
 from typing import Any
 
+from edgedp.cli.decoding import DecodeOptions, add_decoder_arguments
 from edgedp.cli.options import parse_epsilon
-from edgedp.cli.word_options import add_decoder_arguments, decoder_options
 from edgedp.errors import InputError
-from edgedp.evaluation.calibration import AGGREGATES, METRICS, equivalent_epsilon, metric_statistics
+from edgedp.evaluation.calibration import AGGREGATES, equivalent_epsilon, metric_statistics
 from edgedp.evaluation.matching import STATISTICS
+from edgedp.registry import LAM, METRICS, WORD_MECHANISMS
 from edgedp.words.pack import WordPack
 
 NAME = "calibrate"
-#: Mechanisms that --match builds from a name and an epsilon alone.
-MATCHABLE = ("brr", "madlib", "mahalanobis", "tem", "santext")
 HELP = "convert an epsilon between mechanisms with different metrics (privacy ratio)"
+#: What --decode is when not given: calibration measures the mechanisms' own rule.
+DEFAULT_DECODE = "nearest"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -28,7 +30,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--epsilon", required=True, help="epsilon of the --from mechanism")
     parser.add_argument("--to", dest="target", required=True, choices=sorted(METRICS))
     parser.add_argument(
-        "--aggregate", choices=AGGREGATES, default="avg", help="P_d over pairs (default: avg)"
+        "--aggregate",
+        choices=AGGREGATES,
+        default="avg",
+        help="P_d over pairs (default: %(default)s)",
     )
     parser.add_argument(
         "--match",
@@ -39,51 +44,85 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "E_M as --from (Monte Carlo on public words; both mechanisms run on --pack, so Euclidean "
         "ones need a pack with vectors)",
     )
+    takers = [entry.name for entry in WORD_MECHANISMS.entries() if LAM in entry.options]
     parser.add_argument(
-        "--lam", type=float, default=0.2, help="lambda of mahalanobis (default: 0.2)"
+        LAM.flag,
+        type=LAM.parse,
+        default=LAM.default,
+        help=f"{LAM.help} of {', '.join(takers)} (default: %(default)s)",
     )
     parser.add_argument("--pack", help="words pack (default: words-small)")
-    add_decoder_arguments(parser)
+    add_decoder_arguments(parser, DEFAULT_DECODE)
     parser.add_argument("--json", action="store_true", help="print the statistics used as JSON")
 
 
+@dataclass(frozen=True)
+class CalibrateOptions:
+    """One ``calibrate`` run, read from the command line once."""
+
+    source: str
+    target: str
+    epsilon: float
+    aggregate: str
+    match: str
+    lam: float
+    pack: str | None
+    decode: DecodeOptions
+    as_json: bool
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace) -> CalibrateOptions:
+        return cls(
+            args.source,
+            args.target,
+            parse_epsilon(args.epsilon),
+            args.aggregate,
+            args.match,
+            args.lam,
+            args.pack,
+            DecodeOptions.from_args(args, DEFAULT_DECODE),
+            args.json,
+        )
+
+
 def run(args: argparse.Namespace) -> None:
-    pack = WordPack.load(args.pack)
-    epsilon = parse_epsilon(args.epsilon)
-    if args.match != "bound":
-        _run_match(args, pack, epsilon)
+    options = CalibrateOptions.from_args(args)
+    pack = WordPack.load(options.pack)
+    if options.match != "bound":
+        _run_match(options, pack)
         return
-    if args.decode not in (None, "nearest"):
+    if options.decode.named:
         raise InputError(
             "--decode applies to --match kept or inference-error: the bound is the guarantee's, "
             "which no decoder changes (decoding is post-processing)"
         )
     result = equivalent_epsilon(
         pack,
-        epsilon,
-        source=args.source,
-        target=args.target,
-        aggregate=args.aggregate,
-        lam=args.lam,
+        options.epsilon,
+        source=options.source,
+        target=options.target,
+        aggregate=options.aggregate,
+        lam=options.lam,
     )
-    if not args.json:
+    if not options.as_json:
         print(
-            f"{args.target} at epsilon {result:.6g} has the same {_AGGREGATE[args.aggregate]} "
-            f"privacy-loss bound over the pack's word pairs as {args.source} at epsilon "
-            f"{epsilon:g} (exact; --json for the numbers behind it)"
+            f"{options.target} at epsilon {result:.6g} has the same "
+            f"{_AGGREGATE[options.aggregate]} privacy-loss bound over the pack's word pairs as "
+            f"{options.source} at epsilon {options.epsilon:g} (exact; --json for the numbers "
+            "behind it)"
         )
         return
     statistics = {
-        name: dict(metric_statistics(pack, METRICS[name], lam=args.lam))
-        for name in (args.source, args.target)
+        name: dict(metric_statistics(pack, METRICS[name], lam=options.lam))
+        for name in (options.source, options.target)
     }
     print(
         json.dumps(
             {
-                "from": args.source,
-                "epsilon": epsilon,
-                "to": args.target,
-                "aggregate": args.aggregate,
+                "from": options.source,
+                "epsilon": options.epsilon,
+                "to": options.target,
+                "aggregate": options.aggregate,
                 "equivalent_epsilon": result,
                 "pack": pack.name,
                 "statistics": statistics,
@@ -98,33 +137,37 @@ def run(args: argparse.Namespace) -> None:
 _AGGREGATE = {"avg": "mean", "max": "largest"}
 
 
-def _run_match(args: argparse.Namespace, pack: Any, epsilon: float) -> None:
+def _run_match(options: CalibrateOptions, pack: WordPack) -> None:
     """``--match kept|inference-error``: empirical matching (edgedp.evaluation.matching)."""
     from edgedp.evaluation.matching import matched_epsilon
-    from edgedp.registry import WORD_MECHANISMS
 
-    for name in (args.source, args.target):
-        if name not in MATCHABLE:
-            raise InputError(f"--match supports {', '.join(MATCHABLE)}, not {name!r}")
-    start = equivalent_epsilon(pack, epsilon, source=args.source, target=args.target, lam=args.lam)
+    matchable = [entry.name for entry in WORD_MECHANISMS.entries() if entry.matchable]
+    for name in (options.source, options.target):
+        if name not in matchable:
+            raise InputError(f"--match supports {', '.join(matchable)}, not {name!r}")
+    epsilon = options.epsilon
+    start = equivalent_epsilon(
+        pack, epsilon, source=options.source, target=options.target, lam=options.lam
+    )
 
     def build(name: str, value: float) -> Any:
-        options: dict[str, Any] = {"lam": args.lam} if name == "mahalanobis" else {}
-        return WORD_MECHANISMS[name](pack, epsilon=value, **options, **decoder_options(args))
+        entry = WORD_MECHANISMS.entry(name)
+        own: dict[str, Any] = {LAM.keyword: options.lam} if LAM in entry.options else {}
+        return WORD_MECHANISMS[name](pack, epsilon=value, **own, **options.decode.keywords())
 
-    source, target = build(args.source, epsilon), build(args.target, start)
-    match = matched_epsilon(source, target, statistic=args.match)
-    if not args.json:
-        what = "share of words kept unchanged" if args.match == "kept" else "adversary's error"
+    source, target = build(options.source, epsilon), build(options.target, start)
+    match = matched_epsilon(source, target, statistic=options.match)
+    if not options.as_json:
+        what = "share of words kept unchanged" if options.match == "kept" else "adversary's error"
         decoded = (
-            f", both decoded with --decode {args.decode}, words alone"
-            if args.decode not in (None, "nearest")
+            f", both decoded with --decode {options.decode.decode}, words alone"
+            if options.decode.named
             else ""
         )
         print(
-            f"{args.target} at epsilon {match.epsilon:.6g} has the same {what} as {args.source} "
-            f"at epsilon {epsilon:g} (Monte Carlo, 95 % intervals: {match.target_estimate} "
-            f"against {match.source_estimate}{decoded}; --json for more)"
+            f"{options.target} at epsilon {match.epsilon:.6g} has the same {what} as "
+            f"{options.source} at epsilon {epsilon:g} (Monte Carlo, 95 % intervals: "
+            f"{match.target_estimate} against {match.source_estimate}{decoded}; --json for more)"
         )
         return
     print(json.dumps({**match.as_dict(), "pack": pack.name, "bound_epsilon": start}, indent=2))

@@ -33,31 +33,23 @@ from __future__ import annotations
 import argparse
 import json
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from edgedp.cli.options import (
-    add_ledger_arguments,
-    add_seed_argument,
-    ledger_charger,
-    parse_delta,
-    parse_epsilon,
-    warn_if_seeded,
+from edgedp.cli.charging import Charges, LedgerOptions, add_ledger_arguments
+from edgedp.cli.mechanisms import (
+    MechanismOptions,
+    add_mechanism_arguments,
+    build_mechanism,
+    not_applicable,
 )
-from edgedp.cli.streams import (
-    check_output,
-    input_bytes,
-    open_input,
-    output_file,
-    read_lines,
-    read_pieces,
-    text_output,
-    too_long,
-)
-from edgedp.documents.baselines import NonPrivateMean
+from edgedp.cli.options import add_seed_argument, parse_epsilon, warn_if_seeded
+from edgedp.cli.reading import Reader, input_bytes, too_long
+from edgedp.cli.writing import check_output, output_file, text_output
 from edgedp.documents.deepcandidate import DeepCandidate
 from edgedp.documents.language_choice import SubspaceMeanByLanguage
 from edgedp.documents.mechanism import (
@@ -66,15 +58,13 @@ from edgedp.documents.mechanism import (
     DocumentMechanism,
     document_sentences,
 )
-from edgedp.documents.pack import SentencePack
 from edgedp.documents.subspace import SubspaceMean
-from edgedp.documents.subspace_pack import SubspacePack
-from edgedp.documents.truncation import Truncation
-from edgedp.errors import InputError, NotPrivateWarning, ShortDocumentWarning
+from edgedp.errors import InputError, ShortDocumentWarning
+from edgedp.packs.loading import LoadablePack
 from edgedp.progress import Progress, message
 from edgedp.registry import (
     DEFAULT_DOCUMENT_MECHANISM,
-    DEFAULT_DOCUMENT_PACKS,
+    DOCUMENT_BASELINES,
     DOCUMENT_MECHANISMS,
     load_pack,
 )
@@ -84,8 +74,8 @@ from edgedp.text.segmentation import MAX_TEXT_CHARS, batches
 
 NAME = "embed"
 HELP = "embed documents with sentence-level DP (SubspaceMean, DeepCandidate) or a baseline"
-DEFAULT_SENTENCE_PACK = "sentences-bbc"
-MECHANISMS = (*DOCUMENT_MECHANISMS, "mean")
+#: The registries ``--mechanism`` chooses from.
+REGISTRIES = (DOCUMENT_MECHANISMS, DOCUMENT_BASELINES)
 INPUTS = ("text", "lines", "jsonl")
 #: Documents embedded per encoder pass.
 BATCH_DOCUMENTS = 32
@@ -100,30 +90,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "(subspace-mean with --delta: (epsilon, delta)). mean is NOT private (comparison only)."
     )
     parser.epilog = __doc__.split("\n", 2)[2].replace("``", "")
-    parser.add_argument(
-        "--mechanism",
-        choices=MECHANISMS,
-        default=DEFAULT_DOCUMENT_MECHANISM,
-        help=f"(default: {DEFAULT_DOCUMENT_MECHANISM})",
-    )
+    add_mechanism_arguments(parser, REGISTRIES, default=DEFAULT_DOCUMENT_MECHANISM)
     parser.add_argument(
         "--epsilon", help="privacy parameter (> 0; required, except for --mechanism mean)"
-    )
-    parser.add_argument(
-        "--pack",
-        help="pack directory or name (default: for subspace-mean, subspace-general or "
-        f"subspace-multilingual by each document's language; {DEFAULT_SENTENCE_PACK} for the "
-        "others)",
-    )
-    parser.add_argument(
-        "--projections", type=int, help="deepcandidate: projections (default: the pack's choice)"
-    )
-    parser.add_argument(
-        "--delta",
-        help="subspace-mean: (epsilon, delta) with discrete Gaussian noise (default: pure)",
-    )
-    parser.add_argument(
-        "--dims", type=int, help="subspace-mean: directions d' (default: the pack's per length)"
     )
     parser.add_argument(
         "--language",
@@ -137,7 +106,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="subspace-mean: output mu + P^T z in the encoder's 384-d space instead of coordinates",
     )
     parser.add_argument(
-        "--input", choices=INPUTS, default="text", help="input format (default: text)"
+        "--input", choices=INPUTS, default="text", help="input format (default: %(default)s)"
     )
     parser.add_argument("--output", type=Path, help="output .jsonl or .npy (default: stdout)")
     add_seed_argument(parser)
@@ -150,9 +119,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         choices=ON_ERROR,
         default="stop",
         help="--input jsonl, a bad record: stop (the documents before it are released and "
-        "written) or skip (one stderr line each, a count at the end) (default: stop)",
+        "written) or skip (one stderr line each, a count at the end) (default: %(default)s)",
     )
-    parser.add_argument("--encoding", default="utf-8", help="input encoding (default: utf-8)")
+    parser.add_argument("--encoding", default="utf-8", help="input encoding (default: %(default)s)")
     parser.add_argument("files", nargs="*", help="input files (default: stdin)")
 
 
@@ -161,12 +130,11 @@ def read_document(path: str | None, encoding: str, progress: Progress | None = N
     (read in bounded pieces: an oversized input never sits in memory whole)."""
     pieces: list[str] = []
     total = 0
-    with open_input(path) as source:
-        for piece in read_pieces(source, encoding, progress):
-            total += len(piece)
-            if total > MAX_TEXT_CHARS:
-                raise too_long(path or "stdin")
-            pieces.append(piece)
+    for piece, _ in Reader(path, encoding, progress).blocks():
+        total += len(piece)
+        if total > MAX_TEXT_CHARS:
+            raise too_long(path or "stdin")
+        pieces.append(piece)
     return "".join(pieces)
 
 
@@ -203,14 +171,14 @@ def documents_and_ends(
 ) -> Iterator[Item]:
     """The documents of the inputs, in order, read in bounded pieces: (document, the record's
     other fields, whether the input held nothing more when it was read: a pipe between two
-    writes, so what is batched is released now, see :class:`~edgedp.cli.streams.Line`). A bad
+    writes, so what is batched is released now, see :class:`~edgedp.cli.reading.Line`). A bad
     JSON Lines record is skipped (``bad`` skips) or yielded as its error, last."""
     paths: list[str | None] = [*files] or [None]
     for path in paths:
         if input_format == "text":
             yield read_document(path, encoding, progress), {}, False  # read whole: no wait
             continue
-        for number, line in enumerate(read_lines(path, encoding, progress), start=1):
+        for number, line in enumerate(Reader(path, encoding, progress).lines(), start=1):
             if input_format == "lines":
                 yield str(line), {}, line.drained
             elif line.strip():
@@ -225,106 +193,110 @@ def documents_and_ends(
                 yield document, fields, line.drained
 
 
-def _mechanism(
-    args: argparse.Namespace, pack: SentencePack | SubspacePack
-) -> DocumentMechanism[Any]:
-    if args.mechanism == "mean":
-        if args.epsilon is not None or args.seed is not None:
-            raise InputError("--mechanism mean is not private: it takes no --epsilon or --seed")
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", NotPrivateWarning)  # announced on stderr instead
-            return NonPrivateMean(_sentences_pack(pack))
-    if args.epsilon is None:
-        raise InputError(f"--mechanism {args.mechanism} needs --epsilon")
-    epsilon = parse_epsilon(args.epsilon)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", NotPrivateWarning)  # announced once, below
-        if args.mechanism == SubspaceMean.name:
-            if not isinstance(pack, SubspacePack):
+@dataclass(frozen=True)
+class EmbedOptions:
+    """One ``embed`` run, read from the command line once (:meth:`from_args`)."""
+
+    files: list[str]
+    input: str
+    encoding: str
+    on_error: str
+    output: Path | None
+    mechanism: MechanismOptions
+    epsilon: float | None
+    lift: bool
+    ledger: LedgerOptions | None
+    threads: int | None
+    language: str | None = None
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace) -> EmbedOptions:
+        """The options, checked before any pack is loaded: another mechanism's options, an
+        epsilon or seed given to the non-private mean, an epsilon missing."""
+        mechanism = MechanismOptions.from_args(args, REGISTRIES)
+        for flag, value in (("--lift", args.lift or None), ("--language", args.language)):
+            if value is not None and args.mechanism != SubspaceMean.name:
+                raise InputError(not_applicable(flag, args.mechanism, [SubspaceMean.name]))
+        if args.language is not None and args.pack is not None:
+            raise InputError("--language chooses the pack: give --language or --pack, not both")
+        if args.mechanism in DOCUMENT_BASELINES:
+            if args.epsilon is not None or args.seed is not None:
                 raise InputError(
-                    f"--mechanism subspace-mean needs a subspace pack, not {pack.name}"
+                    f"--mechanism {args.mechanism} is not private: it takes no --epsilon or --seed"
                 )
-            delta = None if args.delta is None else parse_delta(args.delta)
-            return SubspaceMean(pack, epsilon=epsilon, delta=delta, dims=args.dims, rng=args.seed)
-        if args.mechanism == "deepcandidate":
-            return DeepCandidate(
-                _sentences_pack(pack), epsilon=epsilon, projections=args.projections, rng=args.seed
-            )
-        return Truncation(_sentences_pack(pack), epsilon=epsilon, rng=args.seed)
+        elif args.epsilon is None:
+            raise InputError(f"--mechanism {args.mechanism} needs --epsilon")
+        return cls(
+            files=args.files,
+            input=args.input,
+            encoding=args.encoding,
+            on_error=args.on_error,
+            output=args.output,
+            mechanism=mechanism,
+            epsilon=None if args.epsilon is None else parse_epsilon(args.epsilon),
+            lift=args.lift,
+            ledger=LedgerOptions.from_args(args),
+            threads=args.threads,
+            language=args.language,
+        )
 
 
-def _by_language(args: argparse.Namespace) -> SubspaceMeanByLanguage:
-    """SubspaceMean with the pack chosen per document (module docstring)."""
-    if args.epsilon is None:
-        raise InputError(f"--mechanism {SubspaceMean.name} needs --epsilon")
-    return SubspaceMeanByLanguage(
-        epsilon=parse_epsilon(args.epsilon),
-        delta=None if args.delta is None else parse_delta(args.delta),
-        dims=args.dims,
-        language=args.language,
-        rng=args.seed,
+def _mechanism(options: EmbedOptions) -> DocumentMechanism[Any] | SubspaceMeanByLanguage:
+    """The mechanism on its pack (a pack of the other document kind names the mechanisms it
+    serves); SubspaceMean without a pack chooses it per document (module docstring)."""
+    chosen = options.mechanism
+    if chosen.name == SubspaceMean.name and chosen.pack is None and options.epsilon is not None:
+        return SubspaceMeanByLanguage(
+            epsilon=options.epsilon,
+            delta=chosen.options.get("delta"),
+            dims=chosen.options.get("dims"),
+            language=options.language,
+            rng=chosen.seed,
+        )
+    registry = next(registry for registry in REGISTRIES if chosen.name in registry)
+    wanted = registry[chosen.name].pack_type
+    pack = load_pack(chosen.pack or chosen.entry.pack)
+    if not isinstance(pack, wanted):
+        raise InputError(_wrong_kind(pack, chosen.name, wanted))
+    privacy = {} if options.epsilon is None else {"epsilon": options.epsilon, "rng": chosen.seed}
+    mechanism: DocumentMechanism[Any] = build_mechanism(chosen, registry, pack, **privacy)
+    return mechanism
+
+
+def _wrong_kind(pack: Any, name: str, wanted: type[LoadablePack]) -> str:
+    """Why ``pack`` does not serve mechanism ``name``, and what would."""
+    kinds: dict[str, list[str]] = {}
+    for entry in DOCUMENT_MECHANISMS.entries():
+        pack_type: type[LoadablePack] = DOCUMENT_MECHANISMS[entry.name].pack_type
+        kinds.setdefault(pack_type.PACK_KIND, []).append(entry.name)
+    serving = kinds.get(pack.kind)
+    if serving is None:
+        needs = " or ".join(
+            f"a {kind} pack ({', '.join(names)}"
+            + (", the default)" if DEFAULT_DOCUMENT_MECHANISM in names else ")")
+            for kind, names in kinds.items()
+        )
+        return f"pack {pack.name} is a {pack.kind} pack; embed needs {needs}"
+    change = (
+        f"drop --mechanism {name}"
+        if DEFAULT_DOCUMENT_MECHANISM in serving
+        else f"add --mechanism {serving[0]}"
     )
-
-
-def _document_pack(name: str, mechanism: str) -> SentencePack | SubspacePack:
-    """The pack ``name`` for ``mechanism``; the other document kind names the mechanism it serves
-    (``--pack sentences-bbc`` without ``--mechanism deepcandidate`` said only "this needs a
-    subspace pack")."""
-    pack = load_pack(name)
-    wanted = SubspacePack if mechanism == SubspaceMean.name else SentencePack
-    if isinstance(pack, wanted):
-        return pack
-    if isinstance(pack, SentencePack):
-        raise InputError(
-            f"pack {pack.name} is a sentences pack, for --mechanism deepcandidate or truncation "
-            f"(not {mechanism}): add --mechanism deepcandidate, or give a subspace pack"
-        )
-    if isinstance(pack, SubspacePack):
-        raise InputError(
-            f"pack {pack.name} is a subspace pack, for --mechanism subspace-mean (not "
-            f"{mechanism}): drop --mechanism {mechanism}, or give a sentences pack"
-        )
-    raise InputError(
-        f"pack {pack.name} is a {pack.kind} pack; embed needs a subspace pack (subspace-mean, the "
-        "default) or a sentences pack (deepcandidate, truncation)"
+    return (
+        f"pack {pack.name} is a {pack.kind} pack, for --mechanism {' or '.join(serving)} (not "
+        f"{name}): {change}, or give a {wanted.PACK_KIND} pack"
     )
-
-
-def _check_options(args: argparse.Namespace) -> None:
-    """Options of one mechanism given to another: refused before any pack is loaded."""
-    subspace_only = {
-        "--delta": args.delta,
-        "--dims": args.dims,
-        "--lift": args.lift or None,
-        "--language": args.language,
-    }
-    if args.mechanism != SubspaceMean.name:
-        given = [name for name, value in subspace_only.items() if value is not None]
-        if given:
-            raise InputError(f"{', '.join(given)} applies to --mechanism subspace-mean only")
-    if args.projections is not None and args.mechanism != "deepcandidate":
-        raise InputError("--projections applies to --mechanism deepcandidate only")
-    if args.language is not None and args.pack is not None:
-        raise InputError("--language chooses the pack: give --language or --pack, not both")
-
-
-def _sentences_pack(pack: SentencePack | SubspacePack) -> SentencePack:
-    if not isinstance(pack, SentencePack):
-        raise InputError(
-            f"this mechanism needs a sentences pack, not the {pack.kind} pack {pack.name}"
-        )
-    return pack
 
 
 def _records(
     mechanism: DocumentMechanism[Any] | SubspaceMeanByLanguage,
     batch: list[Document],
-    charge: Callable[[list[Any]], None] | None = None,
+    charges: Charges | None = None,
     *,
     lift: bool = False,
 ) -> list[dict[str, Any]]:
-    if charge is not None:
-        charge(batch)
+    if charges is not None:
+        charges.charge(batch)
     if isinstance(mechanism, SubspaceMeanByLanguage):
         return _records_by_language(mechanism, batch, lift)
     base: dict[str, Any] = {"mechanism": mechanism.name, "private": mechanism.is_private}
@@ -417,37 +389,36 @@ def _warn_short(short: list[int], total: int) -> None:
 
 def run(args: argparse.Namespace) -> None:
     check_output(args.output, (".jsonl", ".npy"))
-    if args.threads is not None:
-        set_num_threads(args.threads)
-    _check_options(args)
-    mechanism: DocumentMechanism[Any] | SubspaceMeanByLanguage
-    if args.mechanism == SubspaceMean.name and args.pack is None:
-        mechanism = _by_language(args)
-        width = None
-    else:
-        name = args.pack or DEFAULT_DOCUMENT_PACKS.get(args.mechanism, DEFAULT_SENTENCE_PACK)
-        pack = _document_pack(name, args.mechanism)
-        mechanism = _mechanism(args, pack)
-        width = pack.dims if args.lift or not isinstance(mechanism, SubspaceMean) else None
-    warn_if_seeded(args.seed)
+    options = EmbedOptions.from_args(args)
+    if options.threads is not None:
+        set_num_threads(options.threads)
+    mechanism = _mechanism(options)
+    width = None
+    if not isinstance(mechanism, SubspaceMeanByLanguage) and (
+        options.lift or not isinstance(mechanism, SubspaceMean)
+    ):
+        width = mechanism.pack.dims
+    warn_if_seeded(options.mechanism.seed)
     if not mechanism.differentially_private:
-        message("edgedp: warning: --mechanism mean releases the exact mean: NOT PRIVATE")
-    charge = ledger_charger(args, mechanism)
+        message(
+            f"edgedp: warning: --mechanism {mechanism.name} releases the exact mean: NOT PRIVATE"
+        )
+    charges = None if options.ledger is None else Charges(options.ledger, mechanism)
     short: list[int] = []  # the numbers of the documents too short to be embedded usefully
     rows: list[np.ndarray] = []
     packs: list[str] = []  # the one pack of a .npy output
     count = 0
-    bad = BadRecords(args.on_error, message)
+    bad = BadRecords(options.on_error, message)
     failure: list[InputError] = []
-    with Progress(NAME, total=input_bytes(args.files or [None]), unit="B") as progress:
-        stream = documents_and_ends(args.files, args.input, args.encoding, bad, progress)
+    with Progress(NAME, total=input_bytes(options.files or [None]), unit="B") as progress:
+        stream = documents_and_ends(options.files, options.input, options.encoding, bad, progress)
         records = (
             record
             for batch in batches(stream, limit=BATCH_DOCUMENTS, closes=lambda item: item[2])
-            for record in _released(mechanism, batch, charge, args.lift, failure)
+            for record in _released(mechanism, batch, charges, options.lift, failure)
         )
-        to_npy = args.output is not None and args.output.suffix == ".npy"
-        with text_output(None if to_npy else args.output) as out:
+        to_npy = options.output is not None and options.output.suffix == ".npy"
+        with text_output(None if to_npy else options.output) as out:
             for count, record in enumerate(records, start=1):
                 if record["too_short"]:
                     short.append(count - 1)
@@ -462,15 +433,15 @@ def run(args: argparse.Namespace) -> None:
                     rows.append(record["embedding"])
                 else:
                     out.write(_json_line(count - 1, record))
-                    if args.output is None:
+                    if options.output is None:
                         out.flush()  # a pipe's reader gets each record as it is released
-        if to_npy:
+        if to_npy and options.output is not None:
             if width is None and isinstance(mechanism, SubspaceMean):
                 width = mechanism.output_dims
             array = np.array(rows, dtype=np.float32).reshape(
                 len(rows), width or (len(rows[0]) if rows else 0)
             )
-            with output_file(args.output) as temporary, open(temporary, "wb") as file:
+            with output_file(options.output) as temporary, open(temporary, "wb") as file:
                 np.save(file, array, allow_pickle=False)
     _warn_short(short, count)
     if bad.summary() is not None:
@@ -482,7 +453,7 @@ def run(args: argparse.Namespace) -> None:
 def _released(
     mechanism: DocumentMechanism[Any] | SubspaceMeanByLanguage,
     batch: list[Item],
-    charge: Callable[[list[Document]], None] | None,
+    charges: Charges | None,
     lift: bool,
     failure: list[InputError],
 ) -> list[dict[str, Any]]:
@@ -492,5 +463,5 @@ def _released(
     failure += [d for d, _, _ in batch if isinstance(d, InputError)]
     if not documents:
         return []
-    released = _records(mechanism, [d for d, _ in documents], charge, lift=lift)
+    released = _records(mechanism, [d for d, _ in documents], charges, lift=lift)
     return [fields | record for (_, fields), record in zip(documents, released, strict=True)]

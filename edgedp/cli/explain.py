@@ -4,12 +4,9 @@ from __future__ import annotations
 
 import argparse
 
+from edgedp.cli.mechanisms import WordMechanismOptions, add_word_mechanism_arguments
 from edgedp.cli.options import add_seed_argument, parse_epsilon, warn_if_seeded
-from edgedp.cli.word_options import (
-    add_word_mechanism_arguments,
-    build_word_mechanism,
-    print_report,
-)
+from edgedp.cli.writing import print_report
 from edgedp.errors import InputError
 from edgedp.evaluation.empirical_privacy import ADVERSARY_SAMPLES
 from edgedp.evaluation.explain import (
@@ -35,7 +32,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "the per-word privacy-loss bound epsilon * d (vocabulary average and maximum, and per word "
         "of --text), N_w and S_w, with 95 % intervals, and sample rewrites."
     )
-    add_word_mechanism_arguments(parser, epsilon=False)
+    add_word_mechanism_arguments(parser)
     parser.add_argument(
         "--epsilon",
         help="privacy parameter(s), comma-separated to compare several (e.g. 0.5,0.6,0.7); "
@@ -78,7 +75,8 @@ def parse_epsilons(text: str) -> list[float]:
 
 def run(args: argparse.Namespace) -> None:
     epsilons = None if args.epsilon is None else parse_epsilons(args.epsilon)
-    mechanism = build_word_mechanism(args, 1.0 if epsilons is None else epsilons[0])
+    chosen = WordMechanismOptions.from_args(args)
+    mechanism = chosen.build(1.0 if epsilons is None else epsilons[0])
     if epsilons is None:
         epsilons = default_epsilons(mechanism)
     warn_if_seeded(args.seed)

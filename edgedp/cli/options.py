@@ -1,22 +1,19 @@
-"""Options that several ``edgedp`` commands share: epsilon and delta, --seed, --ledger and --scope.
+"""Options that several ``edgedp`` commands share: epsilon, --seed, --threads, and deprecated names.
 
-Every command module imports them from here (never from a sibling command), so one option reads,
+Every command module reads them from here (never from a sibling command), so one option reads,
 validates and warns the same way in ``privatize``, ``embed``, ``explain``, ``tune`` and
-``calibrate``.
+``calibrate``. A command turns its parsed arguments into typed options once, at the start of its
+``run`` (the ``from_args`` of each step's options); nothing past that reads the argparse namespace.
 """
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import Any
 
-from edgedp.errors import InputError
-from edgedp.privacy.validation import check_delta, check_epsilon
+from edgedp.privacy.validation import check_epsilon
 from edgedp.progress import message
-
-if TYPE_CHECKING:  # the ledger (sqlite3) is imported only when a run charges one
-    from edgedp.privacy.ledger import Chargeable
 
 
 def parse_epsilon(text: str) -> float:
@@ -30,15 +27,6 @@ def _number(text: str) -> object:
         return float(text)
     except ValueError:
         return text
-
-
-def parse_delta(text: str) -> float:
-    """--delta from the command line: a number in (0, 1)."""
-    try:
-        number = float(text)
-    except ValueError:
-        raise InputError(f"--delta must be a number, got {text!r}") from None
-    return check_delta(number)
 
 
 def add_seed_argument(parser: argparse.ArgumentParser, what: str = "output") -> None:
@@ -56,29 +44,22 @@ def warn_if_seeded(seed: int | None) -> None:
         message(f"edgedp: warning: --seed {seed} makes the output reproducible and NOT private")
 
 
-def add_ledger_arguments(parser: argparse.ArgumentParser) -> None:
-    """--ledger and --scope: charge every release to a privacy ledger first."""
-    parser.add_argument(
-        "--ledger", help="privacy ledger file to charge before each release (default: none)"
-    )
-    parser.add_argument(
-        "--scope", help="ledger scope (user or stream) to charge (required with --ledger)"
-    )
+class RenamedFlag(argparse.Action):
+    """A flag's deprecated old name: stores its value and prints a one-line notice on stderr.
 
+    It works for one release; the notice names the new flag (the ``dest``).
+    """
 
-def ledger_charger(
-    args: argparse.Namespace, mechanism: Chargeable
-) -> Callable[[list[Any]], None] | None:
-    """A function charging a batch's cost to the ledger, or None without --ledger."""
-    if (args.ledger is None) != (args.scope is None):
-        raise InputError("--ledger and --scope go together")
-    if args.ledger is None:
-        return None
-    from edgedp.privacy.ledger import PrivacyLedger
-
-    ledger = PrivacyLedger(args.ledger)
-
-    def charge(batch: list[Any]) -> None:
-        ledger.charge(args.scope, mechanism.privacy_cost(batch))
-
-    return charge
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: str | Sequence[Any] | None,
+        option_string: str | None = None,
+    ) -> None:
+        new = "--" + self.dest.replace("_", "-")
+        message(
+            f"edgedp: warning: {option_string} is renamed {new}; {option_string} will be removed "
+            "in the next release"
+        )
+        setattr(namespace, self.dest, values)

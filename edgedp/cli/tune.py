@@ -4,12 +4,9 @@ from __future__ import annotations
 
 import argparse
 
+from edgedp.cli.mechanisms import WordMechanismOptions, add_word_mechanism_arguments
 from edgedp.cli.options import parse_epsilon
-from edgedp.cli.word_options import (
-    add_word_mechanism_arguments,
-    build_word_mechanism,
-    print_report,
-)
+from edgedp.cli.writing import print_report
 from edgedp.errors import InputError
 from edgedp.evaluation.explain import mechanism_metric
 from edgedp.evaluation.tune import AGGREGATES, PRIORS, TUNE_SAMPLES, TUNE_WORDS, tune
@@ -18,8 +15,21 @@ from edgedp.progress import Progress
 
 NAME = "tune"
 HELP = "find the epsilon that keeps a share of words, meets an inference error or a loss bound"
-#: Where the search starts when --start-epsilon is not given, by metric.
+#: Where the search starts when --start-epsilon is not given, by metric (else START_ELSE).
 START = {"hamming": 0.5, "euclidean": 10.0, "mahalanobis": 10.0}
+START_ELSE = 1.0
+
+
+def _start_help() -> str:
+    """START as ``--start-epsilon`` states it."""
+    spaces: dict[float, list[str]] = {}
+    for metric, value in START.items():
+        spaces.setdefault(value, []).append(metric.capitalize())
+    starts = [
+        f"{value:g}{' per bit' if names == ['Hamming'] else ''} in {' or '.join(names)} space"
+        for value, names in spaces.items()
+    ]
+    return f"where the search starts (default: {', '.join(starts)}, else {START_ELSE:g})"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -30,7 +40,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "average or maximum vocabulary distance = B, exact). Vickrey: --choose-t picks t by "
         "Xu et al.'s Alg. 2."
     )
-    add_word_mechanism_arguments(parser, epsilon=False)
+    add_word_mechanism_arguments(parser)
     target = parser.add_mutually_exclusive_group(required=True)
     one = "; one target is required"
     target.add_argument("--keep", type=float, help="target share of words kept, in (0, 1)" + one)
@@ -46,8 +56,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--start-epsilon",
-        help="where the search starts (default: 0.5 per bit in Hamming space, 10 in Euclidean "
-        "or Mahalanobis space, else 1)",
+        help=_start_help(),
     )
     parser.add_argument(
         "--choose-t", action="store_true", help="vickrey: choose t by Alg. 2 at equal utility loss"
@@ -64,12 +73,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> None:
     if args.choose_t and args.mechanism != "vickrey":
         raise InputError("--choose-t applies to --mechanism vickrey")
+    chosen = WordMechanismOptions.from_args(args)
     if args.start_epsilon is not None:
         start = parse_epsilon(args.start_epsilon)
     else:
-        metric, _ = mechanism_metric(build_word_mechanism(args, 1.0))
-        start = START.get(metric or "", 1.0)
-    mechanism = build_word_mechanism(args, start)
+        metric, _ = mechanism_metric(chosen.build(1.0))
+        start = START.get(metric or "", START_ELSE)
+    mechanism = chosen.build(start)
     with Progress("tune: epsilons evaluated (total estimated)") as progress:
         result = tune(
             mechanism,

@@ -60,21 +60,26 @@ from typing import Any, Literal
 import numpy as np
 
 from edgedp.errors import InputError, NotPrivateWarning
-from edgedp.packs.loading import DEFAULT_WORD_PACK, resolve_pack_path
+from edgedp.packs.loading import resolve_pack_path
 from edgedp.packs.manifest import read_manifest
 from edgedp.privacy.ledger import PrivacyLedger
 from edgedp.privacy.randomness import RandomSource, spawned_source
 from edgedp.privacy.validation import check_epsilon
 from edgedp.registry import (
     DEFAULT_DOCUMENT_MECHANISM,
-    DEFAULT_DOCUMENT_PACKS,
     DOCUMENT_MECHANISMS,
     WORD_MECHANISMS,
+    MechanismRegistry,
     load_pack,
 )
 from edgedp.runtime.native import get_num_threads, set_num_threads, task_threads
 
 Task = Literal["privatize", "embed"]
+#: The mechanisms of each task, by name.
+TASK_MECHANISMS: Mapping[str, MechanismRegistry[Any]] = {
+    "privatize": WORD_MECHANISMS,
+    "embed": DOCUMENT_MECHANISMS,
+}
 
 
 @dataclass(frozen=True)
@@ -105,17 +110,13 @@ class CorpusJob:
 def plan_privatize(column: str = "text", mechanism: str = "brr", **settings: Any) -> CorpusJob:
     """Plan (on the driver) a job that rewrites ``column`` with a word mechanism.
 
-    ``mechanism`` is a CLI name (``brr``, ``madlib``, ``mahalanobis``, ``vickrey``,
-    ``generalized-vickrey``, ``tem``, ``santext``, ``santext-plus``, ``custext``); ``settings`` are
-    those of :func:`plan` and the mechanism's keyword arguments (``oov``, ``casing``, ``t``,
-    ``lam``, ``geometry``, ...). ``out_column`` defaults to ``column`` (the raw text is replaced, so
-    it cannot travel on with the output by accident; into another ``out_column``, ``column`` is
-    dropped unless ``keep_plaintext=True``); the pack defaults to the bundled default word pack.
+    ``mechanism`` is a name of :data:`edgedp.registry.WORD_MECHANISMS` (``brr``, ``madlib``,
+    ``tem``, ...); ``settings`` are those of :func:`plan` and the mechanism's keyword arguments
+    (``oov``, ``casing``, ``t``, ``lam``, ``geometry``, ...). ``out_column`` defaults to
+    ``column`` (the raw text is replaced, so it cannot travel on with the output by accident; into
+    another ``out_column``, ``column`` is dropped unless ``keep_plaintext=True``); the pack
+    defaults to the mechanism's (the bundled default word pack).
     """
-    if mechanism not in WORD_MECHANISMS:
-        raise InputError(
-            f"unknown word mechanism {mechanism!r}; choose from {sorted(WORD_MECHANISMS)}"
-        )
     return plan("privatize", column, mechanism, **settings)
 
 
@@ -124,16 +125,13 @@ def plan_embed(
 ) -> CorpusJob:
     """Plan (on the driver) a job that embeds each document of ``column`` (float32 list column).
 
-    ``mechanism`` is ``subspace-mean`` (default, as for ``edgedp embed``), ``deepcandidate`` or
-    ``truncation``; the pack defaults to the mechanism's (``subspace-general``, else ``sentences-bbc``)
-    and ``out_column`` to ``"embedding"``. Each output is one embedding per document with the
-    mechanism's SentDP guarantee (see :class:`edgedp.DeepCandidate`, :class:`edgedp.SubspaceMean`);
-    ``column`` is dropped from the output unless ``keep_plaintext=True`` (NOT private, warns).
+    ``mechanism`` is a name of :data:`edgedp.registry.DOCUMENT_MECHANISMS`: ``subspace-mean``
+    (default, as for ``edgedp embed``), ``deepcandidate`` or ``truncation``; the pack defaults to
+    the mechanism's (``subspace-general``, else ``sentences-bbc``) and ``out_column`` to
+    ``"embedding"``. Each output is one embedding per document with the mechanism's SentDP
+    guarantee (see :class:`edgedp.DeepCandidate`, :class:`edgedp.SubspaceMean`); ``column`` is
+    dropped from the output unless ``keep_plaintext=True`` (NOT private, warns).
     """
-    if mechanism not in DOCUMENT_MECHANISMS:
-        raise InputError(
-            f"unknown document mechanism {mechanism!r}; choose from {sorted(DOCUMENT_MECHANISMS)}"
-        )
     settings.setdefault("out_column", "embedding")
     if settings["out_column"] == column:
         raise InputError("embed writes a new column: out_column must differ from column")
@@ -165,6 +163,10 @@ def plan(
     ``scope``, ``scope_column``, ``cost_column`` and ``keep_plaintext``; ``options`` are the
     mechanism's keyword arguments.
     """
+    registry = TASK_MECHANISMS[task]
+    if mechanism not in registry:
+        kind = "word" if task == "privatize" else "document"
+        raise InputError(f"unknown {kind} mechanism {mechanism!r}; choose from {sorted(registry)}")
     for name, value in (("column", column), ("out_column", out_column)):
         if value is not None and (not isinstance(value, str) or not value):
             raise InputError(f"{name} must be a non-empty column name, got {value!r}")
@@ -193,7 +195,7 @@ def plan(
     if seed is not None:
         RandomSource.seeded(seed)  # validates and warns: the run is NOT private
         root = np.random.SeedSequence(int(seed))
-    pack = pack or (DEFAULT_WORD_PACK if task == "privatize" else DEFAULT_DOCUMENT_PACKS[mechanism])
+    pack = pack or registry.entry(mechanism).pack
     # Workers resolve names in their own installation; paths are made absolute for them.
     is_name = isinstance(pack, str) and os.sep not in pack and (os.altsep or os.sep) not in pack
     shipped = str(pack) if is_name else str(Path(pack).resolve())
@@ -251,9 +253,8 @@ def _build(
     options: Mapping[str, Any],
     seed: np.random.SeedSequence | None,
 ) -> Any:
-    registry: Mapping[str, type] = WORD_MECHANISMS if task == "privatize" else DOCUMENT_MECHANISMS
     rng = spawned_source(seed)
-    return registry[mechanism](pack, **options, rng=rng)
+    return TASK_MECHANISMS[task][mechanism](pack, **options, rng=rng)
 
 
 def partition_seed(job: CorpusJob, partition: int | None) -> np.random.SeedSequence | None:

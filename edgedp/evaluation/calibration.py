@@ -22,24 +22,10 @@ import numpy as np
 from edgedp.errors import AssetError, InputError
 from edgedp.privacy.randomness import RandomSource, public_statistics_source
 from edgedp.privacy.validation import check_choice, check_epsilon, check_unit_interval
+from edgedp.registry import METRICS
 from edgedp.words.euclidean import regularized_covariance, symmetric_square_root
 from edgedp.words.pack import WordPack
 
-#: The metric of each word mechanism's guarantee (Vickrey, TEM: per their ``geometry``; SanText+: its
-#: metric among sensitive words). CusText is plain epsilon-DP within output sets: no metric, no ratio.
-METRICS = {
-    "brr": "hamming",
-    "vickrey-hamming": "hamming",
-    "madlib": "euclidean",
-    "vickrey": "euclidean",
-    "mahalanobis": "mahalanobis",
-    "tem": "euclidean",
-    "tem-hamming": "hamming",
-    "santext": "euclidean",
-    "santext-plus": "euclidean",
-    "hamming": "hamming",
-    "euclidean": "euclidean",
-}
 AGGREGATES = ("avg", "max")
 MAHALANOBIS_PAIRS = 1_000_000
 #: Up to this many words the Mahalanobis statistics are exact over all pairs, above it sampled.
@@ -210,9 +196,10 @@ def equivalent_epsilon(
     epsilon : float
         ``source``'s epsilon: a finite number > 0.
     source : str
-        A mechanism or metric name: ``"brr"``, ``"madlib"``, ``"mahalanobis"``, ``"vickrey"``,
-        ``"vickrey-hamming"``, ``"tem"``, ``"tem-hamming"``, ``"santext"``, ``"santext-plus"``,
-        ``"hamming"`` or ``"euclidean"``. Keyword only.
+        A mechanism or metric name of :data:`edgedp.registry.METRICS`: a word mechanism whose
+        guarantee has a metric (``"brr"``, ``"madlib"``, ``"mahalanobis"``, ``"vickrey"``,
+        ``"tem"``, ``"santext"``, ``"santext-plus"``), a Hamming variant (``"vickrey-hamming"``,
+        ``"tem-hamming"``), ``"hamming"`` or ``"euclidean"``. Keyword only.
     target : str
         The mechanism or metric whose epsilon is returned (the same names). Keyword only.
     aggregate : {"avg", "max"}, default "avg"

@@ -19,7 +19,7 @@ import pytest
 from helpers import REPO_ROOT
 
 import edgedp.cli.embed
-import edgedp.cli.streams
+import edgedp.cli.reading
 from edgedp.cli import main
 
 ROOT = REPO_ROOT
@@ -127,7 +127,7 @@ class TestEncodings:
         ],
     )
     def test_broken_utf16_is_one_line(self, data, capsys, monkeypatch):
-        argv = ["privatize", "--epsilon", "1", "--encoding", "utf-16"]
+        argv = ["privatize", "--epsilon", "1", "--encoding", "utf-16", "--on-error", "stop"]
         assert "not valid utf-16" in one_line_error(capsys, argv, data, monkeypatch)
 
 
@@ -158,7 +158,7 @@ class TestEmbedInputLimit:
     @pytest.fixture(autouse=True)
     def small_limit(self, monkeypatch):
         monkeypatch.setattr(edgedp.cli.embed, "MAX_TEXT_CHARS", self.LIMIT, raising=False)
-        monkeypatch.setattr(edgedp.cli.streams, "MAX_TEXT_CHARS", self.LIMIT, raising=False)
+        monkeypatch.setattr(edgedp.cli.reading, "MAX_TEXT_CHARS", self.LIMIT, raising=False)
 
     @pytest.mark.parametrize("input_format", ["text", "lines", "jsonl"])
     def test_refused_as_soon_as_the_limit_is_passed(self, input_format, capsys, monkeypatch):

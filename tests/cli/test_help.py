@@ -1,5 +1,6 @@
 """Every command's help states each option's default (or that it is required), says literally
-what it means (no stray '%%'), and the stated defaults are the code's (issue 26)."""
+what it means (no stray '%%'), and the stated defaults are the ones that run: argparse's own, the
+constructors' for what a command leaves to the mechanism, each command's decoder."""
 
 from __future__ import annotations
 
@@ -11,7 +12,9 @@ import pytest
 
 import edgedp
 from edgedp.cli import COMMAND_MODULES, build_parser
+from edgedp.cli.decoding import DEFAULT_MEANING, DecodeOptions
 from edgedp.registry import WORD_MECHANISMS
+from edgedp.words.mechanism import WordMechanism
 
 
 def parsers() -> dict[str, argparse.ArgumentParser]:
@@ -54,21 +57,49 @@ def test_help_reads_as_printed(command):
     assert "%%" not in text and "%(" not in text
 
 
-def test_the_stated_defaults_are_the_constructors():
-    help_of = {
-        action.dest: action.help or ""
-        for action in PARSERS["privatize"]._actions
-        if action.option_strings
-    }
-    for name in WORD_MECHANISMS:
-        signature = inspect.signature(WORD_MECHANISMS[name].__init__)
-        for parameter in signature.parameters.values():
-            if parameter.name in help_of and isinstance(parameter.default, int | float):
-                stated = re.search(r"default: ([\d.]+)", help_of[parameter.name])
-                assert stated and float(stated.group(1)) == parameter.default, (
-                    name,
-                    parameter.name,
-                )
+def stated(command: str) -> dict[str, tuple[argparse.Action, str]]:
+    """Each option of ``command`` whose help states a default value: (action, the value)."""
+    found = {}
+    for action in PARSERS[command]._actions:
+        match = re.search(r"\(default: ([^()]*)\)", action.help or "")
+        if action.option_strings and match:
+            found[action.dest] = (action, match.group(1))
+    return found
+
+
+@pytest.mark.parametrize("command", sorted(PARSERS))
+def test_a_stated_default_is_argparses_where_argparse_has_one(command):
+    for dest, (action, value) in stated(command).items():
+        if action.default is not None:
+            default = action.default
+            same = value == str(default) or (isinstance(default, float) and float(value) == default)
+            assert same, (command, dest, value, default)
+
+
+@pytest.mark.parametrize("command", ["privatize", "explain", "tune"])
+def test_what_a_command_leaves_to_the_mechanism_is_stated_as_the_constructor_has_it(command):
+    constructor = inspect.signature(WordMechanism.__init__).parameters
+    options = stated(command)
+    assert options["casing"][1] == constructor["casing"].default
+    assert options["candidates"][1] == str(constructor["candidates"].default)
+    assert options["protect"][1] == ",".join(constructor["protect"].default)
+    oov = next(action for action in PARSERS[command]._actions if action.dest == "oov")
+    assert f"({constructor['oov'].default}, the default)" in (oov.help or "")
+
+
+def test_each_command_states_the_decoder_it_uses():
+    # privatize, explain and tune leave it to the mechanism: context for the mechanisms whose
+    # measurements chose it (where their language model is installed), else nearest
+    for command in ("privatize", "explain", "tune"):
+        assert stated(command)["decode"][1] == DEFAULT_MEANING["auto"]
+    context = sorted(name for name, cls in WORD_MECHANISMS.items() if cls.auto_decode != "nearest")
+    assert DEFAULT_MEANING["auto"].startswith(f"context for {', '.join(context)} where")
+    brr = WORD_MECHANISMS["brr"](edgedp.load_pack(), epsilon=1.0)
+    assert brr.decode == "context"  # the default pack's language model is bundled
+    # calibrate measures the mechanisms' own rule, and says so
+    assert stated("calibrate")["decode"][1] == "nearest"
+    namespace = PARSERS["calibrate"].parse_args(["--from", "brr", "--to", "brr", "--epsilon", "1"])
+    assert DecodeOptions.from_args(namespace, "nearest").keywords() == {"decode": "nearest"}
 
 
 def test_keyword_only_arguments_say_so():

@@ -13,7 +13,7 @@ import atheris
 
 with atheris.instrument_imports():
     import edgedp
-    from edgedp.cli.streams import read_pieces
+    from edgedp.cli.reading import Reader
     from edgedp.errors import InputError
     from edgedp.text.emoji import filler_emoji
     from edgedp.text.segmentation import PASS_THROUGH_PUNCTUATION, segment
@@ -47,7 +47,7 @@ def test_one_input(data: bytes) -> None:
     batch_chars = provider.ConsumeIntInRange(1, 512)
     payload = provider.ConsumeBytes(provider.remaining_bytes())
     try:
-        pieces = read_pieces(io.BytesIO(payload), "utf-8")
+        pieces = Reader(io.BytesIO(payload), "utf-8").pieces()
         output = "".join(privatize_stream(mechanism, pieces, batch_chars=batch_chars))
     except InputError:
         return  # invalid UTF-8 and the like: a clean, documented error

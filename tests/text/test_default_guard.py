@@ -38,7 +38,7 @@ def test_the_default_releases_no_name_in_100_runs(default_pack):
 
 
 def test_the_cli_default_is_every_guard(capsys):
-    from edgedp.cli.word_options import parse_protect
+    from edgedp.cli.guarding import parse_protect
     from edgedp.text.identifiers import PROTECT_KINDS
 
     assert parse_protect(None) == PROTECT_KINDS
