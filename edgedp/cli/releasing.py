@@ -159,7 +159,7 @@ class WordRelease(Release):
     def summary(self) -> str:
         """What ``--summary`` prints: the release, its guarantee, and what the epsilon did to the
         text released (counted as it was released; nothing of it is released)."""
-        from edgedp.evaluation.keep_rate import quick_keep
+        from edgedp.evaluation.keep_rate import words_kept
 
         mechanism, slots, kept = self.word_mechanism, self.slots, self.kept or KeptCount()
         guarantee = mechanism.guarantee()
@@ -172,15 +172,17 @@ class WordRelease(Release):
             if mechanism.decoder is not None
             else ""
         )
-        average = f"{quick_keep(mechanism).value:.0%}"
+        figure = f"{words_kept(mechanism).value:.0%}"
         if kept.released:
             measured = (
                 f"{kept.unchanged / kept.released:.0%} of the {kept.released:,} vocabulary words of "
-                f"this text came back unchanged (the vocabulary average at this epsilon: {average})"
+                "this text came back unchanged (`edgedp explain`'s words-kept figure at this "
+                f"epsilon, words released alone: {figure})"
             )
         else:
             measured = (
-                f"no vocabulary word went through the mechanism (vocabulary average: {average})"
+                "no vocabulary word went through the mechanism (`edgedp explain`'s words-kept "
+                f"figure at this epsilon: {figure})"
             )
         return "\n".join(
             [

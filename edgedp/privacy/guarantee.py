@@ -54,8 +54,9 @@ def unit_meaning(accounting_unit: str) -> str:
     return (
         f"metric DP: epsilon per {_METRIC_WORDS[metric]}, per "
         f"{_UNIT_WORDS[unit]}, added up over them: two texts whose words are d apart are "
-        "e^(epsilon * d) apart, so this epsilon is not comparable with a plain epsilon "
-        "(edgedp calibrate converts between metrics)"
+        "at most e^(epsilon * d) apart in likelihood, d the distance between their words "
+        "(edgedp explain states the bound for real word pairs; edgedp calibrate converts "
+        "between metrics)"
     )
 
 

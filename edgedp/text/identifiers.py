@@ -75,12 +75,17 @@ words and common names matter more than the people they may name):
   ``lee``, ``song``, ``long``, ``an``, ``ha``; ``blanco`` in Spanish) is protected right after a
   protected name (``ji-woo park``, ``bao an``). Elsewhere (``since early January``, ``the bill
   passed``) it goes through the mechanism. A word on no list is protected after a title (``ask
-  dr. zyxwq``), and anywhere if it has three letters or more and is no common or frequent word of
-  the language (wordfreq Zipf < 3, which counts chat, and not on the dictionary lists: ``i saw
-  okafo``, ``nunzia``, ``obiageli``; not ``lol``, ``thx``, ``guys``): in chat such a word is far
-  more often a name than anything else, and the rarest words are the most identifying. The cue
+  dr. zyxwq``); elsewhere, a word on no list is the ``"rare-words"`` guard's. The cue
   words are each language's :class:`~edgedp.languages.lexicon.Lexicon`. A name on no list that is
   also a frequent word, outside such a context (``i saw hyung``), is an ordinary word slot.
+* ``"rare-words"``, kind ``rare-word``: a word of three letters or more, of letters alone, that
+  is no common or frequent word of the language (wordfreq Zipf < 3, which counts chat, not on the
+  dictionary lists, and no chat spelling of :mod:`edgedp.languages.slang`: ``i saw okafo``,
+  ``nunzia``, ``obiageli``, ``heparin``; not ``lol``, ``tmrw``, ``guys``). In chat such a word is
+  far more often a name than anything else, and the rarest words are the most identifying; a
+  rare word on no name list is also a given name a surname may follow (``changhyun park``).
+  Text of a specialised domain (clinical notes) loses its rare terms to it: turn it off there,
+  and the names guard still protects the names of its lists and those after a title.
 * ``"addresses"``, kind ``address``: street addresses as one span (:func:`address_spans`): a house
   number, up to three words and a street type (``14 admiralty way``, ``27 dorset st``), with a
   flat or unit before it (``flat 3, 27 dorset st``); a street's name and a strong type without a
@@ -146,10 +151,11 @@ from pathlib import Path
 
 from edgedp.errors import PrivacyParameterError
 from edgedp.languages.lexicon import DATA, check_language, lexicon, word_list
+from edgedp.languages.slang import slang_table
 from edgedp.text.vocabulary import Vocabulary
 
 #: The kinds of span the guard knows.
-PROTECT_KINDS = ("identifiers", "addresses", "names", "places", "proper-nouns")
+PROTECT_KINDS = ("identifiers", "addresses", "names", "places", "proper-nouns", "rare-words")
 #: The default: every kind (names come out of the mechanism only when the user opts out; the README
 #: gives the measured cost of each guard).
 DEFAULT_PROTECT: tuple[str, ...] = PROTECT_KINDS
@@ -509,7 +515,7 @@ def is_common(word: str, language: str = "en") -> bool:
     them), never a name by the cue rule?"""
     if language == "en" and word in common_words():
         return True
-    return word in word_list("words", language)
+    return word in word_list("words", language) or word in slang_table(language)
 
 
 #: The gap between a cue word and the name after it: spaces, after a full stop or comma
@@ -562,12 +568,8 @@ def is_name_slot(
     if listed:  # an ambiguous name-word: protected where the context names someone
         capitalized = raw[:1].isupper() and not raw.isupper() and not starts_sentence[index]
         return capitalized or cued or signed
-    # a word on no list: after a title; and a word of no list of the language's words (not among
-    # its frequent words: ``okafo``, ``nunzia``, ``obiageli``), far more often a name than
-    # anything else in chat, whatever its context
-    if titled:
-        return any(char.isalpha() for char in word)
-    return _rare(word, language)
+    # a word on no list: after a title (elsewhere, a rare word is :func:`rare_slots`'s)
+    return titled and any(char.isalpha() for char in word)
 
 
 def name_slots(
@@ -613,14 +615,26 @@ def name_slots(
                 protected[index] = True
             if 0 <= neighbour < count and protected[neighbour] and gap == "-":
                 protected[index] = given[index] = True
-    # a word on no list is a given name a surname may follow (``changhyun park``)
+    # a word on no list, after a title or rare, is a given name a surname may follow
+    # (``changhyun park``)
     for index in range(count):
-        given[index] = given[index] or (protected[index] and not listed[index])
+        unlisted = protected[index] or _rare(words[index], language)
+        given[index] = given[index] or (unlisted and not listed[index])
     surnames = word_list("surnames", language)
     for index in range(1, count):
         if not protected[index] and given[index - 1] and gaps[index] == " ":
             protected[index] = words[index] in surnames
     return [index for index in range(count) if protected[index]]
+
+
+def rare_slots(words: Sequence[str], language: str = "en") -> list[int]:
+    """The word slots the ``"rare-words"`` guard protects, in order: words of three letters or
+    more, of letters alone, that are no common or frequent word of ``language`` nor one of its
+    chat spellings (``okafo``, ``nunzia``, ``obiageli``, ``heparin``; not ``lol``, ``tmrw``).
+
+    ``words``: the slots' lookup keys (lower case). A public, fixed function of each word alone.
+    """
+    return [index for index, word in enumerate(words) if _rare(word, language)]
 
 
 def place_slots(

@@ -36,7 +36,13 @@ from edgedp.errors import InputError
 from edgedp.languages.lexicon import check_language
 from edgedp.privacy.validation import check_choice
 from edgedp.text.emoji import EMOJI, split_emoji
-from edgedp.text.identifiers import common_words, name_slots, place_slots, protected_spans
+from edgedp.text.identifiers import (
+    common_words,
+    name_slots,
+    place_slots,
+    protected_spans,
+    rare_slots,
+)
 
 #: Single characters released unchanged: ASCII punctuation and common typographic punctuation.
 PASS_THROUGH_PUNCTUATION: frozenset[str] = frozenset(string.punctuation) | frozenset(
@@ -321,6 +327,9 @@ def slots(
     if "names" in protect:
         for index in name_slots(words, raw_words, gaps, starts.first, language):
             kinds.setdefault(index, "name")
+    if "rare-words" in protect:
+        for index in rare_slots(words, language):
+            kinds.setdefault(index, "rare-word")
     if "proper-nouns" in protect:
         common = common_words()
         for index, (raw, word) in enumerate(zip(raw_words, words, strict=True)):

@@ -33,7 +33,7 @@ class Madlib(WordMechanism):
         policy copies a character of the token.
     casing : {"lower", "sentence"}, default "lower"
         How released words are cased: all lower case, or capitalized at sentence starts.
-    protect : Iterable of PROTECT_KINDS or None, default DEFAULT_PROTECT
+    protect : Iterable of str or None, default DEFAULT_PROTECT
         The kinds (default: all of them) the identifier guard (:mod:`edgedp.text.identifiers`)
         recognises before word splitting and releases through ``oov``, never through the
         mechanism; ``None`` or ``()`` turns the guard off.

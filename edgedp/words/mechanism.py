@@ -165,7 +165,7 @@ def placeholder(kind: str) -> str:
 
 
 #: The guard's kinds whose rules read words of the pack's language (not kept by protect_all).
-_LANGUAGE_KINDS = frozenset({"name", "proper-noun", "deny", "place", "address"})
+_LANGUAGE_KINDS = frozenset({"name", "proper-noun", "deny", "place", "address", "rare-word"})
 _DROPPED = -1
 _MASKED = -2
 
@@ -208,7 +208,7 @@ class WordMechanism(Mechanism[WordPack]):
         policy copies a character of the token.
     casing : {"lower", "sentence"}, default "lower"
         How released words are cased: all lower case, or capitalized at sentence starts.
-    protect : Iterable of PROTECT_KINDS or None, default DEFAULT_PROTECT
+    protect : Iterable of str or None, default DEFAULT_PROTECT
         The kinds (default: all of them) the identifier guard (:mod:`edgedp.text.identifiers`)
         recognises before word splitting and releases through ``oov``, never through the
         mechanism; ``None`` or ``()`` turns the guard off.
@@ -342,6 +342,12 @@ class WordMechanism(Mechanism[WordPack]):
             deny=self.deny,
             language=self.language,
         )
+
+    def stream_guards(self) -> dict[str, Callable[..., Segmented]]:
+        """The guard's segmentation of a stream of this mechanism's text, by language: a stream
+        is cut only where it decides every slot as on the whole text
+        (:mod:`edgedp.words.streaming`)."""
+        return {self.language: self.segment}
 
     def count_kept(self) -> KeptCount:
         """Start counting, in :attr:`kept`, the words of the texts released from now on that come
@@ -489,9 +495,10 @@ class WordMechanism(Mechanism[WordPack]):
         An identifier span the guard recognised keeps its kind (``[EMAIL]`` with
         ``oov="placeholder"``) and an emoji stays an emoji slot; every other slot is of kind
         ``kind`` (``"other-language"``: a text in a language without a pack,
-        :mod:`edgedp.words.multilingual`; the guard's rules for names and capitalized words are
-        those of the pack's language, so their findings (and those of places and addresses) are not kept). With ``state`` the texts
-        are consecutive pieces of one text (a stream), and sentence casing carries across.
+        :mod:`edgedp.words.multilingual`; the guard's rules for names, capitalized words, places
+        and addresses read the pack's language, so their findings are not kept). With ``state``
+        the texts are consecutive pieces of one text (a stream), and sentence casing carries
+        across.
         """
         segmented = []
         for text in texts:

@@ -29,6 +29,7 @@ need not hold it whole; every shorter line is cut as :func:`language_runs` cuts 
 
 from __future__ import annotations
 
+import functools
 import threading
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -37,11 +38,12 @@ from typing import Any
 
 from edgedp.errors import InputError, NotPrivateWarning
 from edgedp.languages.identification import OTHER, UNCODED, UNDETERMINED, identify, language_runs
+from edgedp.languages.lexicon import LANGUAGES
 from edgedp.languages.packs import DEFAULT_LANGUAGE, installed_languages, word_pack
 from edgedp.privacy.guarantee import DpEvent, Guarantee
 from edgedp.privacy.randomness import RandomSource, resolve_rng
 from edgedp.privacy.validation import check_iterable
-from edgedp.text.segmentation import SentenceState, check_text
+from edgedp.text.segmentation import Segmented, SentenceState, check_text, segment
 from edgedp.words.mechanism import KeptCount, WordMechanism
 from edgedp.words.pack import WordPack
 
@@ -191,6 +193,23 @@ class Multilingual:
             return built
 
     @property
+    def protect(self) -> frozenset[str]:
+        """The identifier guard's kinds (the same in every language)."""
+        return self.primary.protect
+
+    def stream_guards(self) -> dict[str, Callable[..., Segmented]]:
+        """The guard of every language served: a stream is cut only where each of them decides
+        every slot as on the whole text (a line's language is known once it has been read)."""
+        primary = self.primary
+        return {
+            language: functools.partial(
+                segment, protect=primary.protect, deny=primary.deny, language=language
+            )
+            for language in self._packs
+            if language in LANGUAGES
+        }
+
+    @property
     def primary(self) -> WordMechanism:
         """The mechanism that speaks for all of them (parameters, guarantee, protected runs): the
         default language's if it is served, else the first served language's."""
@@ -274,38 +293,48 @@ class Multilingual:
     ) -> Iterator[str]:
         """Privatize consecutive pieces of a text (a stream), line by line, in order.
 
-        Each line is released as :meth:`privatize_batch` releases it alone; a line longer than
+        Each line is released as :meth:`privatize_batch` releases it alone (the complete lines of
+        one batch of pieces together, in one vectorized call); a line longer than
         :data:`LINE_CHARACTERS` is released piece by piece by the mechanism of the language its
-        beginning is in, never held whole. ``before_release(pieces)`` runs before the pieces of a
-        line (or of an overlong line, each group of pieces) are released (a ledger charge); if it
-        raises, nothing more is.
+        beginning is in, never held whole. ``before_release(pieces)`` runs before pieces are
+        released (a ledger charge); if it raises, nothing more is.
         """
         parts = _line_parts(batches)
+        lines: list[list[str]] = []  # complete lines of the current batch, not released yet
         pending: list[str] = []  # the current line's pieces, not released yet
         held = 0
         for part in parts:
+            if part is None:  # the end of a batch of pieces: what it completed goes out now
+                yield from self._release_lines(lines, before_release)
+                lines = []
+                continue
             pending.append(part)
             held += len(part)
             if part.endswith("\n"):
-                yield from self._release_line(pending, before_release)
+                lines.append(pending)
                 pending, held = [], 0
             elif held > LINE_CHARACTERS:
+                yield from self._release_lines(lines, before_release)
+                lines = []
                 yield from self._stream_line("".join(pending), parts, before_release)
                 pending, held = [], 0
         if pending:
-            yield from self._release_line(pending, before_release)
+            lines.append(pending)
+        yield from self._release_lines(lines, before_release)
 
-    def _release_line(
-        self, pieces: list[str], before_release: Callable[[list[str]], None] | None
+    def _release_lines(
+        self, lines: list[list[str]], before_release: Callable[[list[str]], None] | None
     ) -> Iterator[str]:
+        if not lines:
+            return
         if before_release is not None:
-            before_release(pieces)
-        yield self.privatize_batch(["".join(pieces)])[0]
+            before_release([piece for line in lines for piece in line])
+        yield from self.privatize_batch(["".join(line) for line in lines])
 
     def _stream_line(
         self,
         head: str,
-        parts: Iterator[str],
+        parts: Iterator[str | None],
         before_release: Callable[[list[str]], None] | None,
     ) -> Iterator[str]:
         """An overlong line released piece by piece: ``head`` (its first pieces) decides the
@@ -315,6 +344,8 @@ class Multilingual:
         def rest() -> Iterator[list[str]]:
             yield [head]
             for part in parts:
+                if part is None:
+                    continue
                 yield [part]
                 if part.endswith("\n"):
                     return
@@ -373,11 +404,13 @@ class Multilingual:
         return tuple(self._mechanisms)
 
 
-def _line_parts(batches: Iterable[list[str]]) -> Iterator[str]:
-    """The pieces of ``batches``, each cut after every line break it holds."""
+def _line_parts(batches: Iterable[list[str]]) -> Iterator[str | None]:
+    """The pieces of ``batches``, each cut after every line break it holds, and ``None`` after
+    each batch."""
     for batch in batches:
         for piece in batch:
             while piece:
                 cut = piece.find("\n") + 1 or len(piece)
                 yield piece[:cut]
                 piece = piece[cut:]
+        yield None

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Protocol
 
 from edgedp.runtime.native import worker_threads
@@ -49,13 +49,29 @@ from edgedp.text.segmentation import (
     Segmented,
     batches,
 )
-from edgedp.words.mechanism import WordMechanism
 
 
 class Segmenter(Protocol):
     """The guard's segmentation of a text (:meth:`edgedp.WordMechanism.segment`)."""
 
     def __call__(self, text: str, *, sentence_start: bool = True) -> Segmented: ...
+
+
+class Streamable(Protocol):
+    """What :func:`privatize_stream` privatizes with: a word mechanism, or one per language
+    (:class:`~edgedp.words.multilingual.Multilingual`)."""
+
+    @property
+    def protect(self) -> frozenset[str]: ...
+
+    def stream_guards(self) -> Mapping[str, Segmenter]: ...
+
+    def privatize_pieces(
+        self,
+        batches: Iterable[list[str]],
+        *,
+        before_release: Callable[[list[str]], None] | None = None,
+    ) -> Iterator[str]: ...
 
 
 #: No vocabulary word is this long, even before NFKC normalization (packs hold words <= 100 chars).
@@ -78,11 +94,12 @@ CONTEXT_CHARS = 256
 CUT_ATTEMPTS = 8
 
 
-def _is_cut_point(text: str, position: int, guarded: bool) -> bool:
-    """May ``text`` be cut right after ``text[position]``? (``guarded``: identifier spans on.)"""
+def _is_cut_point(text: str, position: int, languages: tuple[str, ...]) -> bool:
+    """May ``text`` be cut right after ``text[position]``? (``languages``: those whose guard rules
+    the cut must respect; none: the guard is off.)"""
     char = text[position]
     # Only characters the tokenizer always splits at: whitespace and pass-through punctuation.
-    if not guarded:
+    if not languages:
         return char in SPLITTING_WHITESPACE or char in PASS_THROUGH_PUNCTUATION
     if char not in SPLITTING_WHITESPACE:
         return False
@@ -94,22 +111,24 @@ def _is_cut_point(text: str, position: int, guarded: bool) -> bool:
     token = text[token_start:position]
     # after punctuation alone (" . - will"), the gap the guard reads before the next word started
     # earlier: cutting there would change it
-    return any(char.isalnum() for char in token) and not span_may_continue(token)
+    return any(char.isalnum() for char in token) and not any(
+        span_may_continue(token, language) for language in languages
+    )
 
 
-def _last_cut(text: str, guarded: bool = False) -> int:
+def _last_cut(text: str, languages: tuple[str, ...] = ()) -> int:
     """Index just after the last safe cut point of ``text`` (0 if there is none)."""
     for position in range(len(text) - 1, -1, -1):
-        if _is_cut_point(text, position, guarded):
+        if _is_cut_point(text, position, languages):
             return position + 1
     return 0
 
 
-def _first_cut(text: str, guarded: bool, start: int = 0) -> int | None:
+def _first_cut(text: str, languages: tuple[str, ...], start: int = 0) -> int | None:
     """Index of the first safe cut point of ``text`` at or after ``start`` (the text before it
     is the context of the token it ends)."""
     for position in range(start, len(text)):
-        if _is_cut_point(text, position, guarded):
+        if _is_cut_point(text, position, languages):
             return position
     return None
 
@@ -129,27 +148,35 @@ def _replace_overlong(text: str, overlong: re.Pattern[str]) -> tuple[str, bool]:
     return overlong.sub(OVERLONG_TOKEN, text), bool(ends) and ends[-1] == len(text)
 
 
-def _neutral_cut(carry: str, segment: Segmenter) -> int | None:
+def _neutral_cut(carry: str, segmenters: Sequence[Segmenter]) -> int | None:
     """A place to cut ``carry``, a run without a safe cut point, where the guard decides every
-    slot as it does uncut: just after whitespace, with :data:`CONTEXT_CHARS` of text after it,
-    the latest of :data:`CUT_ATTEMPTS` such places that passes; None if none does."""
+    slot as it does uncut (under each of ``segmenters``: the guard of each language the text may
+    be released in): just after whitespace, with :data:`CONTEXT_CHARS` of text after it, the
+    latest of :data:`CUT_ATTEMPTS` such places that passes; None if none does."""
     latest = len(carry) - CONTEXT_CHARS
     places = (p + 1 for p in range(latest - 1, 0, -1) if carry[p] in SPLITTING_WHITESPACE)
     for place in itertools.islice(places, CUT_ATTEMPTS):
         window = carry[: place + CONTEXT_CHARS]
-        whole = segment(window)
-        left = segment(window[:place])
-        right = segment(window[place:], sentence_start=left.ends_at_sentence_start)
-        cut = Segmented.join([left, right])
-        if cut.words == whole.words and dict(cut.kinds) == dict(whole.kinds):
+        if all(_uncut(segment, window, place) for segment in segmenters):
             return place
     return None
 
 
-def _cut_pieces(pieces: Iterable[str], segment: Segmenter | None) -> Iterator[str]:
-    """The text of ``pieces`` re-cut at safe points (see the module docstring); ``segment`` is the
-    guard's segmentation (``None``: the guard is off)."""
-    guarded = segment is not None
+def _uncut(segment: Segmenter, window: str, place: int) -> bool:
+    """Whether ``segment`` decides every slot of ``window`` cut at ``place`` as uncut."""
+    whole = segment(window)
+    left = segment(window[:place])
+    right = segment(window[place:], sentence_start=left.ends_at_sentence_start)
+    cut = Segmented.join([left, right])
+    return cut.words == whole.words and dict(cut.kinds) == dict(whole.kinds)
+
+
+def _cut_pieces(pieces: Iterable[str], guards: Mapping[str, Segmenter]) -> Iterator[str]:
+    """The text of ``pieces`` re-cut at safe points (see the module docstring); ``guards``: the
+    guard's segmentation in each language the text may be released in (none: the guard is
+    off)."""
+    languages = tuple(guards)
+    guarded = bool(languages)
     breaks = _token_breaks(guarded)
     token_break = re.compile(f"[{breaks}]")
     overlong = re.compile(f"[^{breaks}]{{{MAX_TOKEN_CHARS + 1},}}")
@@ -164,7 +191,7 @@ def _cut_pieces(pieces: Iterable[str], segment: Segmenter | None) -> Iterator[st
             piece, absorbing = piece[end.start() :], False
         if skipped is not None:
             text = skipped + piece
-            resume = _first_cut(text, guarded, len(skipped))
+            resume = _first_cut(text, languages, len(skipped))
             if resume is None:
                 skipped = text[_last_break(text, token_break) :][-MAX_TOKEN_CHARS:]
                 continue
@@ -172,14 +199,14 @@ def _cut_pieces(pieces: Iterable[str], segment: Segmenter | None) -> Iterator[st
         text = carry + piece
         if len(text) > MAX_TOKEN_CHARS:
             text, absorbing = _replace_overlong(text, overlong)
-        cut = _last_cut(text, guarded)
+        cut = _last_cut(text, languages)
         if cut:
             yield text[:cut]
         carry = text[cut:]
         # a run without a safe cut point: tokens of at most MAX_TOKEN_CHARS each (the longer are
         # replaced), so twice that always holds the run's last token and what leads up to it
-        while segment is not None and len(carry) > 2 * MAX_TOKEN_CHARS:
-            place = _neutral_cut(carry, segment)
+        while guarded and len(carry) > 2 * MAX_TOKEN_CHARS:
+            place = _neutral_cut(carry, list(guards.values()))
             if place is None:  # e.g. a protected span this long: one slot, resumed at a safe cut
                 yield OVERLONG_TOKEN
                 skipped, carry, absorbing = carry[_last_break(carry, token_break) :], "", False
@@ -216,7 +243,7 @@ def _bounded(pieces: Iterable[str], size: int) -> Iterator[str]:
 
 
 def privatize_stream(
-    mechanism: WordMechanism,
+    mechanism: Streamable,
     pieces: Iterable[str],
     *,
     batch_chars: int | None = None,
@@ -231,8 +258,8 @@ def privatize_stream(
     if batch_chars is None:
         batch_chars = BATCH_CHARS * worker_threads()
     # proper nouns too: a piece starts after whitespace (see above)
-    segment = mechanism.segment if mechanism.protect else None
+    guards = mechanism.stream_guards() if mechanism.protect else {}
     bounded = _bounded(pieces, batch_chars)
-    pieces_cut = _cut_pieces(bounded, segment)
+    pieces_cut = _cut_pieces(bounded, guards)
     cut = batches(pieces_cut, limit=batch_chars, size=len, closes=_ends_a_line)
     yield from mechanism.privatize_pieces(cut, before_release=before_release)
