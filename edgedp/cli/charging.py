@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from edgedp.errors import BudgetError, InputError, LedgerError
+from edgedp.errors import BudgetError, InputError
 
 if TYPE_CHECKING:
     from edgedp.privacy.guarantee import DpEvent
@@ -71,19 +71,20 @@ class Charges:
         :class:`~edgedp.errors.LedgerError` instead). With ``stop``, nothing after the first
         refusal is charged and the list ends there.
 
-        One call per batch of lines or records: charged here one transaction each, until the
-        ledger charges a list in one transaction.
+        One call per batch of lines or records, one ledger transaction (one synchronous commit)
+        for all of them (:meth:`~edgedp.PrivacyLedger.charge_each`): each is decided as if charged
+        alone, in order; a crash leaves all of them charged or none, and none is released before.
         """
+        refusals: dict[int, BudgetError] = {}
+        ids = self.ledger.charge_each(
+            self.scope, events, stop=stop, on_refused=refusals.__setitem__
+        )
         outcomes: list[BudgetError | None] = []
-        for event in events:
-            try:
-                self.ledger.charge(self.scope, event)
-            except LedgerError:
-                raise
-            except BudgetError as error:
-                outcomes.append(error)
+        for index, event_id in enumerate(ids):
+            if event_id is None:
+                outcomes.append(refusals[index])  # under stop, the first refusal ends the list
                 if stop:
                     break
-                continue
-            outcomes.append(None)
+            else:
+                outcomes.append(None)
         return outcomes

@@ -10,15 +10,18 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
 from edgedp.errors import InputError
-from edgedp.text.guard_report import findings_by_line
+from edgedp.text.guard_report import Finding, guard_findings
 from edgedp.text.identifiers import DEFAULT_PROTECT, PROTECT_KINDS
 from edgedp.text.segmentation import check_deny
+
+#: A line ``--dry-run`` finds in a language without a pack: it is protected whole.
+OTHER_LANGUAGE = "other"
 
 PROTECT_HELP = (
     "identifier guard: comma-separated kinds released like out-of-vocabulary tokens, never "
@@ -88,14 +91,43 @@ def parse_protect(text: str | None) -> tuple[str, ...]:
     return kinds
 
 
-def write_findings(lines: Iterable[str], guard: GuardOptions, out: TextIO) -> str:
+def write_findings(
+    lines: Iterable[str],
+    guard: GuardOptions,
+    out: TextIO,
+    language_of: Callable[[str], str] | None = None,
+) -> str:
     """``--dry-run``: per line, the spans the guard keeps out of the mechanism and why (JSON
-    Lines); returns the summary line for stderr (a count per kind). Nothing is released."""
+    Lines); returns the summary line for stderr (a count per kind). Nothing is released.
+
+    ``language_of(line)``: the language the line would be released in (each line's record then
+    names it), ``"other"`` for a line protected whole; ``None``: every line is English.
+    """
+    from edgedp.languages.lexicon import LANGUAGES
+
     counts: dict[str, int] = {}
-    for number, found in enumerate(findings_by_line(lines, guard.protect, guard.deny), start=1):
+    sentence_start = True
+    for number, line in enumerate(lines, start=1):
+        language = "en" if language_of is None else language_of(line)
+        record: dict[str, object] = {"line": number}
+        if language_of is not None:
+            record["language"] = language
+        if language == OTHER_LANGUAGE:  # replaced whole, without being read
+            found: list[Finding] = []
+            counts[OTHER_LANGUAGE] = counts.get(OTHER_LANGUAGE, 0) + 1
+            sentence_start = True
+        else:
+            # with its line break, which a release reads too (a full stop ends there)
+            found, sentence_start = guard_findings(
+                f"{line}\n",
+                guard.protect,
+                sentence_start=sentence_start,
+                deny=guard.deny,
+                language=language if language in LANGUAGES else "en",
+            )
         for finding in found:
             counts[finding.kind] = counts.get(finding.kind, 0) + 1
-        spans = [dataclasses.asdict(finding) for finding in found]
-        out.write(json.dumps({"line": number, "protected": spans}, ensure_ascii=False) + "\n")
+        record["protected"] = [dataclasses.asdict(finding) for finding in found]
+        out.write(json.dumps(record, ensure_ascii=False) + "\n")
     shown = ", ".join(f"{kind} {count}" for kind, count in sorted(counts.items())) or "nothing"
     return f"edgedp: dry run (--protect {','.join(guard.protect) or 'none'}), nothing released: {shown}"

@@ -14,7 +14,7 @@ import argparse
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from edgedp.cli.decoding import DecodeOptions, add_decoder_arguments
 from edgedp.cli.guarding import GuardOptions, add_guard_arguments
@@ -29,6 +29,10 @@ from edgedp.registry import (
 )
 from edgedp.text.segmentation import CASINGS
 from edgedp.words.mechanism import OOV_POLICIES, WordMechanism
+
+if TYPE_CHECKING:
+    from edgedp.cli.languages import LanguageOptions
+    from edgedp.words.multilingual import Multilingual
 
 
 def mechanism_options(
@@ -213,9 +217,8 @@ class WordMechanismOptions:
         """The word mechanism at ``epsilon``, its one-time set-up done (with progress on a
         terminal); ``rng`` is the seed of a release (the evaluation commands draw theirs
         elsewhere); a seed's warning is the caller's to print."""
-        chosen = self.mechanism
         mechanism: WordMechanism = build_mechanism(
-            chosen,
+            self.mechanism,
             WORD_MECHANISMS,
             epsilon=epsilon,
             rng=rng,
@@ -223,6 +226,31 @@ class WordMechanismOptions:
             **self.guard.keywords(),
             **self.decode.keywords(),
         )
+        return self._prepared(mechanism)
+
+    def build_in(
+        self, languages: LanguageOptions, epsilon: float, *, rng: int | None = None
+    ) -> Multilingual:
+        """The word mechanism at ``epsilon`` in each language ``languages`` serves (the first
+        one's set-up done now, the others' when a line of theirs comes); as :meth:`build`."""
+        chosen = self.mechanism
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", NotPrivateWarning)  # announced by the caller
+            multilingual = languages.build(
+                chosen.name,
+                chosen.pack,
+                epsilon=epsilon,
+                rng=rng,
+                **chosen.options,
+                **self.policies.keywords(),
+                **self.guard.keywords(),
+                **self.decode.keywords(),
+            )
+        self._prepared(multilingual.primary)
+        return multilingual
+
+    def _prepared(self, mechanism: WordMechanism) -> WordMechanism:
+        chosen = self.mechanism
         if "geometry" not in chosen.options and getattr(mechanism, "geometry", None) == "hamming":
             message(
                 f"edgedp: note: --mechanism {chosen.name} runs in Hamming space, epsilon per bit "

@@ -25,6 +25,7 @@ from typing import TextIO
 
 from edgedp.cli.charging import Charges, LedgerOptions, add_ledger_arguments
 from edgedp.cli.guarding import GuardOptions, write_findings
+from edgedp.cli.languages import LanguageOptions, add_language_argument
 from edgedp.cli.mechanisms import (
     MechanismOptions,
     WordMechanismOptions,
@@ -59,6 +60,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.epilog = __doc__.split("\n", 2)[2].replace("``", "")
     add_mechanism_arguments(parser, REGISTRIES, default="brr")
     add_word_arguments(parser)
+    add_language_argument(parser)
     parser.add_argument("--epsilon", help="privacy parameter (> 0; required unless --dry-run)")
     parser.add_argument(
         "--dry-run",
@@ -117,6 +119,7 @@ class PrivatizeOptions:
     source: InputOptions
     output: Path | None
     words: WordMechanismOptions
+    language: LanguageOptions
     epsilon: float
     ledger: LedgerOptions | None
     summary: bool
@@ -133,6 +136,8 @@ class PrivatizeOptions:
             raise InputError("the following arguments are required: --epsilon (or --dry-run)")
         if args.mechanism in SENTENCE_REWRITERS:
             MechanismOptions.from_args(args, REGISTRIES)  # another mechanism's flags first
+            if args.language != "auto":
+                raise InputError(f"--language applies to the word mechanisms, not {args.mechanism}")
             for name in ("oov", "casing", "protect"):
                 if getattr(args, name) is not None:
                     raise InputError(
@@ -145,6 +150,7 @@ class PrivatizeOptions:
             source=InputOptions(args.file, args.input, args.encoding, args.on_error),
             output=args.output,
             words=words,
+            language=LanguageOptions.from_args(args),
             epsilon=parse_epsilon(args.epsilon),
             ledger=LedgerOptions.from_args(args),
             summary=args.summary,
@@ -161,6 +167,8 @@ def run(args: argparse.Namespace) -> None:
             InputOptions(args.file, args.input, args.encoding, args.on_error),
             GuardOptions.from_args(args),
             args.output,
+            LanguageOptions.from_args(args),
+            args.pack,
         )
         return
     privatize(PrivatizeOptions.from_args(args))
@@ -209,7 +217,7 @@ def _release(options: PrivatizeOptions) -> Release:
             charges=charges,
             stops=options.source.on_error == "stop",
         )
-    mechanism = options.words.build(options.epsilon, rng=seed)
+    mechanism = options.words.build_in(options.language, options.epsilon, rng=seed)
     warn_if_seeded(seed)
     return WordRelease(
         mechanism,
@@ -246,13 +254,23 @@ def _write_messages(
             out.flush()
 
 
-def dry_run(source: InputOptions, guard: GuardOptions, output: Path | None) -> None:
-    """``--dry-run``: the guard's findings per line; no pack is loaded and nothing goes through
-    a mechanism."""
+def dry_run(
+    source: InputOptions,
+    guard: GuardOptions,
+    output: Path | None,
+    language: LanguageOptions | None = None,
+    pack: str | None = None,
+) -> None:
+    """``--dry-run``: the guard's findings per line, each line's language (that of ``pack``, or
+    found as a release finds it); nothing goes through a mechanism."""
+    language = language or LanguageOptions()
+    served = tuple(language.packs(pack))
     with (
         Progress(NAME, total=input_bytes([source.path]), unit="B") as progress,
         text_output(output) as out,
     ):
         reader = Reader(source.path, source.encoding, progress)
-        found = write_findings(reader.lines(), guard, out)
+        found = write_findings(
+            reader.lines(), guard, out, lambda line: language.of_line(line, served)
+        )
     message(found)

@@ -23,6 +23,7 @@ from edgedp.errors import BudgetError, UtilityWarning
 from edgedp.progress import PROGRAM, message
 from edgedp.text.segmentation import batches
 from edgedp.words.mechanism import KeptCount, WordMechanism
+from edgedp.words.multilingual import Multilingual
 from edgedp.words.streaming import BATCH_CHARS, privatize_stream
 
 #: A function from the pieces of one text to its released text.
@@ -109,7 +110,7 @@ class WordRelease(Release):
 
     def __init__(
         self,
-        mechanism: WordMechanism,
+        mechanism: WordMechanism | Multilingual,
         *,
         charges: Charges | None = None,
         stops: bool = False,
@@ -117,6 +118,8 @@ class WordRelease(Release):
     ) -> None:
         super().__init__(mechanism, self._privatize, charges=charges, stops=stops)
         self.word_mechanism = mechanism
+        #: The mechanism whose parameters and figures speak for every language's.
+        self.speaker = mechanism.primary if isinstance(mechanism, Multilingual) else mechanism
         self.slots = 0  # word slots released (counted for --summary)
         self.kept: KeptCount | None = mechanism.count_kept() if summary else None
         self._warning: list[str | None] = []  # the keep-rate warning, decided before batch one
@@ -129,7 +132,7 @@ class WordRelease(Release):
             # words, cached in memory per pack and parameters. Computed before the first batch,
             # whose work then reuses its freed memory (less peak RSS), and said once that batch
             # is released (not if the ledger refuses it).
-            self._warning.append(keep_warning(self.word_mechanism))
+            self._warning.append(keep_warning(self.speaker))
         if self.kept is not None:
             self.slots += self.word_mechanism.units(batch)
 
@@ -161,8 +164,8 @@ class WordRelease(Release):
         text released (counted as it was released; nothing of it is released)."""
         from edgedp.evaluation.keep_rate import words_kept
 
-        mechanism, slots, kept = self.word_mechanism, self.slots, self.kept or KeptCount()
-        guarantee = mechanism.guarantee()
+        mechanism, slots, kept = self.speaker, self.slots, self.kept or KeptCount()
+        guarantee = self.word_mechanism.guarantee()
         per = f" per {guarantee.metric_unit}" if guarantee.metric_unit else ""
         bound = f"epsilon * d_{guarantee.metric} metric DP" if guarantee.metric else "epsilon-DP"
         guarded = ",".join(sorted(mechanism.protect)) or "none"
@@ -184,10 +187,17 @@ class WordRelease(Release):
                 "no vocabulary word went through the mechanism (`edgedp explain`'s words-kept "
                 f"figure at this epsilon: {figure})"
             )
+        languages = ""
+        if isinstance(self.word_mechanism, Multilingual):
+            used = ", ".join(self.word_mechanism.used()) or "none"
+            languages = (
+                f"; packs of the languages found: {used} (a line in a language without an "
+                "installed pack is protected whole)"
+            )
         return "\n".join(
             [
                 f"edgedp: released {slots:,} word slots with {name} at epsilon {epsilon}{per}: "
-                f"{bound} for each vocabulary word{decoded}",
+                f"{bound} for each vocabulary word{decoded}{languages}",
                 f"edgedp: out-of-vocabulary tokens and protected spans (--protect {guarded}) are "
                 "replaced without being read",
                 f"edgedp: {measured}; see `edgedp explain --mechanism {name} --epsilon {epsilon}` "

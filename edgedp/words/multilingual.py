@@ -92,13 +92,14 @@ class Multilingual:
         by every language's mechanism. Keyword only.
     **options
         The mechanism's other keyword arguments (``oov``, ``protect``, ``decode``, ``t``, ...),
-        the same in every language; ``language_model`` is each pack's own and cannot be given.
+        the same in every language; ``language_model`` is each pack's own (given only where one
+        language is served).
 
     Raises
     ------
     ~edgedp.InputError
         If ``language`` is neither ``"auto"`` nor a served language, no language is served, or
-        ``language_model`` is given.
+        ``language_model`` is given with several languages.
     ~edgedp.PrivacyParameterError
         From the mechanism, for a bad ``epsilon`` (when the first language's mechanism is built).
 
@@ -132,10 +133,6 @@ class Multilingual:
     ) -> None:
         if not (isinstance(mechanism, type) and issubclass(mechanism, WordMechanism)):
             raise InputError(f"mechanism must be a word mechanism class, got {mechanism!r}")
-        if "language_model" in options:
-            raise InputError(
-                "language_model is each language's own pack in a multilingual mechanism"
-            )
         if languages is None:
             languages = installed_languages()
         if isinstance(languages, str):
@@ -149,6 +146,11 @@ class Multilingual:
         )
         if not packs:
             raise InputError("a multilingual mechanism needs at least one language with a pack")
+        if "language_model" in options and len(packs) > 1:
+            raise InputError(
+                "language_model is each language's own pack in a multilingual mechanism (give it "
+                "only where one language is served)"
+            )
         if language != AUTO and language not in packs:
             raise InputError(
                 f"language={language!r}: not one of the languages served ({', '.join(packs)}) "

@@ -109,7 +109,12 @@ def test_bad_arguments_are_clear_errors():
     with pytest.raises(InputError, match="not a string"):
         Multilingual(edgedp.BRR, epsilon=0.5, languages="en")
     with pytest.raises(InputError, match="language_model"):
-        Multilingual(edgedp.BRR, epsilon=0.5, languages=["en"], language_model="lm-general")
+        Multilingual(
+            edgedp.BRR,
+            epsilon=0.5,
+            languages={"en": "words-small", "fr": "words-small"},
+            language_model="lm-general",
+        )
     with pytest.raises(InputError, match="no word pack for language"):
         Multilingual(edgedp.BRR, epsilon=0.5, languages=["xx"])
     with pytest.raises(InputError, match="word mechanism class"):
