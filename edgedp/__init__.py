@@ -57,6 +57,7 @@ _EXPORTS = {
     "Madlib": "edgedp.words.madlib",
     "Mahalanobis": "edgedp.words.mahalanobis",
     "Mechanism": "edgedp.privacy.mechanism",
+    "Multilingual": "edgedp.words.multilingual",
     "NonPrivateMean": "edgedp.documents.baselines",
     "OOV_MASK": "edgedp.words.mechanism",
     "PrivacyLedger": "edgedp.privacy.ledger",
@@ -100,6 +101,7 @@ __all__ = [
     "Madlib",
     "Mahalanobis",
     "Mechanism",
+    "Multilingual",
     "NonPrivateMean",
     "NotPrivateWarning",
     "PrivacyLedger",
@@ -164,6 +166,7 @@ if TYPE_CHECKING:
     from edgedp.words.madlib import Madlib
     from edgedp.words.mahalanobis import Mahalanobis
     from edgedp.words.mechanism import OOV_MASK, WordMechanism
+    from edgedp.words.multilingual import Multilingual
     from edgedp.words.pack import WordPack
     from edgedp.words.santext import SanText, SanTextPlus
     from edgedp.words.tem import TEM

@@ -59,10 +59,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         limit.add_argument(
             f"--{option.replace('_', '-')}",
             metavar="EPSILON[,DELTA]",
-            help=f"limit over {_over(window)} ('none': remove the scope's own)",
+            help=f"limit over {_over(window)} ('none': remove the scope's own; default: unchanged)",
         )
-    limit.add_argument("--epsilon", type=float, help="lifetime epsilon limit (as --lifetime)")
-    limit.add_argument("--delta", type=float, help="lifetime delta limit with --epsilon (0)")
+    limit.add_argument(
+        "--epsilon", type=float, help="lifetime epsilon limit (as --lifetime; default: unchanged)"
+    )
+    limit.add_argument(
+        "--delta", type=float, help="lifetime delta limit with --epsilon (default: 0)"
+    )
 
 
 def _over(window: str) -> str:

@@ -40,6 +40,12 @@ single-host cluster). On a multi-node cluster, ask for ``cost_column=``
 instead: each output record then carries its own epsilon, to be recorded by whatever budget service
 the team runs. Null records are released as null and cost nothing.
 
+**Languages.** A privatize job releases each record as :class:`edgedp.Multilingual` releases a
+message: in the language found for it (each sentence's), or the one ``language=`` fixes, or the
+one its ``language_column`` names, with that language's word pack (each pinned by its digest);
+a record in a language without a pack served is protected whole and costs nothing. The language
+used is released as the layout is (see :mod:`edgedp.words.multilingual`).
+
 **The raw text does not travel on.** The input column is replaced in place (``privatize`` without
 ``out_column``) or dropped from the output (``embed``, and ``privatize`` into another
 ``out_column``), so writing the result out never ships the plaintext beside its private release.
@@ -49,6 +55,7 @@ the team runs. Null records are released as null and cost nothing.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 import warnings
@@ -60,8 +67,10 @@ from typing import Any, Literal
 import numpy as np
 
 from edgedp.errors import InputError, NotPrivateWarning
+from edgedp.languages.packs import DEFAULT_LANGUAGE, installed_languages, word_pack
 from edgedp.packs.loading import resolve_pack_path
 from edgedp.packs.manifest import read_manifest
+from edgedp.privacy.guarantee import DpEvent
 from edgedp.privacy.ledger import PrivacyLedger
 from edgedp.privacy.randomness import RandomSource, spawned_source
 from edgedp.privacy.validation import check_epsilon
@@ -73,6 +82,7 @@ from edgedp.registry import (
     load_pack,
 )
 from edgedp.runtime.native import get_num_threads, set_num_threads, task_threads
+from edgedp.words.multilingual import AUTO, OTHER_LANGUAGE, Multilingual
 
 Task = Literal["privatize", "embed"]
 #: The mechanisms of each task, by name.
@@ -100,6 +110,12 @@ class CorpusJob:
     cost_column: str | None = None
     #: Drop ``column`` from the output (it is not replaced in place and was not asked to be kept).
     drop_input: bool = True
+    #: ``privatize``: the languages served, each ``(language, pack, digest)``.
+    languages: tuple[tuple[str, str, str], ...] = ()
+    #: ``privatize``: ``"auto"`` (found per record) or the one language of every record.
+    language: str = "auto"
+    #: ``privatize``: the column naming each record's language (instead of finding it).
+    language_column: str | None = None
 
     @property
     def is_private(self) -> bool:
@@ -107,17 +123,60 @@ class CorpusJob:
         return self.seed is None
 
 
-def plan_privatize(column: str = "text", mechanism: str = "brr", **settings: Any) -> CorpusJob:
+def plan_privatize(
+    column: str = "text",
+    mechanism: str = "brr",
+    *,
+    language: str = "auto",
+    language_column: str | None = None,
+    **settings: Any,
+) -> CorpusJob:
     """Plan (on the driver) a job that rewrites ``column`` with a word mechanism.
 
     ``mechanism`` is a name of :data:`edgedp.registry.WORD_MECHANISMS` (``brr``, ``madlib``,
     ``tem``, ...); ``settings`` are those of :func:`plan` and the mechanism's keyword arguments
     (``oov``, ``casing``, ``t``, ``lam``, ``geometry``, ...). ``out_column`` defaults to
     ``column`` (the raw text is replaced, so it cannot travel on with the output by accident; into
-    another ``out_column``, ``column`` is dropped unless ``keep_plaintext=True``); the pack
-    defaults to the mechanism's (the bundled default word pack).
+    another ``out_column``, ``column`` is dropped unless ``keep_plaintext=True``).
+
+    Each record is released as :class:`edgedp.Multilingual` releases a message: ``language="auto"``
+    finds its language (each sentence's), ``language="es"`` fixes it, ``language_column=`` names
+    the column holding each record's language code (a record whose language has no pack served,
+    or is null, is protected whole). The languages served are those with an installed word pack,
+    or ``pack``'s alone when ``pack=`` is given; each is pinned by its digest as the pack is.
     """
-    return plan("privatize", column, mechanism, **settings)
+    if language_column is not None and (
+        not isinstance(language_column, str) or not language_column
+    ):
+        raise InputError(f"language_column must be a column name, got {language_column!r}")
+    if language_column is not None and language != AUTO:
+        raise InputError("give language= or language_column=, not both")
+    job = plan("privatize", column, mechanism, **settings)
+    given = settings.get("pack") is not None
+    languages = _served_languages(job, given, language)
+    return dataclasses.replace(
+        job, languages=languages, language=language, language_column=language_column
+    )
+
+
+def _served_languages(
+    job: CorpusJob, given: bool, language: str
+) -> tuple[tuple[str, str, str], ...]:
+    """The ``(language, pack, digest)`` of each language a privatize job serves."""
+    served: tuple[tuple[str, str, str], ...]
+    if given:
+        own = str(read_manifest(resolve_pack_path(job.pack)).data.get("language", DEFAULT_LANGUAGE))
+        served = ((own, job.pack, job.digest),)
+    else:
+        served = tuple(
+            (code, word_pack(code), pack_digest(word_pack(code))) for code in installed_languages()
+        )
+    codes = [code for code, _, _ in served]
+    if language != AUTO and language not in codes:
+        raise InputError(
+            f"language={language!r}: not a language served here ({', '.join(codes)}) nor 'auto'"
+        )
+    return served
 
 
 def plan_embed(
@@ -240,9 +299,15 @@ def worker_pack(job: CorpusJob) -> Any:
     """
     if get_num_threads() is None:
         set_num_threads(task_threads())
-    key = (job.pack, job.digest)
+    return _worker_pack(job.pack, job.digest)
+
+
+def _worker_pack(pack: str, digest: str) -> Any:
+    if get_num_threads() is None:
+        set_num_threads(task_threads())
+    key = (pack, digest)
     if key not in _PACKS:
-        _PACKS[key] = load_pack(job.pack, expected_digest=job.digest)
+        _PACKS[key] = load_pack(pack, expected_digest=digest)
     return _PACKS[key]
 
 
@@ -279,15 +344,70 @@ def privatize_batches(
     if asked). ``partition`` is the partition number, needed for a seeded run only. Raises
     :class:`AssetError` if this worker's pack is not the one the driver pinned.
     """
-    pack = worker_pack(job)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", NotPrivateWarning)  # announced on the driver
-        mechanism = _build(
-            job.task, job.mechanism, pack, job.options, partition_seed(job, partition)
-        )
+        if job.languages:
+            mechanism: Any = _multilingual(job, partition_seed(job, partition))
+        else:
+            mechanism = _build(
+                job.task,
+                job.mechanism,
+                worker_pack(job),
+                job.options,
+                partition_seed(job, partition),
+            )
     ledger = None if job.ledger is None else PrivacyLedger(job.ledger)
     for batch in batches:
         yield _privatize_batch(batch, job, mechanism, ledger)
+
+
+def _multilingual(job: CorpusJob, seed: np.random.SeedSequence | None) -> Multilingual:
+    """The job's word mechanism in every language it serves, each pack pinned by its digest."""
+    packs = {code: _worker_pack(pack, digest) for code, pack, digest in job.languages}
+    options = dict(job.options)
+    epsilon = options.pop("epsilon")
+    return Multilingual(
+        WORD_MECHANISMS[job.mechanism],
+        epsilon=epsilon,
+        languages=packs,
+        language=job.language,
+        rng=spawned_source(seed),
+        **options,
+    )
+
+
+class _ByColumn:
+    """A :class:`Multilingual` releasing each record in the language its column names."""
+
+    def __init__(self, routed: Multilingual, languages: list[Any]) -> None:
+        self.routed = routed
+        self.languages = languages
+
+    def _of(self, language: Any) -> Any:
+        return self.routed.mechanism(language) if language in self.routed.languages else None
+
+    def privacy_cost(self, index: int, text: str) -> DpEvent:
+        own = self._of(self.languages[index])
+        if own is None:  # protected whole: nothing goes through a mechanism
+            return DpEvent(self.routed.primary.name, self.routed.guarantee(), 0)
+        return DpEvent(own.name, self.routed.guarantee(), own.units([text]))
+
+    def privatize_batch(self, texts: list[str], indices: list[int]) -> list[str]:
+        groups: dict[Any, list[int]] = {}
+        for position, index in enumerate(indices):
+            groups.setdefault(self.languages[index], []).append(position)
+        released: list[str] = [""] * len(texts)
+        for language, positions in groups.items():
+            own = self._of(language)
+            inputs = [texts[position] for position in positions]
+            outputs = (
+                self.routed.primary.protect_all(inputs, OTHER_LANGUAGE)
+                if own is None
+                else own.privatize_batch(inputs)
+            )
+            for position, output in zip(positions, outputs, strict=True):
+                released[position] = output
+        return released
 
 
 def _privatize_batch(batch: Any, job: CorpusJob, mechanism: Any, ledger: Any) -> Any:
@@ -300,7 +420,12 @@ def _privatize_batch(batch: Any, job: CorpusJob, mechanism: Any, ledger: Any) ->
                 f"column {job.column!r} must hold text, found {type(texts[index]).__name__}"
             )
     inputs = [texts[index] for index in present]
-    events = [mechanism.privacy_cost([text]) for text in inputs]  # one DpEvent per record
+    by_column = None
+    if job.language_column is not None:
+        by_column = _ByColumn(mechanism, _column(batch, job.language_column, arrow))
+        events = [by_column.privacy_cost(index, texts[index]) for index in present]
+    else:
+        events = [mechanism.privacy_cost([text]) for text in inputs]  # one DpEvent per record
     if ledger is not None:
         scopes = (
             [job.scope] * len(present)
@@ -312,11 +437,12 @@ def _privatize_batch(batch: Any, job: CorpusJob, mechanism: Any, ledger: Any) ->
         ledger.charge_batch(list(zip(scopes, events, strict=True)))
     values: list[Any] = [None] * len(texts)
     if inputs:
-        released = (
-            mechanism.privatize_batch(inputs)
-            if job.task == "privatize"
-            else list(mechanism.embed_batch(inputs))
-        )
+        if by_column is not None:
+            released = by_column.privatize_batch(inputs, present)
+        elif job.task == "privatize":
+            released = mechanism.privatize_batch(inputs)
+        else:
+            released = list(mechanism.embed_batch(inputs))
         for index, value in zip(present, released, strict=True):
             values[index] = value
     out = _with_column(batch, job.out_column, values, job.task, arrow)

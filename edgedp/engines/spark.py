@@ -71,8 +71,9 @@ def privatize(
     ``mechanism`` is a CLI name (``brr``, ``madlib``, ``mahalanobis``, ``vickrey``,
     ``generalized-vickrey``, ``tem``, ...); ``settings`` are ``epsilon`` (required), ``out_column``,
     ``pack``, ``expected_digest``, ``seed``, ``ledger``, ``scope``, ``scope_column``,
-    ``cost_column`` (:func:`edgedp.engines.corpus.plan`) and the mechanism's keyword arguments (``oov``,
-    ``casing``, ``t``, ``lam``, ``geometry``, ...).
+    ``cost_column`` (:func:`edgedp.engines.corpus.plan`), ``language`` (``"auto"``: found per
+    row) or ``language_column`` (:func:`edgedp.engines.corpus.plan_privatize`) and the
+    mechanism's keyword arguments (``oov``, ``casing``, ``t``, ``lam``, ``geometry``, ...).
     """
     job = corpus.plan_privatize(column, mechanism, **settings)
     return _run(df, job, StringType())

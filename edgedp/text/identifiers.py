@@ -75,7 +75,8 @@ words and common names matter more than the people they may name):
   ``lee``, ``song``, ``long``, ``an``, ``ha``; ``blanco`` in Spanish) is protected right after a
   protected name (``ji-woo park``, ``bao an``). Elsewhere (``since early January``, ``the bill
   passed``) it goes through the mechanism. A word on no list is protected after a title (``ask
-  dr. zyxwq``); elsewhere, a word on no list is the ``"rare-words"`` guard's. The cue
+  dr. zyxwq``), and after a cue or signing off if it is a rare word (``hey okafo``); elsewhere,
+  a rare word is the ``"rare-words"`` guard's. The cue
   words are each language's :class:`~edgedp.languages.lexicon.Lexicon`. A name on no list that is
   also a frequent word, outside such a context (``i saw hyung``), is an ordinary word slot.
 * ``"rare-words"``, kind ``rare-word``: a word of three letters or more, of letters alone, that
@@ -544,10 +545,12 @@ def is_name_slot(
     """The names guard's first-pass rule for word slot ``index`` (:func:`name_slots`;
     ``listed``: whether the word is on a name list, if the caller knows)."""
     word, raw = words[index], raw_words[index]
+    lex = lexicon(language)
+    if word in lex.weekdays:  # capitalized in English (``on Monday``), nobody's name
+        return False
     listed = is_name(word, language) if listed is None else listed
     if listed and not is_ambiguous(word, language):
         return True
-    lex = lexicon(language)
     gap = gaps[index]
     before = words[index - 1] if index else ""
     titled = before in lex.titles and _CUE_GAP.fullmatch(gap) is not None
@@ -568,8 +571,11 @@ def is_name_slot(
     if listed:  # an ambiguous name-word: protected where the context names someone
         capitalized = raw[:1].isupper() and not raw.isupper() and not starts_sentence[index]
         return capitalized or cued or signed
-    # a word on no list: after a title (elsewhere, a rare word is :func:`rare_slots`'s)
-    return titled and any(char.isalpha() for char in word)
+    # a word on no list: after a title, or a rare word after a cue or signing off (elsewhere, a
+    # rare word is :func:`rare_slots`'s)
+    if titled:
+        return any(char.isalpha() for char in word)
+    return (cued or signed) and _rare(word, language)
 
 
 def name_slots(
@@ -693,8 +699,21 @@ def _place_heads() -> Vocabulary:
 
 
 def _rare(word: str, language: str) -> bool:
-    """A word of three letters or more that is no common or frequent word of ``language``."""
-    return len(word) >= 3 and word.isalpha() and not is_common(word, language)
+    """A word of three letters or more that is no common or frequent word of ``language``, nor
+    one of its month or weekday names (``friday``, ``march``: the lists leave them out as names)."""
+    return (
+        len(word) >= 3
+        and word.isalpha()
+        and not is_common(word, language)
+        and word not in calendar_words(language)
+    )
+
+
+@cache
+def calendar_words(language: str) -> frozenset[str]:
+    """The month names, their abbreviations and the weekday names of ``language`` (lower case)."""
+    lex = lexicon(language)
+    return frozenset([*lex.months, *lex.month_abbreviations, *lex.weekdays])
 
 
 def _latin(text: str) -> bool:

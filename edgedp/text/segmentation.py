@@ -37,6 +37,7 @@ from edgedp.languages.lexicon import check_language
 from edgedp.privacy.validation import check_choice
 from edgedp.text.emoji import EMOJI, split_emoji
 from edgedp.text.identifiers import (
+    calendar_words,
     common_words,
     name_slots,
     place_slots,
@@ -331,9 +332,10 @@ def slots(
         for index in rare_slots(words, language):
             kinds.setdefault(index, "rare-word")
     if "proper-nouns" in protect:
-        common = common_words()
+        common, calendar = common_words(), calendar_words(language)
         for index, (raw, word) in enumerate(zip(raw_words, words, strict=True)):
-            if is_proper_noun(raw, word, starts.first[index], common):
+            # weekdays and months are capitalized in English (``on Monday``): no one's proper noun
+            if word not in calendar and is_proper_noun(raw, word, starts.first[index], common):
                 kinds.setdefault(index, "proper-noun")
     if deny:  # last: a denied slot the public rules also protect keeps their kind (see placeholder)
         for index, word in enumerate(words):

@@ -227,3 +227,39 @@ def test_a_worker_process_uses_the_cores_of_one_task(omp, before, expected):
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == [str(expected), str(expected)]
+
+
+def test_each_record_is_released_in_its_language_and_other_languages_are_protected():
+    # Only English is served here (words-small): a Dutch record is protected whole, never
+    # privatized as English noise, and it costs nothing; an English one is the English release.
+    job = plan(epsilon=50.0, oov="placeholder")
+    assert [code for code, _, _ in job.languages] == ["en"] and job.language == "auto"
+    frame = pd.DataFrame({"text": ["the cat sat on the mat", "tot straks, ik bel je nog"]})
+    (out,) = corpus.privatize_batches([frame], plan(epsilon=50.0, oov="placeholder"))
+    assert out["text"].tolist()[0] == "the cat sat on the mat"
+    assert set(out["text"].tolist()[1].replace(",", "").split()) == {"[OTHER-LANGUAGE]"}
+    costed = plan(epsilon=1.0, oov="placeholder", cost_column="epsilon")
+    (out,) = corpus.privatize_batches([frame], costed)
+    assert out["epsilon"].tolist() == [6.0, 0.0]
+
+
+def test_a_language_column_or_one_language_instead_of_finding_it():
+    frame = pd.DataFrame(
+        {"text": ["the cat sat", "the cat sat", "the cat sat"], "lang": ["en", "nl", None]}
+    )
+    job = corpus.plan_privatize(
+        "text", epsilon=50.0, oov="placeholder", language_column="lang", cost_column="cost"
+    )
+    (out,) = corpus.privatize_batches([frame], job)
+    assert out["text"].tolist() == [
+        "the cat sat",
+        *["[OTHER-LANGUAGE] " * 2 + "[OTHER-LANGUAGE]"] * 2,
+    ]
+    assert out["cost"].tolist() == [150.0, 0.0, 0.0]
+    fixed = corpus.plan_privatize("text", epsilon=50.0, language="en")
+    (out,) = corpus.privatize_batches([pd.DataFrame({"text": ["tot straks"]})], fixed)
+    assert "OTHER" not in out["text"].tolist()[0]  # English by decree: privatized, not protected
+    with pytest.raises(edgedp.InputError, match="not a language served"):
+        corpus.plan_privatize("text", epsilon=1.0, language="nl")
+    with pytest.raises(edgedp.InputError, match="not both"):
+        corpus.plan_privatize("text", epsilon=1.0, language="en", language_column="lang")

@@ -107,16 +107,22 @@ def test_common_words_that_are_names_are_protected_only_in_context(text, expecte
     assert protected(text) == expected
 
 
-def test_a_word_on_no_list_is_a_name_after_a_title_or_if_it_is_no_word_of_the_language():
+def test_a_word_on_no_list_is_a_name_after_a_title_or_a_cue_and_rare_words_a_kind_of_their_own():
     assert protected("ask dr. zyxwq today") == ["zyxwq"]
     assert protected("ask dr. who today") == ["who"]  # after a title, any word
     assert protected("hey okafo, you up?") == ["okafo"]
     assert protected("thx - okafo") == ["okafo"]
     # common words after a cue are not names
     assert protected("call in sick, tell my mom, hey guys") == []
-    # a word that is no frequent word of English is a name anywhere (it was an ordinary word slot
-    # without a cue; held-out names on no list are mostly such words)
-    assert protected("i saw okafo there") == ["okafo"]
+    # without a cue, a word that is no frequent word of English is the rare-words guard's (held-out
+    # names on no list are mostly such words); chat spellings, months and weekdays never are
+    assert protected("i saw okafo there") == []
+    rare = frozenset({"rare-words"})
+    assert protected("i saw okafo there", rare) == ["okafo"]
+    assert segment("i saw okafo there", rare).kinds == {2: "rare-word"}
+    assert protected("idk tmrw or friday, march lol", rare) == []
+    assert protected("hey okafo", frozenset(DEFAULT_PROTECT)) == ["okafo"]
+    assert segment("hey okafo", frozenset(DEFAULT_PROTECT)).kinds == {1: "name"}
 
 
 def test_the_rules_are_a_function_of_the_words_around_a_slot():

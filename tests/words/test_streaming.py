@@ -109,6 +109,7 @@ def test_the_cli_streams_a_cue_after_an_overlong_run(placeholders, tmp_path):
     path = tmp_path / "in.txt"
     path.write_text(text, encoding="utf-8")
     argv = ["privatize", "--epsilon", "50", "--oov", "placeholder", "--decode", "nearest"]
+    argv += ["--language", "en"]  # a made-up text: the router could take it for another language
     result = subprocess.run(
         [sys.executable, "-m", "edgedp.cli", *argv, "--threads", "1", str(path)],
         capture_output=True,
