@@ -169,7 +169,7 @@ def faker_js() -> dict[str, dict[str, list[str]]]:
             subprocess.run(["npm", "pack", FAKER_JS, "--silent"], cwd=NAMES_CACHE, check=True)
             (tarball,) = NAMES_CACHE.glob("faker-js-faker-*.tgz")
             subprocess.run(["tar", "xzf", tarball.name], cwd=NAMES_CACHE, check=True)
-        locales = "en_US en_GB en_IN en_NG vi ko es es_MX de fr pt_BR pt_PT it ru pl tr id"
+        locales = "en_US en_GB en_IN en_NG vi ko es es_MX de fr pt_BR pt_PT it ru pl tr id_ID"
         locales = locales.split()
         script = (
             f"import * as F from '{NAMES_CACHE}/package/dist/index.js';"
@@ -217,7 +217,7 @@ def labelled_set(quick: bool) -> dict[str, list[tuple[str, str]]]:
         for name in _sample(rng, names, max(2, size // 10))
     ]
     full = []
-    for locale in ("en_US", "en_GB", "en_NG", "en_IN", "vi", "es", "de", "it", "pl", "tr", "id"):
+    for locale in ("en_US", "en_GB", "en_NG", "en_IN", "vi", "es", "de", "it", "pl", "tr", "id_ID"):
         firsts = _own(js, locale, "first") or js["en_US"]["first"]
         lasts = _own(js, locale, "last")
         if not lasts:
@@ -293,7 +293,7 @@ def labelled_set(quick: bool) -> dict[str, list[tuple[str, str]]]:
         "it",
         "pl",
         "tr",
-        "id",
+        "id_ID",
     ):
         for city in _sample(rng, _own(js, locale, "city"), max(2, size // 12)):
             name = re.sub(r"\s*\(.*\)", "", city).lower()  # "menden (sauerland)": its name
