@@ -265,6 +265,10 @@ SCHEMAS: Mapping[str, Obj] = {
                 required={"k": Int(2, 1 << 20)},
                 optional={"hamming_file": FILE_NAME, "euclidean_file": FILE_NAME},
             ),
+            # the words' language (edgedp.words.replacements.pack_language) and the lm pack that
+            # decodes them by default (edgedp.words.decoding.pack_language_model)
+            "language": Str(max_length=16),
+            "language_model": Str(max_length=256),
         },
     ),
     "sentences": _kind(

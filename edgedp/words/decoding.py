@@ -93,16 +93,17 @@ def check_decoder(decode: str, candidates: int) -> tuple[str, int]:
 def load_language_model(
     language_model: LanguageModelPack | str | Path | None, words: WordPack
 ) -> tuple[LanguageModelPack, str]:
-    """The language model a decoder uses (a pack, a pack name or directory; ``None``: the default),
-    checked to be built for ``words``' vocabulary, and the name or path that loads it again."""
+    """The language model a decoder uses (a pack, a pack name or directory; ``None``: the one
+    ``words``' manifest names, :func:`pack_language_model`), checked to be built for ``words``'
+    vocabulary, and the name or path that loads it again."""
     if isinstance(language_model, LanguageModelPack):
         model, source = language_model, str(language_model.path)
     else:
-        name = DEFAULT_LANGUAGE_MODEL if language_model is None else language_model
+        name = pack_language_model(words) if language_model is None else language_model
         if not isinstance(name, str | Path):
             raise InputError(f"language_model must be an lm pack, its name or path, got {name!r}")
         try:
-            model = LanguageModelPack.load(name)
+            model = _load_named_model(name, words, named=language_model is None)
         except AssetError as error:
             raise AssetError(
                 f"decode='map' and 'context' need a public language model pack: {error} "
@@ -113,6 +114,27 @@ def load_language_model(
         source = str(name)
     model.check_vocabulary(words)
     return model, source
+
+
+def _load_named_model(name: str | Path, words: WordPack, *, named: bool) -> LanguageModelPack:
+    """``LanguageModelPack.load(name)``; for the model a pack's manifest names (``named``) that
+    loads by no name, the pack directory's sibling of that name (``assets/words-es`` and
+    ``assets/lm-es`` side by side)."""
+    try:
+        return LanguageModelPack.load(name)
+    except AssetError:
+        sibling = words.path.parent / str(name)
+        if not named or name == DEFAULT_LANGUAGE_MODEL or not (sibling / "manifest.json").is_file():
+            raise
+        return LanguageModelPack.load(sibling)
+
+
+def pack_language_model(words: WordPack) -> str:
+    """The name of the lm pack that decodes ``words`` by default: its manifest's
+    ``language_model`` (a language's word pack names its own, ``lm-es`` for ``words-es``), else
+    :data:`DEFAULT_LANGUAGE_MODEL`."""
+    named = words.manifest.data.get("language_model")
+    return named if isinstance(named, str) and named else DEFAULT_LANGUAGE_MODEL
 
 
 class Decoder:

@@ -56,7 +56,15 @@ SAMPLED_PAIRS = 1_000_000  # 95 % interval about +-0.03 % of the average on 100,
 #: Seed of the public pair sample of the sampled calibration (a property of the pack, not private).
 CALIBRATION_SEED = 0
 #: Sections of the base manifest carried over unchanged (they describe the copied files).
-CARRIED_SECTIONS = ("source", "vocabulary", "embedding", "codes", "index")
+CARRIED_SECTIONS = (
+    "source",
+    "language",
+    "language_model",
+    "vocabulary",
+    "embedding",
+    "codes",
+    "index",
+)
 
 
 def source_rows(source: WordVectors, words: tuple[str, ...]) -> np.ndarray:

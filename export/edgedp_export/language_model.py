@@ -174,6 +174,11 @@ def build_language_model_pack(
             "attribution": "; ".join(f"{s['corpus']}: {s['attribution']}" for s in sources),
         },
         "sources": sources,
+        **(
+            {"language": str(words.manifest.data["language"])}
+            if "language" in words.manifest.data
+            else {}
+        ),
         "build_command": config.command,
         "built_with": {
             "edgedp-export": importlib.metadata.version("edgedp-export"),

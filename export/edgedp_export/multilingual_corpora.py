@@ -72,6 +72,8 @@ _FORTUNE_PACKAGE = {
     "ru": "fortunes-ru",
     "pt": "fortunes-br",
 }
+#: The languages with public fortune files (fortunes-it and -pl are reserved, never read).
+FORTUNE_LANGUAGES = tuple(_FORTUNE_PACKAGE)
 _ATTRIBUTION = re.compile(r"^\s+--\s")
 
 
@@ -243,6 +245,21 @@ def sources(language: str) -> dict[str, PublicCorpus]:
     if language in ("en", *_FORTUNE_PACKAGE):
         corpora[f"fortunes-{language}"] = translated_fortunes(language)
     return corpora
+
+
+def corpus_of_language(name: str) -> PublicCorpus:
+    """One corpus of :func:`sources` by its name (``help-es``, ``manpages-ru``, ``fortunes-de``),
+    read alone (``edgedp-export lm --corpora``)."""
+    kind, _, language = name.rpartition("-")
+    if name in RESERVED or language not in LANGUAGES:
+        raise InputError(f"no public corpus {name!r}")
+    if kind == "help":
+        return libreoffice_help(language)
+    if kind == "manpages":
+        return translated_manpages(language)
+    if kind == "fortunes":
+        return translated_fortunes(language)
+    raise InputError(f"no public corpus {name!r} (help-LANG, manpages-LANG or fortunes-LANG)")
 
 
 #: Documents per source of the multilingual subspace pack.

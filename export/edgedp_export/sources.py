@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import importlib.util
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -34,6 +34,9 @@ class WordVectors:
     words: list[str]
     vectors: np.ndarray
     provenance: dict[str, Any]
+    #: The words' language (ISO 639-1), written to the manifest's ``language``; None: unstated
+    #: (the runtime then reads the pack as English).
+    language: str | None = None
 
 
 def _package_file(package: str, relative: str, install_hint: str) -> Path:
@@ -139,15 +142,41 @@ def glove_840b_300d_mldp() -> WordVectors:
     return source
 
 
-SOURCES = {"glove-6b-50d": glove_6b_50d, "glove-840b-300d-mldp": glove_840b_300d_mldp}
+#: The languages of the ``use-multilingual-LANG`` sources (:mod:`edgedp_export.distilled_words`):
+#: the word packs' languages (edgedp.languages.packs).
+DISTILLED_LANGUAGES = ("en", "es", "de", "fr", "pt", "it", "ru", "pl")
 
 
-def load_source(name: str | None, file: Path | None) -> WordVectors:
-    """A named registry source or a text file (exactly one of them)."""
+def _distilled(language: str) -> Callable[..., WordVectors]:
+    def load(size: int | None = None) -> WordVectors:
+        from edgedp_export.distilled_words import use_multilingual_words  # wordfreq, encoder
+
+        if size is None:
+            raise InputError(f"use-multilingual-{language} needs --words N (a number, not 'all')")
+        return use_multilingual_words(language, size)
+
+    load.__doc__ = f"wordfreq's {language} words, each embedded by the multilingual USE."
+    return load
+
+
+SOURCES: dict[str, Callable[..., WordVectors]] = {
+    "glove-6b-50d": glove_6b_50d,
+    "glove-840b-300d-mldp": glove_840b_300d_mldp,
+    **{f"use-multilingual-{language}": _distilled(language) for language in DISTILLED_LANGUAGES},
+}
+#: Sources that compute vectors for just the words asked for (``--words N``), not a fixed list.
+SIZED_SOURCES = frozenset(f"use-multilingual-{language}" for language in DISTILLED_LANGUAGES)
+
+
+def load_source(name: str | None, file: Path | None, *, words: int | None = None) -> WordVectors:
+    """A named registry source or a text file (exactly one of them); ``words``: the vocabulary
+    size asked for, which the sources of :data:`SIZED_SOURCES` need."""
     if (name is None) == (file is None):
         raise InputError("give exactly one of --source NAME or --source-file PATH")
     if file is not None:
         return text_file(file)
     if name not in SOURCES:
         raise InputError(f"unknown source {name!r} (known: {', '.join(SOURCES)})")
+    if name in SIZED_SOURCES:
+        return SOURCES[name](words)
     return SOURCES[name]()

@@ -103,6 +103,7 @@ class WordsConfig:
     restrict_to: frozenset[str] | None = None  # keep only these (normalized) words
     neighbours: int = DEFAULT_NEIGHBOURS  # neighbour table width with vectors (0: no table)
     custext: int = DEFAULT_CUSTEXT_K  # CusText output-set size of the stored sets (0: none)
+    language_model: str | None = None  # the lm pack that context decoding of this pack loads
 
 
 def is_vocabulary_word(key: str) -> bool:
@@ -174,7 +175,7 @@ def build_words_pack(source: WordVectors, config: WordsConfig, out: Path, *, for
             "search_parameter": config.search_parameter or search,
         }
     if config.report:
-        report = _report(vectors, config)
+        report = _report(vectors, config, words=words, codes=codes, language=source.language)
         manifest["quality"] = report["chosen"]
         files["REPORT.md"] = lambda path: path.write_text(report["markdown"], encoding="utf-8")
     return write_pack(out, manifest, files, force=force)
@@ -211,9 +212,15 @@ def _manifest(
     parts = [f"{config.bits}-bit {config.method} binary codes", f"{config.index} Hamming index"]
     if config.vectors != "none":
         parts.append(f"{config.vectors} vectors and covariance")
+    stated: dict[str, object] = {}
+    if source.language is not None:
+        stated["language"] = source.language
+    if config.language_model is not None:
+        stated["language_model"] = config.language_model
     return {
         "kind": "words",
         "name": config.name,
+        **stated,
         "description": (
             f"{len(words):,} most frequent words of {source.provenance['name']}: "
             + ", ".join(parts)
@@ -270,8 +277,17 @@ def _calibration(codes: np.ndarray, vectors: np.ndarray, *, stored_vectors: bool
     return {"hamming": hamming_statistics(codes), "euclidean": euclidean}
 
 
-def _report(vectors: np.ndarray, config: WordsConfig) -> dict[str, object]:
-    """The binarization comparison committed with the pack, and the chosen configuration's row."""
+def _report(
+    vectors: np.ndarray,
+    config: WordsConfig,
+    *,
+    words: list[str] | None = None,
+    codes: np.ndarray | None = None,
+    language: str | None = None,
+) -> dict[str, object]:
+    """The binarization comparison committed with the pack, and the chosen configuration's row;
+    for a pack that states its ``language``, also the stem share of its Hamming neighbours beside
+    the default English pack's (:mod:`edgedp_export.neighbour_quality`)."""
     from edgedp_export.quality import binarization_report, float16_agreement  # scipy: 6 s import
 
     methods = {
@@ -318,7 +334,49 @@ def _report(vectors: np.ndarray, config: WordsConfig) -> dict[str, object]:
         *(f"- {key}: {value:.4f}" for key, value in half.items()),
         "",
     ]
+    stems: dict[str, object] = {}
+    if language is not None and words is not None and codes is not None:
+        stems, stem_lines = _stem_report(words, codes, config.seed)
+        lines += stem_lines
     return {
         "markdown": "\n".join(lines),
-        "chosen": {**(chosen or {}), "float16_neighbour_agreement": half},
+        "chosen": {
+            **(chosen or {}),
+            "float16_neighbour_agreement": half,
+            **({"stem_neighbours_10": stems} if stems else {}),
+        },
     }
+
+
+def _stem_report(words: list[str], codes: np.ndarray, seed: int) -> tuple[dict, list[str]]:
+    """The stem share of this pack's 10 Hamming neighbours and, measured the same way in the same
+    run, of the default words pack's (when it is installed)."""
+    from edgedp.registry import load_pack
+    from edgedp_export.neighbour_quality import NEIGHBOURS, PREFIX, SAMPLE, stem_neighbour_share
+
+    here = stem_neighbour_share(words, codes, seed=seed)
+    rows = [("this pack", len(words), here)]
+    try:
+        default = load_pack(None, kind="words")
+        vocabulary = list(default.vocabulary.words)
+        measured = stem_neighbour_share(vocabulary, np.asarray(default.codes), seed=seed)
+        rows.append((default.name, len(vocabulary), measured))
+    except Exception as error:
+        print(f"edgedp-export: no default words pack to compare: {error}", file=sys.stderr)
+    lines = [
+        "Stem neighbours: share of each word's "
+        f"{NEIGHBOURS} nearest words by Hamming distance that share its first {PREFIX} letters "
+        "(or, for shorter words, begin with it or it with them: inflections and derivations), "
+        f"over {SAMPLE} sampled words of at least {PREFIX} letters (seed {seed}); chance: the "
+        "same share for random vocabulary words "
+        "(edgedp_export.neighbour_quality, measured in this build for both packs):",
+        "",
+        "| pack | words | stem share of 10 Hamming neighbours | chance |",
+        "|---|---|---|---|",
+        *(
+            f"| {name} | {size:,} | {row['stem_share']:.3f} | {row['chance']:.3f} |"
+            for name, size, row in rows
+        ),
+        "",
+    ]
+    return {("this_pack" if name == "this pack" else name): row for name, _, row in rows}, lines

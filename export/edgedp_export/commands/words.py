@@ -85,6 +85,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"CusText output-set size of the sets stored in the pack (default {DEFAULT_CUSTEXT_K}; "
         "0: none, CusText then builds them on first use)",
     )
+    parser.add_argument(
+        "--language-model",
+        metavar="PACK",
+        help="the lm pack (built afterwards over this vocabulary with edgedp-export lm) that "
+        "context decoding of this pack loads by default; recorded as the manifest's "
+        "language_model (default: none, the runtime's lm-general)",
+    )
     parser.add_argument("--name", help="pack name (default: the output directory's name)")
     parser.add_argument("--out", type=Path, required=True, help="pack directory to write")
     parser.add_argument("--force", action="store_true", help="replace an existing pack")
@@ -92,7 +99,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 #: The settings of the codes and index, in the order the canonical command line writes them.
 BUILD_FLAGS = ("bits", "method", "seed", "vectors", "index", "index_parameter", "search_parameter")
-SETTING_FLAGS = ("source", "words", *BUILD_FLAGS, "report", "name")
+SETTING_FLAGS = ("source", "words", *BUILD_FLAGS, "report", "language_model", "name")
 
 
 def run(args: argparse.Namespace) -> None:
@@ -116,7 +123,7 @@ def source_and_config(args: argparse.Namespace) -> tuple[WordVectors, WordsConfi
     settings.setdefault("name", args.out.name)
     if settings["words"] == "all":
         settings["words"] = None
-    source = load_source(settings.get("source"), args.source_file)
+    source = load_source(settings.get("source"), args.source_file, words=settings["words"])
     config = WordsConfig(
         name=settings["name"],
         words=settings["words"],
@@ -132,6 +139,7 @@ def source_and_config(args: argparse.Namespace) -> tuple[WordVectors, WordsConfi
         restrict_to=_word_list(args.only_words),
         neighbours=DEFAULT_NEIGHBOURS if args.neighbours is None else args.neighbours,
         custext=DEFAULT_CUSTEXT_K if args.custext is None else args.custext,
+        language_model=settings.get("language_model"),
     )
     return source, config
 
@@ -176,7 +184,11 @@ def _run_from_pack(args: argparse.Namespace) -> None:
             command += f" --{flag} {getattr(args, flag)}"
     out = extend_words_pack(
         base,
-        load_source(source_name, args.source_file if source_name is None else None),
+        load_source(
+            source_name,
+            args.source_file if source_name is None else None,
+            words=len(base.vocabulary),  # a sized source (use-multilingual-LANG) gives the same
+        ),
         args.out,
         vectors=vectors,
         name=name,
@@ -226,5 +238,7 @@ def _command(settings: dict[str, object], args: argparse.Namespace) -> str:
     for flag in ("neighbours", "custext"):
         if getattr(args, flag) is not None:
             parts.append(f"--{flag} {getattr(args, flag)}")
+    if settings.get("language_model") is not None:
+        parts.append(f"--language-model {settings['language_model']}")
     parts.append(f"--name {settings['name']} --out {settings['name']}")
     return " ".join(parts)
