@@ -42,6 +42,7 @@ OTHERS = (
     *("load_pack", "explain", "equivalent_epsilon", "set_num_threads", "PrivacyLedger"),
     *("Guarantee", "Mechanism", "WordPack", "SentencePack", "SubspacePack", "AutoencoderPack"),
     "EncoderPack",
+    "Multilingual",
 )
 #: Finished names whose constructor takes no parameter of its own (no Parameters section).
 WITHOUT_PARAMETERS = (

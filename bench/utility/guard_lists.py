@@ -99,6 +99,9 @@ WORDS_ZIPF = 3.0
 #: (never a name by the cue rule), and from FUNCTION_ZIPF on a name is one only if it is a given
 #: name of the language's own Faker locales (juan, not hay).
 COMMON_ZIPF = 4.0
+#: Other languages: a word this frequent is an ordinary word of chat unless it is a name protected
+#: everywhere (inflected forms the dictionaries lack: позвони, llámame), so never a rare word.
+CHAT_WORD_ZIPF = 3.5
 FUNCTION_ZIPF = 5.0
 #: A place of words this frequent is a common word unless it is a large city's (sido, bro; not paris).
 PLACE_WORD_ZIPF = 3.5
@@ -160,6 +163,71 @@ def all_faker_surnames() -> set[str]:
     return faker_person(tuple(m.name for m in pkgutil.iter_modules(person.__path__)), "last")
 
 
+#: Russian given names as chat writes them (diminutives, written for edgedp): Faker's Russian
+#: locale has the formal names (мария) only. Left out: those that are common words (вера, поля,
+#: слава, тема, соня) or whose case forms are (люда: люди, света: свете, валя: вали).
+RU_CHAT_NAMES = frozenset(
+    [
+        "саша",
+        "маша",
+        "даша",
+        "паша",
+        "наташа",
+        "таня",
+        "ваня",
+        "петя",
+        "коля",
+        "дима",
+        "женя",
+        "лена",
+        "катя",
+        "оля",
+        "юля",
+        "миша",
+        "серёжа",
+        "сережа",
+        "лёша",
+        "леша",
+        "витя",
+        "вова",
+        "толя",
+        "галя",
+        "люба",
+        "надя",
+        "ира",
+        "настя",
+        "аня",
+        "костя",
+        "гоша",
+        "гриша",
+        "федя",
+        "стёпа",
+        "степа",
+        "жора",
+        "боря",
+        "рома",
+        "тоня",
+        "зина",
+        "лиза",
+        "варя",
+        "ксюша",
+        "вика",
+        "алёна",
+        "алена",
+        "юра",
+        "макс",
+        "влад",
+        "ника",
+        "санька",
+        "сашка",
+        "машка",
+        "ванька",
+        "петька",
+        "димка",
+    ]
+)
+#: Case forms of those that are common words (коли: "if").
+RU_NOT_NAMES = frozenset({"коли"})
 _RU_ENDINGS = {"а": "ыуеойой", "я": "июеейей", "й": "яюемеи", "": "ауомеы"}
 
 
@@ -298,6 +366,9 @@ def build(language: str, shared: dict[str, set[str]]) -> dict[str, list[str]]:
         own = faker_person(FAKER_LOCALES[language])
         given = faker_person(FAKER_LOCALES[language], "first")
         own |= {form for name in given for form in case_forms(name, language)}
+        if language == "ru":  # the forms of address of chat, which Faker's formal names lack
+            own |= {form for name in RU_CHAT_NAMES for form in {name, *case_forms(name, "ru")}}
+            own -= RU_NOT_NAMES
         own -= every_name
     names = every_name | own
     frequent = [w for w in top_n_list(language, 60_000) if LETTERS.fullmatch(w)]
@@ -351,8 +422,10 @@ def build(language: str, shared: dict[str, set[str]]) -> dict[str, list[str]]:
     lex = lexicon(language)
     if language == "en":
         words = {w for w in frequent if w not in names and w not in common}
-    else:  # dictionary words and the most frequent words (chat forms among them: jaja, mdr)
-        words = common - unambiguous_names
+    else:  # dictionary words and the frequent words (chat forms and inflections among them: jaja,
+        # mdr, позвони), less the names protected everywhere
+        chat_words = {w for w in frequent if _zipf(w, language) >= CHAT_WORD_ZIPF}
+        words = (common | chat_words) - unambiguous_names
     cut = {
         w
         for w in frequent
@@ -414,7 +487,16 @@ def header(kind: str, language: str) -> str:
         name=LANGUAGE_NAMES[language],
         code=language,
         locales=", ".join(FAKER_LOCALES[language]),
-        forms=" and regular case forms of given names" if language in ("ru", "pl") else "",
+        forms=(
+            " and regular case forms of given names"
+            + (
+                "; also the diminutives of chat (RU_CHAT_NAMES, written for edgedp) and their forms"
+                if language == "ru"
+                else ""
+            )
+            if language in ("ru", "pl")
+            else ""
+        ),
         dictionary=DICTIONARIES.get(language, ("",))[0],
         dictionary_words="words of edgedp/text/common_words.txt"
         if language == "en"
@@ -425,7 +507,8 @@ def header(kind: str, language: str) -> str:
         else "",
         extra=" (nor on edgedp/text/common_words.txt)"
         if language == "en"
-        else ", or dictionary words that are not protected-everywhere names",
+        else ": dictionary words, words of Zipf >= 3.5 (inflections), or of Zipf >= 4, that are "
+        "not protected-everywhere names",
     )
     lines = ["# " + line for line in _wrap(text)]
     lines.append(

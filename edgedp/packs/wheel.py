@@ -19,6 +19,8 @@ edgedp-pack-<encoder>==<version>``, the version of the wheel itself, so the pack
 built together with one version (``python -m edgedp.packs.wheel assets/encoder-minilm
 assets/sentences-bbc --out dist``) and installed together (pip finds the dependency among the wheels
 it is given). The runtime still pins the encoder pack by the digest the referencing manifest holds.
+A words pack of another language requires its language model's wheel the same way
+(``edgedp-pack-words-es`` needs ``edgedp-pack-lm-es``).
 
 The packs of :data:`~edgedp.packs.loading.BUNDLED_PACKS` ship inside the runtime wheel
 (``pip wheel . --no-deps``) and are refused here: a distribution of a bundled name is never loaded.
@@ -108,9 +110,13 @@ def referenced_packs(manifest: Manifest) -> tuple[str, ...]:
     Returns
     -------
     tuple of str
-        The name of the encoder pack that a sentences or subspace pack references; empty for
-        every other pack (and for packs that carry their own encoder).
+        The name of the encoder pack that a sentences or subspace pack references, or of the
+        language model a words pack decodes with (``language_model``, unless it is bundled);
+        empty for every other pack (and for packs that carry their own encoder).
     """
+    if manifest.kind == "words":
+        model = manifest.data.get("language_model")
+        return (model,) if isinstance(model, str) and model not in BUNDLED_PACKS else ()
     encoder = manifest.data.get("encoder")
     if manifest.kind == "encoder" or not isinstance(encoder, Mapping) or "pack" not in encoder:
         return ()

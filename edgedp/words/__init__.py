@@ -18,6 +18,7 @@ _EXPORTS = {
     "GeneralizedVickrey": "edgedp.words.vickrey",
     "Madlib": "edgedp.words.madlib",
     "Mahalanobis": "edgedp.words.mahalanobis",
+    "Multilingual": "edgedp.words.multilingual",
     "OOV_MASK": "edgedp.words.mechanism",
     "SanText": "edgedp.words.santext",
     "SanTextPlus": "edgedp.words.santext",
@@ -35,6 +36,7 @@ __all__ = [
     "GeneralizedVickrey",
     "Madlib",
     "Mahalanobis",
+    "Multilingual",
     "SanText",
     "SanTextPlus",
     "Vickrey",
@@ -48,6 +50,7 @@ if TYPE_CHECKING:
     from edgedp.words.madlib import Madlib
     from edgedp.words.mahalanobis import Mahalanobis
     from edgedp.words.mechanism import OOV_MASK, WordMechanism
+    from edgedp.words.multilingual import Multilingual
     from edgedp.words.pack import WordPack
     from edgedp.words.santext import SanText, SanTextPlus
     from edgedp.words.tem import TEM

@@ -164,7 +164,7 @@ def test_overrides_and_outputs_that_cannot_hold_the_choice_are_one_line(tmp_path
     code, _, err = run(capsys, *base, "--output", str(tmp_path / "out.npy"))
     assert code != 0 and "one pack's coordinates" in err and not (tmp_path / "out.npy").exists()
     code, _, err = run(capsys, *base, "--mechanism", "deepcandidate", "--language", "es")
-    assert code != 0 and "--language applies to --mechanism subspace-mean only" in err
+    assert code != 0 and "--language does not apply to --mechanism deepcandidate" in err
 
 
 def test_without_the_identifier_the_choice_is_one_clear_error(monkeypatch):
