@@ -129,7 +129,8 @@ class LanguageModelPack(LoadablePack):
     vocabulary_name: str
     vocabulary_sha256: str
     vocabulary_size: int
-    log_unigram: np.ndarray  # (V + 2,) float64: the words, unknown, </s>
+    stored_unigram: np.ndarray  # (V + 2,) float32: the words, unknown, </s>; a view
+    unigram_total: float  # log of the sum of their exponentials: log_unigram = stored - total
     rows: np.ndarray  # (V + 3,) int64, a view of the verified bytes
     following: np.ndarray  # (bigrams,) int32, strictly increasing in each row; a view
     log_stored: np.ndarray  # (bigrams,) float16, a view of the verified bytes
@@ -143,6 +144,19 @@ class LanguageModelPack(LoadablePack):
     def from_manifest(cls, manifest: Manifest) -> LanguageModelPack:
         """Build the pack from its verified manifest (:meth:`load` is the way in)."""
         return load_language_model_pack(manifest)
+
+    @property
+    def log_unigram(self) -> np.ndarray:
+        """(V + 2,) float64: log P_unigram of the words, unknown, ``</s>`` (computed when asked:
+        the model keeps the stored float32 values, half the memory)."""
+        return self._log_unigram_at(slice(None))
+
+    def _log_unigram_at(self, index: Any) -> np.ndarray:
+        """The float64 log-unigram values at ``index``: the stored value widened (exactly) less
+        the log total, the same float64 operation a normalized float64 copy would hold."""
+        values: np.ndarray = self.stored_unigram[index].astype(np.float64)
+        values -= self.unigram_total
+        return values
 
     @property
     def bigrams(self) -> int:
@@ -178,8 +192,7 @@ class LanguageModelPack(LoadablePack):
     def unigram(self, ids: np.ndarray) -> np.ndarray:
         """log P(w) under the model's unigram (Kneser-Ney continuation) distribution; id -1 is the
         unknown word."""
-        result: np.ndarray = self.log_unigram[self._outcomes(ids, "word")]
-        return result
+        return self._log_unigram_at(self._outcomes(ids, "word"))
 
     def transition(self, previous: np.ndarray, following: np.ndarray) -> np.ndarray:
         """(m, n) matrix of log P(following[j] | previous[i]); previous -1 is the unknown word and
@@ -195,7 +208,7 @@ class LanguageModelPack(LoadablePack):
     def _lookup(self, contexts: np.ndarray, outcomes: np.ndarray) -> np.ndarray:
         """log P(outcome | context) for broadcast arrays of rows: one binary search of each
         pair's context row, all pairs at once; a pair not stored backs off to alpha * unigram."""
-        result: np.ndarray = self.log_backoff[contexts] + self.log_unigram[outcomes]
+        result: np.ndarray = self.log_backoff[contexts] + self._log_unigram_at(outcomes)
         if self.bigrams:
             position, end = self._search(contexts, outcomes)
             position = np.minimum(position, self.bigrams - 1)
@@ -265,7 +278,8 @@ def load_language_model_pack(manifest: Manifest) -> LanguageModelPack:
     section: Mapping[str, Any] = manifest.section("lm")
     vocabulary: Mapping[str, Any] = section["vocabulary"]
     size, bigrams = int(vocabulary["size"]), int(section["bigrams"])
-    unigram = manifest.array(section["unigram"], np.float32, (size + 2,)).astype(np.float64)
+    stored_unigram = manifest.array(section["unigram"], np.float32, (size + 2,))
+    unigram = stored_unigram.astype(np.float64)  # for the load-time checks and sums only
     rows = manifest.array(section["rows"], np.int64, (size + 3,))
     following = manifest.array(section["following"], np.int32, (bigrams,))
     stored = manifest.array(section["logprob"], np.float16, (bigrams,))
@@ -279,10 +293,11 @@ def load_language_model_pack(manifest: Manifest) -> LanguageModelPack:
         raise AssetError(f"{where}: a stored bigram's outcome is not a word, unknown or </s>")
     if not _rows_increase(rows, following):
         raise AssetError(f"{where}: the stored bigrams are not sorted outcome ids of each context")
-    unigram -= np.logaddexp.reduce(unigram)  # exactly normalized in float64
+    total = np.logaddexp.reduce(unigram)
+    unigram -= total  # exactly normalized in float64 (lookups subtract the same total)
     log_backoff = _log_backoff(unigram, rows, following, stored, where)
-    for array in (unigram, log_backoff):
-        array.flags.writeable = False
+    del unigram
+    log_backoff.flags.writeable = False
     return LanguageModelPack(
         name=manifest.name,
         path=manifest.directory,
@@ -290,7 +305,8 @@ def load_language_model_pack(manifest: Manifest) -> LanguageModelPack:
         vocabulary_name=str(vocabulary["name"]),
         vocabulary_sha256=str(vocabulary["sha256"]),
         vocabulary_size=size,
-        log_unigram=unigram,
+        stored_unigram=stored_unigram,
+        unigram_total=float(total),
         rows=rows,
         following=following,
         log_stored=stored,
