@@ -279,24 +279,26 @@ def load_language_model_pack(manifest: Manifest) -> LanguageModelPack:
     vocabulary: Mapping[str, Any] = section["vocabulary"]
     size, bigrams = int(vocabulary["size"]), int(section["bigrams"])
     stored_unigram = manifest.array(section["unigram"], np.float32, (size + 2,))
-    unigram = stored_unigram.astype(np.float64)  # for the load-time checks and sums only
     rows = manifest.array(section["rows"], np.int64, (size + 3,))
     following = manifest.array(section["following"], np.int32, (bigrams,))
     stored = manifest.array(section["logprob"], np.float16, (bigrams,))
     # float16 -> float64 is exact: the stored values are checked as the float64 lookups return
-    if not (np.isfinite(unigram).all() and np.isfinite(stored).all() and (stored <= 0).all()):
+    # (as are the float32 unigram values: finite exactly where their float64 values are)
+    finite = np.isfinite(stored_unigram).all() and np.isfinite(stored).all()
+    if not (finite and (stored <= 0).all()):
         raise AssetError(f"{where}: log-probabilities must be finite and at most 0")
     counts = np.diff(rows)
     if rows[0] != 0 or rows[-1] != bigrams or (counts < 0).any():
         raise AssetError(f"{where}: the row offsets are not a CSR index of {bigrams} bigrams")
+    longest = int(counts.max(initial=0))
+    del counts  # every (V + 2)-long temporary of the load is freed as soon as it is done
     if bigrams and (following.min() < 0 or following.max() > size + 1):
         raise AssetError(f"{where}: a stored bigram's outcome is not a word, unknown or </s>")
     if not _rows_increase(rows, following):
         raise AssetError(f"{where}: the stored bigrams are not sorted outcome ids of each context")
-    total = np.logaddexp.reduce(unigram)
-    unigram -= total  # exactly normalized in float64 (lookups subtract the same total)
-    log_backoff = _log_backoff(unigram, rows, following, stored, where)
-    del unigram
+    # normalized exactly in float64: lookups widen the stored value and subtract this total
+    total = float(np.logaddexp.reduce(stored_unigram.astype(np.float64)))
+    log_backoff = _log_backoff(stored_unigram, total, rows, following, stored, where)
     log_backoff.flags.writeable = False
     return LanguageModelPack(
         name=manifest.name,
@@ -306,12 +308,12 @@ def load_language_model_pack(manifest: Manifest) -> LanguageModelPack:
         vocabulary_sha256=str(vocabulary["sha256"]),
         vocabulary_size=size,
         stored_unigram=stored_unigram,
-        unigram_total=float(total),
+        unigram_total=total,
         rows=rows,
         following=following,
         log_stored=stored,
         log_backoff=log_backoff,
-        search_steps=int(counts.max(initial=0)).bit_length(),
+        search_steps=longest.bit_length(),
     )
 
 
@@ -348,16 +350,22 @@ def _rows_increase(rows: np.ndarray, following: np.ndarray) -> bool:
 
 
 def _log_backoff(
-    unigram: np.ndarray, rows: np.ndarray, following: np.ndarray, stored: np.ndarray, where: str
+    stored_unigram: np.ndarray,
+    total: float,
+    rows: np.ndarray,
+    following: np.ndarray,
+    stored: np.ndarray,
+    where: str,
 ) -> np.ndarray:
     """log alpha(v) of every context (the words, unknown, START): the mass the stored bigrams of v
     leave, spread in proportion to the unigram.
 
     The sums run a chunk of whole rows at a time (:func:`_row_chunks`): each context's sum adds
     the same float64 terms in the same order from 0 as one ``np.bincount`` over all bigrams, so
-    the values are the same bit for bit, without whole-length temporaries.
+    the values are the same bit for bit, without whole-length temporaries; the rest is computed in
+    place (two float64 arrays of V + 2 in all).
     """
-    contexts = unigram.size  # as many contexts as outcomes: V + 2
+    contexts = stored_unigram.size  # as many contexts as outcomes: V + 2
     kept = np.zeros(contexts)
     kept_unigram = np.zeros(contexts)
     for first, last in _row_chunks(rows):
@@ -365,11 +373,17 @@ def _log_backoff(
         local = np.repeat(np.arange(last - first), np.diff(rows[first : last + 1]))
         exact = stored[start:stop].astype(np.float64)
         kept[first:last] = np.bincount(local, weights=np.exp(exact), minlength=last - first)
+        unigram = stored_unigram[following[start:stop]].astype(np.float64)
+        unigram -= total  # the normalized log-unigram, as lookups compute it
         kept_unigram[first:last] = np.bincount(
-            local, weights=np.exp(unigram[following[start:stop]]), minlength=last - first
+            local, weights=np.exp(unigram), minlength=last - first
         )
-    left, left_unigram = 1.0 - kept, 1.0 - kept_unigram
+    left, left_unigram = (
+        np.subtract(1.0, kept, out=kept),
+        np.subtract(1.0, kept_unigram, out=kept_unigram),
+    )
     if not ((left > 0).all() and (left_unigram > 0).all()):
         raise AssetError(f"{where}: the stored bigrams of a context hold all its probability")
-    result: np.ndarray = np.log(left) - np.log(left_unigram)
+    result: np.ndarray = np.log(left, out=left)
+    result -= np.log(left_unigram, out=left_unigram)
     return result
