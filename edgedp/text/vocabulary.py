@@ -46,6 +46,9 @@ _LOAD = 0.7
 #: Bits of a word's hash kept above its offset in its table entry (the tag: bits 25-31 of the
 #: mixed hash, below the 32 the home slot is taken from).
 _TAG_BITS = 7
+#: Word lists of fewer bytes have int32 table entries (24 bits of offset, the tag above them);
+#: longer ones int64 entries (40 bits of offset).
+_SMALL_BLOB = 1 << 24
 #: A line that starts or ends with whitespace (other than its newline), as str.strip() would see it.
 _PADDED = re.compile(r"^[^\S\n]|[^\S\n]$", re.MULTILINE)
 
@@ -120,9 +123,10 @@ class Vocabulary:
         self._starts_view: memoryview | None = None
         starts = self._line_starts()
         size = max(16, int(count / _LOAD) + 1)  # at most _LOAD full, never full
-        self._offset_bits = 24 if len(blob) < 2**24 else 40  # the tag above: int32 or int64
+        small = len(blob) < _SMALL_BLOB  # offsets and their tag fit an int32 entry
+        self._offset_bits = 24 if small else 40
         # ids while the words are inserted (duplicates are checked by id), then tagged offsets
-        self._table = np.full(size, _EMPTY, dtype=np.int32 if len(blob) < 2**24 else np.int64)
+        self._table = np.full(size, _EMPTY, dtype=np.int32 if small else np.int64)
         values = self._insert_all(np.frombuffer(blob, dtype=np.uint8), starts)
         for first in range(0, size, _CHUNK):  # ids -> tagged offsets, small temporaries
             part = self._table[first : first + _CHUNK]

@@ -132,3 +132,13 @@ def test_the_guard_lists_answer_as_sets_of_their_words():
         assert table.ids(words[::97]).tolist() == list(range(0, len(words), 97))
         probes = [word + suffix for word in words[::13] for suffix in ("s", "x", " ")]
         assert [probe in table for probe in probes] == [probe in members for probe in probes]
+
+
+@pytest.mark.parametrize("small_blob", [1 << 24, 1])  # int32 entries, then int64 entries
+def test_long_word_lists_use_wide_entries_with_the_same_answers(monkeypatch, small_blob):
+    monkeypatch.setattr(module, "_SMALL_BLOB", small_blob)
+    words = [f"w{i}" for i in range(3000)] + ["é", "日本"]
+    vocabulary = Vocabulary(words)
+    assert vocabulary._table.dtype == (np.int32 if small_blob > 1 else np.int64)
+    assert vocabulary.ids([*words, "w3000", "日"]).tolist() == [*range(len(words)), -1, -1]
+    assert all(word in vocabulary for word in words) and "w-1" not in vocabulary
