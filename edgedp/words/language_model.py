@@ -211,8 +211,9 @@ class LanguageModelPack(LoadablePack):
         result: np.ndarray = self.log_backoff[contexts] + self._log_unigram_at(outcomes)
         if self.bigrams:
             position, end = self._search(contexts, outcomes)
+            inside = position < end  # before clamping: an empty row's end may be the last bigram
             position = np.minimum(position, self.bigrams - 1)
-            found = (position < end) & (self.following[position] == outcomes)
+            found = inside & (self.following[position] == outcomes)
             result[found] = self.log_stored[position[found]]
         return result
 

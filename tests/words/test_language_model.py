@@ -229,3 +229,47 @@ def test_a_malformed_lm_section_is_an_asset_error(built, tmp_path, field, value)
     (bad / "manifest.json").write_text(json.dumps(manifest))
     with pytest.raises(AssetError, match=f"lm.{field}"):
         edgedp.load_pack(bad)
+
+
+@pytest.mark.parametrize("trailing_empty", [True, False])
+def test_lookups_find_exactly_the_stored_bigrams_of_each_row(trailing_empty):
+    """The per-row binary search (transition matrices and any other shape) against a dict of the
+    stored bigrams, with empty rows inside and at the end (an empty last row ends where the last
+    stored bigram does)."""
+    size = 5  # outcomes 0..6 (unknown 5, </s> 6); contexts 0..6 (unknown 5, START 6)
+    stored_rows = {0: [1, 3, 6], 1: [], 2: [0, 2, 3, 4, 5], 3: [], 4: [6], 5: [2], 6: []}
+    if not trailing_empty:
+        stored_rows[6] = [0, 1]
+    following = np.array([o for c in range(size + 2) for o in stored_rows[c]], dtype=np.int32)
+    rows = np.cumsum([0] + [len(stored_rows[c]) for c in range(size + 2)]).astype(np.int64)
+    log_stored = -np.arange(1, len(following) + 1, dtype=np.float16) / 8
+    model = LanguageModelPack(
+        name="tiny",
+        path=Path("."),
+        manifest=None,  # type: ignore[arg-type]
+        vocabulary_name="tiny",
+        vocabulary_sha256="0" * 64,
+        vocabulary_size=size,
+        stored_unigram=np.log(np.full(size + 2, 1 / (size + 2), dtype=np.float32)),
+        unigram_total=0.0,
+        rows=rows,
+        following=following,
+        log_stored=log_stored,
+        log_backoff=-np.arange(size + 2, dtype=np.float64) / 3,
+        search_steps=int(np.diff(rows).max()).bit_length(),
+    )
+    value = {
+        (c, o): float(log_stored[rows[c] + i])
+        for c in range(size + 2)
+        for i, o in enumerate(stored_rows[c])
+    }
+    contexts, outcomes = np.arange(size + 2), np.arange(size + 2)
+    expected = np.array(
+        [
+            [value.get((c, o), model.log_backoff[c] + model.log_unigram[o]) for o in outcomes]
+            for c in contexts
+        ]
+    )
+    assert np.array_equal(model._lookup(contexts[:, None], outcomes[None, :]), expected)
+    pairs = np.array([(c, o) for c in contexts for o in outcomes])
+    assert np.array_equal(model._lookup(pairs[:, 0], pairs[:, 1]), expected.ravel())
