@@ -273,3 +273,50 @@ def test_lookups_find_exactly_the_stored_bigrams_of_each_row(trailing_empty):
     assert np.array_equal(model._lookup(contexts[:, None], outcomes[None, :]), expected)
     pairs = np.array([(c, o) for c in contexts for o in outcomes])
     assert np.array_equal(model._lookup(pairs[:, 0], pairs[:, 1]), expected.ravel())
+
+
+class _ArraysManifest:
+    """What load_language_model_pack reads of a manifest, over given arrays."""
+
+    def __init__(self, model: LanguageModelPack, **arrays: np.ndarray) -> None:
+        self.name, self.directory, self._section = (
+            model.name,
+            model.path,
+            model.manifest.section("lm"),
+        )
+        self.arrays = {
+            "unigram": model.stored_unigram,
+            "rows": model.rows,
+            "following": model.following,
+            "logprob": model.log_stored,
+            **arrays,
+        }
+
+    def section(self, name: str) -> dict:
+        return dict(self._section)
+
+    def array(self, file: str, dtype: type, shape: tuple[int, ...]) -> np.ndarray:
+        key = next(k for k in self.arrays if self._section[k] == file)
+        return np.asarray(self.arrays[key], dtype=dtype).reshape(shape)
+
+
+def test_the_load_checks_each_row_and_rebuilds_the_same_model(model):
+    from edgedp.words import language_model as module
+
+    again = module.load_language_model_pack(_ArraysManifest(model))  # type: ignore[arg-type]
+    assert np.array_equal(again.log_backoff, model.log_backoff)
+    assert again.log_unigram.tobytes() == model.log_unigram.tobytes()
+    row = int(np.flatnonzero(np.diff(model.rows) >= 2)[0])
+    start = int(model.rows[row])
+    swapped = model.following.copy()
+    swapped[start], swapped[start + 1] = swapped[start + 1], swapped[start]
+    with pytest.raises(AssetError, match="not sorted outcome ids of each context"):
+        module.load_language_model_pack(_ArraysManifest(model, following=swapped))  # type: ignore[arg-type]
+    certain = model.log_stored.copy()
+    certain[start] = 0.0  # probability 1 for one bigram: nothing left for the others
+    with pytest.raises(AssetError, match="hold all its probability"):
+        module.load_language_model_pack(_ArraysManifest(model, logprob=certain))  # type: ignore[arg-type]
+    infinite = model.stored_unigram.copy()
+    infinite[3] = np.inf
+    with pytest.raises(AssetError, match="finite and at most 0"):
+        module.load_language_model_pack(_ArraysManifest(model, unigram=infinite))  # type: ignore[arg-type]
