@@ -12,6 +12,13 @@ reports) and that the footprint works (``edgedp packs list`` + a BRR privatizati
 
 Baseline in the same run: an empty venv (pip alone). Slow (three venvs, about 250 MB of wheels from
 the package index or its cache): run by name, ``python -m bench footprint``.
+
+First, from this checkout (issue 50, target 48 MB on the numpy tier): the peak RSS (the child's own
+VmHWM, median of 3 fresh processes after a warm-up) of one chat message privatized with every
+default, ``echo MESSAGE | python -m edgedp privatize --epsilon 0.5``, per runtime tier
+(``EDGEDP_BACKEND=numpy`` and ``native``) with the default context decoding and with ``--decode
+nearest``, beside each tier's floor (``import numpy``; ``import numpy, faiss``).
+``python -m bench.performance.footprint`` measures that table alone (seconds, no wheels).
 """
 
 from __future__ import annotations
@@ -20,9 +27,11 @@ import os
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
-from bench.harness import ROOT, Report
+from bench.harness import ROOT, Report, median_python
 
 FOOTPRINTS = {
     "words only": ("edgedp", []),
@@ -36,6 +45,60 @@ SMOKE = {
     "everything": "import edgedp; print(edgedp.ADePT(edgedp.load_pack('adept-bbc'), "
     "epsilon=500).privatize('A test sentence.'))",
 }
+
+
+#: The message of issue 50's one-message footprint.
+MESSAGE = b"hey maria, can you call dr. okafor at 555-0142 tmrw? we need the report by friday\n"
+ONE_MESSAGE = ["-m", "edgedp", "privatize", "--epsilon", "0.5"]
+TIERS = {"numpy": "import numpy", "native": "import numpy, faiss"}
+DECODINGS = {"context (default)": [], "nearest": ["--decode", "nearest"]}
+#: Issue 50's target for the numpy tier with every default, MB.
+TARGET_MB = 48
+
+
+@contextmanager
+def _tier(name: str) -> Iterator[None]:
+    """``EDGEDP_BACKEND`` set to ``name`` for the children started inside."""
+    before = os.environ.get("EDGEDP_BACKEND")
+    os.environ["EDGEDP_BACKEND"] = name
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ["EDGEDP_BACKEND"]
+        else:
+            os.environ["EDGEDP_BACKEND"] = before
+
+
+def one_message_rows(report: Report, *, quick: bool) -> None:
+    """Peak RSS of one default message per tier and decoding (see the module docstring)."""
+    repeats = 1 if quick else 3
+    for tier, floor in TIERS.items():
+        with _tier(tier):
+            try:
+                base = median_python(["-c", floor], repeats=repeats, warmup=not quick)
+            except RuntimeError as error:  # the tier's libraries are not installed
+                report.notes.append(f"{tier} tier not measured: {error}")
+                continue
+            for decoding, flags in DECODINGS.items():
+                run = median_python(
+                    [*ONE_MESSAGE, *flags], repeats=repeats, stdin=MESSAGE, warmup=not quick
+                )
+                report.add(
+                    table="one message, peak RSS (MB)",
+                    tier=tier,
+                    decode=decoding,
+                    peak_rss_mb=run.peak_rss_mb,
+                    floor_mb=base.peak_rss_mb,
+                    over_floor_mb=run.peak_rss_mb - base.peak_rss_mb,
+                    seconds=run.seconds,
+                )
+    report.notes.append(
+        f"one message: `echo '{MESSAGE.decode().strip()}' | EDGEDP_BACKEND=TIER python "
+        f"{' '.join(ONE_MESSAGE)} [--decode nearest]`, from this checkout; floor: the "
+        f"tier's libraries imported alone; issue 50's target: {TARGET_MB} MB on the numpy tier "
+        "with every default"
+    )
 
 
 def _run(*argv: str | Path, cwd: Path | None = None, clean: bool = False) -> str:
@@ -66,6 +129,7 @@ def build_wheels(out: Path) -> dict[str, Path]:
 
 
 def run(report: Report, *, quick: bool) -> None:
+    one_message_rows(report, quick=quick)
     with tempfile.TemporaryDirectory(prefix="edgedp-footprint-") as scratch:
         scratch_dir = Path(scratch)
         wheels = build_wheels(scratch_dir / "dist")
@@ -99,3 +163,9 @@ def run(report: Report, *, quick: bool) -> None:
             f"empty venv (python3 -m venv, pip only): {baseline:.1f} MB; sizes by du -sk; the "
             "smoke run of each footprint privatizes or embeds one text with its packs"
         )
+
+
+if __name__ == "__main__":
+    one_message = Report("footprint-one-message", quick="--quick" in sys.argv)
+    one_message_rows(one_message, quick=one_message.quick)
+    print(one_message.write(ROOT / "bench" / "results"))

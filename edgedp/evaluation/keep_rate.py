@@ -230,12 +230,19 @@ def public_releases(mechanism: KeepMeasured, word_ids: np.ndarray, samples: int)
     reproducible, and nothing but public words is released.
     """
     samples = check_positive_int(samples, "samples", minimum=2)
+    parameters = mechanism.parameters()
+    decoder = getattr(mechanism, "decoder", None)
+    if decoder is not None and "language_model" in parameters:
+        # the language model the mechanism has loaded, not a second copy of it (8 MB resident
+        # for the bundled one: bench/reports/2026-11-29-footprint.md); the same model, the same
+        # releases
+        parameters["language_model"] = decoder.language_model
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", NotPrivateWarning)  # public words only
         evaluator: KeepMeasured = type(mechanism)(  # type: ignore[call-arg]
             mechanism.pack,
             rng=light_public_source(KEPT_SEED),
-            **mechanism.parameters(),
+            **parameters,
         )
     ids = np.asarray(word_ids, dtype=np.int64)
     released: np.ndarray = evaluator.privatize_ids(np.repeat(ids, samples))

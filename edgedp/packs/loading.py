@@ -202,10 +202,10 @@ def installed_packs() -> dict[str, _Installed]:
     a pack name that two installed distributions register (naming both): which one loads must
     never depend on ``sys.path`` order.
     """
-    from importlib.metadata import entry_points
+    from edgedp.packs.distributions import entry_points
 
     found: dict[str, _Installed] = {}
-    for entry in entry_points(group=ENTRY_POINT_GROUP):
+    for entry in entry_points(ENTRY_POINT_GROUP):
         distribution = entry.dist.name if entry.dist is not None else entry.value
         if entry.name in found and found[entry.name].distribution != distribution:
             raise AssetError(

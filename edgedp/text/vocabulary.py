@@ -6,20 +6,26 @@ top-level domains, each language's lexicon). A ``dict`` or ``frozenset`` of 100,
 (bench/reports/2026-11-23-footprint.md: ~13 MB for 100,000 words). Here a list is
 
 * the UTF-8 bytes of ``vocab.txt`` (one word per line; 0.8 MB for words-small),
-* the start offset of every line (int32 or int64),
-* an open-addressing hash table of word ids (int32, at most half full), keyed by a 64-bit
-  hash of the word's UTF-8 bytes (read as a little-endian integer, modulo 2**31 - 1), computed for
-  all words at once with numpy (Horner's rule over byte columns) and for a looked-up word by one
-  ``int.from_bytes``.
+* an open-addressing hash table (linear probing, at most :data:`_LOAD` full: 5.7 bytes a word) of
+  the words' byte offsets in those bytes, each with 7 more bits of its word's hash above it (a
+  probe compares bytes only when they agree; int32 entries, int64 past 16 MiB of words), keyed by
+  a 64-bit hash of the word's UTF-8 bytes (read as a little-endian integer, modulo 2**31 - 1),
+  computed for all words at once with numpy (Horner's rule over byte columns) and for a
+  looked-up word by one ``int.from_bytes``,
+* the start offset of every line (int32 or int64), built when a word's id or the word of an id is
+  first asked for: a list that only answers ``in`` (the identifier guard's names, places, common
+  words) never holds it (bench/reports/2026-11-29-footprint.md).
 
 Lookups compare the candidate's bytes with the word's, so a hash collision never returns a wrong
-id. The table holds only the public vocabulary; a looked-up word never enters it, so input cannot
-lengthen the probe chains. ``words`` materializes the tuple of all words only when asked.
+answer; a word's id is the rank of its offset among the line starts. The table holds only the
+public vocabulary; a looked-up word never enters it, so input cannot lengthen the probe chains.
+``words`` materializes the tuple of all words only when asked.
 """
 
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import overload
@@ -34,6 +40,15 @@ _MIX = 0x9E3779B97F4A7C15  # Fibonacci hashing: the table slot is taken from the
 _CHUNK = 1 << 13  # words hashed and inserted per numpy step (bounds the temporaries)
 _SCAN_BYTES = 1 << 16  # bytes searched for line ends per numpy step
 _EMPTY = -1
+#: The most a hash table is filled: its slots are ``count / _LOAD`` rounded up (linear probing
+#: then takes ~2 probes to find a word and ~6 to miss one).
+_LOAD = 0.7
+#: Bits of a word's hash kept above its offset in its table entry (the tag: bits 25-31 of the
+#: mixed hash, below the 32 the home slot is taken from).
+_TAG_BITS = 7
+#: Word lists of fewer bytes have int32 table entries (24 bits of offset, the tag above them);
+#: longer ones int64 entries (40 bits of offset).
+_SMALL_BLOB = 1 << 24
 #: A line that starts or ends with whitespace (other than its newline), as str.strip() would see it.
 _PADDED = re.compile(r"^[^\S\n]|[^\S\n]$", re.MULTILINE)
 
@@ -46,7 +61,16 @@ def _hash(data: bytes) -> int:
 class Vocabulary:
     """The public word list of a pack: id <-> word, with lookups that map unknown words to -1."""
 
-    __slots__ = ("_blob", "_shift", "_starts", "_starts_view", "_table", "_table_view", "_words")
+    __slots__ = (
+        "_blob",
+        "_count",
+        "_offset_bits",
+        "_starts",
+        "_starts_view",
+        "_table",
+        "_table_view",
+        "_words",
+    )
 
     def __init__(self, words: Iterable[str]) -> None:
         self._init_blob("".join(f"{word}\n" for word in words).encode("utf-8"))
@@ -78,12 +102,14 @@ class Vocabulary:
         >>> "maria" in names, "#" in names, len(names)
         (True, False, 2)
         """
-        blob = path.read_bytes()
-        start = 0
-        while blob.startswith(b"#", start):  # the header: its comment lines
-            start = blob.find(b"\n", start) + 1 or len(blob)
+        with path.open("rb") as handle:  # the words after the header, read once (no copy)
+            start = 0
+            while handle.readline().startswith(b"#"):  # the header: its comment lines
+                start = handle.tell()
+            handle.seek(start)
+            blob = handle.read()
         try:
-            return cls.from_lines(blob[start:])
+            return cls.from_lines(blob)
         except (AssetError, UnicodeDecodeError) as error:
             raise AssetError(f"{path.name}: {error}") from None
 
@@ -91,36 +117,64 @@ class Vocabulary:
         if blob and not blob.endswith(b"\n"):
             blob += b"\n"
         self._blob = blob
+        self._count = count = blob.count(b"\n")
+        self._words: tuple[str, ...] | None = None
+        self._starts: np.ndarray | None = None
+        self._starts_view: memoryview | None = None
+        starts = self._line_starts()
+        size = max(16, int(count / _LOAD) + 1)  # at most _LOAD full, never full
+        small = len(blob) < _SMALL_BLOB  # offsets and their tag fit an int32 entry
+        self._offset_bits = 24 if small else 40
+        # ids while the words are inserted (duplicates are checked by id), then tagged offsets
+        self._table = np.full(size, _EMPTY, dtype=np.int32 if small else np.int64)
+        values = self._insert_all(np.frombuffer(blob, dtype=np.uint8), starts)
+        for first in range(0, size, _CHUNK):  # ids -> tagged offsets, small temporaries
+            part = self._table[first : first + _CHUNK]
+            filled = np.flatnonzero(part != _EMPTY)
+            ids = part[filled].astype(np.int64)
+            with np.errstate(over="ignore"):
+                mixed = values[ids].astype(np.uint64) * np.uint64(_MIX)
+            tags = (mixed >> np.uint64(32 - _TAG_BITS)) & np.uint64((1 << _TAG_BITS) - 1)
+            part[filled] = (tags.astype(np.int64) << self._offset_bits) | starts[ids]
+        self._table_view = memoryview(self._table.data)  # Python ints, no numpy scalars
+        self._starts, self._starts_view = None, None  # built again when an id is asked for
+
+    def _line_starts(self) -> np.ndarray:
+        """The start offset of every line and the end of the last (word i is ``blob[starts[i] :
+        starts[i + 1] - 1]``), kept (and dropped again after the table is built)."""
+        blob = self._blob
         buffer = np.frombuffer(blob, dtype=np.uint8)
-        count = blob.count(b"\n")
-        dtype = np.int32 if len(blob) < 2**31 else np.int64
-        starts = np.empty(count + 1, dtype=dtype)
+        starts = np.empty(self._count + 1, dtype=np.int32 if len(blob) < 2**31 else np.int64)
         starts[0] = filled = 0
         for offset in range(0, len(blob), _SCAN_BYTES):  # line ends, a bounded slice at a time
             ends = np.flatnonzero(buffer[offset : offset + _SCAN_BYTES] == 10)
             starts[filled + 1 : filled + 1 + len(ends)] = ends + (offset + 1)
             filled += len(ends)
-        self._starts = starts  # word i is blob[starts[i] : starts[i + 1] - 1]
-        self._words: tuple[str, ...] | None = None
-        bits = max(4, int(2 * count).bit_length())  # at most half full
-        self._shift = 64 - bits
-        self._table = np.full(1 << bits, _EMPTY, dtype=np.int32 if count < 2**31 else np.int64)
-        self._starts_view = memoryview(starts.data)  # Python ints without numpy scalars (lookups)
-        self._insert_all(buffer, count)
-        self._table_view = memoryview(self._table.data)
+        self._starts = starts
+        return starts
 
-    def _insert_all(self, buffer: np.ndarray, count: int) -> None:
-        """Validate, hash every word with numpy (Horner's rule over byte columns), insert.
+    def _starts_memory(self) -> memoryview:
+        """The line starts as Python ints (built on first use, then kept)."""
+        view = self._starts_view
+        if view is None:
+            starts = self._starts if self._starts is not None else self._line_starts()
+            view = self._starts_view = memoryview(starts.data)
+        return view
+
+    def _insert_all(self, buffer: np.ndarray, line_starts: np.ndarray) -> np.ndarray:
+        """Validate, hash every word with numpy (Horner's rule over byte columns), insert; the
+        hashes, by id.
 
         Everything runs :data:`_CHUNK` words at a time, so that the temporaries stay small next to
         the table (bench/reports/2026-11-23-footprint.md: the vocabulary build's temporaries).
         """
+        count = len(line_starts) - 1
         values = np.empty(count, dtype=np.uint32)  # hashes are below _PRIME < 2**31
         for first in range(0, count, _CHUNK):
             last = min(first + _CHUNK, count)
-            starts = self._starts[first:last].astype(np.int64)
-            chunk = self._starts[first + 1 : last + 1].astype(np.int64) - starts - 1  # in bytes
-            text = self._blob[starts[0] : int(self._starts[last])].decode("utf-8")
+            starts = line_starts[first:last].astype(np.int64)
+            chunk = line_starts[first + 1 : last + 1].astype(np.int64) - starts - 1  # in bytes
+            text = self._blob[starts[0] : int(line_starts[last])].decode("utf-8")
             # UnicodeDecodeError: the caller names the file (no UTF-8 sequence holds a newline)
             if (chunk == 0).any() or _PADDED.search(text):
                 raise AssetError("vocabulary has empty or padded lines")
@@ -140,12 +194,12 @@ class Vocabulary:
         # (in a's round, when they are in the same chunk: both start at home and move together;
         # later, when a's chunk came first: a's slot lies on b's probe sequence). So b is checked
         # against every word whose slot it passes; only equal hashes compare bytes.
-        mask = len(self._table) - 1
+        size = len(self._table)
         for first in range(0, count, _CHUNK):
             pending = np.arange(first, min(first + _CHUNK, count), dtype=np.int64)
             with np.errstate(over="ignore"):
                 home = values[first : first + _CHUNK].astype(np.uint64) * np.uint64(_MIX)
-            slots = (home >> np.uint64(self._shift)).astype(np.int64)
+            slots = _home_slots(home, size)
             while pending.size:
                 free = self._table[slots] == _EMPTY
                 claimed, first_claim = np.unique(slots[free], return_index=True)
@@ -154,7 +208,9 @@ class Vocabulary:
                 moving[np.flatnonzero(free)[first_claim]] = False
                 pending, slots = pending[moving], slots[moving]
                 self._check_duplicates(pending, self._table[slots], values)
-                slots = (slots + 1) & mask
+                slots += 1
+                slots[slots == size] = 0
+        return values
 
     def _check_duplicates(self, words: np.ndarray, holders: np.ndarray, values: np.ndarray) -> None:
         """Refuse a word equal to the word holding the slot it passes (equal hashes compare bytes)."""
@@ -164,25 +220,37 @@ class Vocabulary:
                 raise AssetError("vocabulary has duplicate words")
 
     def _bytes(self, word_id: int) -> bytes:
-        starts = self._starts_view
+        starts = self._starts_memory()
         return self._blob[starts[word_id] : starts[word_id + 1] - 1]
 
-    def _id(self, word: str) -> int:
+    def _offset(self, word: str) -> int:
+        """The byte offset of ``word``'s line in the blob, -1 if it is not a word of the list."""
         data = word.encode("utf-8", "surrogatepass")
-        slot = ((_hash(data) * _MIX) & _MASK) >> self._shift
-        table, starts, blob = self._table_view, self._starts_view, self._blob
-        mask = len(table) - 1
-        while (candidate := table[slot]) != _EMPTY:
-            if blob[starts[candidate] : starts[candidate + 1] - 1] == data:
-                return candidate
-            slot = (slot + 1) & mask
+        if b"\n" in data:  # no word of a list holds a line break
+            return -1
+        line, length = data + b"\n", len(data) + 1
+        table, blob, bits = self._table_view, self._blob, self._offset_bits
+        size, low = len(table), (1 << bits) - 1
+        mixed = (_hash(data) * _MIX) & _MASK
+        slot = ((mixed >> 32) * size) >> 32  # as _home_slots
+        tag = (mixed >> (32 - _TAG_BITS)) & ((1 << _TAG_BITS) - 1)
+        while (entry := table[slot]) != _EMPTY:
+            if entry >> bits == tag and blob[(offset := entry & low) : offset + length] == line:
+                return offset
+            slot += 1
+            if slot == size:
+                slot = 0
         return -1
 
+    def _id(self, word: str) -> int:
+        offset = self._offset(word)
+        return -1 if offset < 0 else bisect_left(self._starts_memory(), offset)
+
     def __len__(self) -> int:
-        return len(self._starts) - 1
+        return self._count
 
     def __contains__(self, word: object) -> bool:
-        return isinstance(word, str) and self._id(word) >= 0
+        return isinstance(word, str) and self._offset(word) >= 0
 
     @overload
     def __getitem__(self, word_id: int) -> str: ...
@@ -202,9 +270,11 @@ class Vocabulary:
         if self._words is not None:
             yield from self._words
             return
-        blob, starts = self._blob, self._starts_view
-        for word_id in range(len(self)):
-            yield blob[starts[word_id] : starts[word_id + 1] - 1].decode("utf-8")
+        blob, start = self._blob, 0
+        for _ in range(self._count):
+            end = blob.index(b"\n", start)
+            yield blob[start:end].decode("utf-8")
+            start = end + 1
 
     @property
     def words(self) -> tuple[str, ...]:
@@ -216,3 +286,13 @@ class Vocabulary:
     def ids(self, words: Iterable[str]) -> np.ndarray:
         """Word ids as int64, -1 for words not in the vocabulary."""
         return np.fromiter((self._id(word) for word in words), dtype=np.int64)
+
+
+def _home_slots(home: np.ndarray, size: int) -> np.ndarray:
+    """The home slots of mixed hashes in a table of ``size`` slots: the top 32 bits scaled to
+    ``[0, size)`` (``(h >> 32) * size >> 32``, exact in uint64 for size < 2**32; lookups compute
+    the same with Python ints)."""
+    slots: np.ndarray = (((home >> np.uint64(32)) * np.uint64(size)) >> np.uint64(32)).astype(
+        np.int64
+    )
+    return slots

@@ -22,8 +22,9 @@ Layout of an ``lm`` pack (the manifest's ``lm`` section names the files):
 * ``unigram.npy`` float32 (V + 2,): log P_unigram of the words, the unknown word, ``</s>``;
 * ``rows.npy`` int64 (V + 3,): CSR offsets of the contexts (the words, the unknown word, START);
 * ``following.npy`` int32 (bigrams,): the stored outcomes of each context, strictly increasing
-  (at load they become one sorted key per bigram, ``context * (V + 2) + outcome``, so that a
-  matrix of lookups is one ``np.searchsorted``: ~8 bytes of memory per bigram);
+  (a matrix of lookups is one vectorized binary search of each query's context row: no key is
+  built per bigram, and the loaded model is the verified files plus two float64 arrays of
+  ``V + 2``; bench/reports/2026-11-29-footprint.md);
 * ``logprob.npy`` float16 (bigrams,): their log-probabilities.
 
 The manifest records the vocabulary it was built for (the SHA-256 of its words pack's
@@ -128,12 +129,13 @@ class LanguageModelPack(LoadablePack):
     vocabulary_name: str
     vocabulary_sha256: str
     vocabulary_size: int
-    log_unigram: np.ndarray  # (V + 2,) float64: the words, unknown, </s>
-    rows: np.ndarray  # (V + 3,) int64
-    following: np.ndarray  # (bigrams,) int32
-    keys: np.ndarray  # (bigrams,) int64: context * (V + 2) + outcome, strictly increasing
+    stored_unigram: np.ndarray  # (V + 2,) float32: the words, unknown, </s>; a view
+    unigram_total: float  # log of the sum of their exponentials: log_unigram = stored - total
+    rows: np.ndarray  # (V + 3,) int64, a view of the verified bytes
+    following: np.ndarray  # (bigrams,) int32, strictly increasing in each row; a view
     log_stored: np.ndarray  # (bigrams,) float16, a view of the verified bytes
     log_backoff: np.ndarray  # (V + 2,) float64: the words, unknown, START
+    search_steps: int  # halvings that bring the longest row to one position: its bit length
 
     PACK_KIND = "lm"
     DEFAULT_PACK = DEFAULT_LANGUAGE_MODEL_PACK
@@ -142,6 +144,19 @@ class LanguageModelPack(LoadablePack):
     def from_manifest(cls, manifest: Manifest) -> LanguageModelPack:
         """Build the pack from its verified manifest (:meth:`load` is the way in)."""
         return load_language_model_pack(manifest)
+
+    @property
+    def log_unigram(self) -> np.ndarray:
+        """(V + 2,) float64: log P_unigram of the words, unknown, ``</s>`` (computed when asked:
+        the model keeps the stored float32 values, half the memory)."""
+        return self._log_unigram_at(slice(None))
+
+    def _log_unigram_at(self, index: Any) -> np.ndarray:
+        """The float64 log-unigram values at ``index``: the stored value widened (exactly) less
+        the log total, the same float64 operation a normalized float64 copy would hold."""
+        values: np.ndarray = self.stored_unigram[index].astype(np.float64)
+        values -= self.unigram_total
+        return values
 
     @property
     def bigrams(self) -> int:
@@ -177,8 +192,7 @@ class LanguageModelPack(LoadablePack):
     def unigram(self, ids: np.ndarray) -> np.ndarray:
         """log P(w) under the model's unigram (Kneser-Ney continuation) distribution; id -1 is the
         unknown word."""
-        result: np.ndarray = self.log_unigram[self._outcomes(ids, "word")]
-        return result
+        return self._log_unigram_at(self._outcomes(ids, "word"))
 
     def transition(self, previous: np.ndarray, following: np.ndarray) -> np.ndarray:
         """(m, n) matrix of log P(following[j] | previous[i]); previous -1 is the unknown word and
@@ -192,15 +206,41 @@ class LanguageModelPack(LoadablePack):
         return self._lookup(contexts, np.full(contexts.shape, self.vocabulary_size + 1))
 
     def _lookup(self, contexts: np.ndarray, outcomes: np.ndarray) -> np.ndarray:
-        """log P(outcome | context) for broadcast arrays of rows: one binary search of the sorted
-        (context, outcome) keys for all pairs; a pair not stored backs off to alpha * unigram."""
-        queries = contexts * (self.vocabulary_size + 2) + outcomes
-        result: np.ndarray = self.log_backoff[contexts] + self.log_unigram[outcomes]
+        """log P(outcome | context) for broadcast arrays of rows: one binary search of each
+        pair's context row, all pairs at once; a pair not stored backs off to alpha * unigram."""
+        result: np.ndarray = self.log_backoff[contexts] + self._log_unigram_at(outcomes)
         if self.bigrams:
-            position = np.minimum(np.searchsorted(self.keys, queries), self.bigrams - 1)
-            found = self.keys[position] == queries
+            position, end = self._search(contexts, outcomes)
+            inside = position < end  # before clamping: an empty row's end may be the last bigram
+            position = np.minimum(position, self.bigrams - 1)
+            found = inside & (self.following[position] == outcomes)
             result[found] = self.log_stored[position[found]]
         return result
+
+    def _search(self, contexts: np.ndarray, outcomes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """For broadcast rows: the first position of the context's row whose outcome is not below
+        the queried one (the row's end if none), and the row's end. Each halving step moves every
+        pair's interval [low, high) at once; :attr:`search_steps` of them empty the longest."""
+        shape = np.broadcast_shapes(contexts.shape, outcomes.shape)
+        end = np.broadcast_to(self.rows[contexts + 1], shape)
+        if contexts.ndim == outcomes.ndim == 2 and contexts.shape[1] == outcomes.shape[0] == 1:
+            # a transition matrix: one np.searchsorted of each context's row for all outcomes
+            position = np.empty(shape, dtype=np.int64)
+            wanted = outcomes[0].astype(self.following.dtype)  # outcomes fit: at most V + 1
+            starts = self.rows[contexts[:, 0]].tolist()
+            for i, (start, stop) in enumerate(zip(starts, end[:, 0].tolist(), strict=True)):
+                position[i] = self.following[start:stop].searchsorted(wanted)
+            position += self.rows[contexts]
+            return position, end
+        low = np.broadcast_to(self.rows[contexts], shape).copy()
+        high = end.copy()
+        last = self.bigrams - 1
+        for _ in range(self.search_steps):
+            middle = (low + high) >> 1  # an empty interval (low == high) stays where it is
+            right = (low < high) & (self.following[np.minimum(middle, last)] < outcomes)
+            low = np.where(right, middle + 1, low)
+            high = np.where(right, high, middle)
+        return low, end
 
     def perplexity(self, sentences: Iterable[Sequence[int]]) -> float:
         """Per-token perplexity of id sentences (-1: unknown), counting each ``</s>``."""
@@ -239,26 +279,28 @@ def load_language_model_pack(manifest: Manifest) -> LanguageModelPack:
     section: Mapping[str, Any] = manifest.section("lm")
     vocabulary: Mapping[str, Any] = section["vocabulary"]
     size, bigrams = int(vocabulary["size"]), int(section["bigrams"])
-    unigram = manifest.array(section["unigram"], np.float32, (size + 2,)).astype(np.float64)
+    stored_unigram = manifest.array(section["unigram"], np.float32, (size + 2,))
     rows = manifest.array(section["rows"], np.int64, (size + 3,))
     following = manifest.array(section["following"], np.int32, (bigrams,))
     stored = manifest.array(section["logprob"], np.float16, (bigrams,))
-    exact = stored.astype(np.float64)  # the values lookups return (float16 -> float64 is exact)
-    if not (np.isfinite(unigram).all() and np.isfinite(exact).all() and (exact <= 0).all()):
+    # float16 -> float64 is exact: the stored values are checked as the float64 lookups return
+    # (as are the float32 unigram values: finite exactly where their float64 values are)
+    finite = np.isfinite(stored_unigram).all() and np.isfinite(stored).all()
+    if not (finite and (stored <= 0).all()):
         raise AssetError(f"{where}: log-probabilities must be finite and at most 0")
     counts = np.diff(rows)
     if rows[0] != 0 or rows[-1] != bigrams or (counts < 0).any():
         raise AssetError(f"{where}: the row offsets are not a CSR index of {bigrams} bigrams")
+    longest = int(counts.max(initial=0))
+    del counts  # every (V + 2)-long temporary of the load is freed as soon as it is done
     if bigrams and (following.min() < 0 or following.max() > size + 1):
         raise AssetError(f"{where}: a stored bigram's outcome is not a word, unknown or </s>")
-    context = np.repeat(np.arange(size + 2, dtype=np.int64), counts)
-    keys = context * (size + 2) + following
-    if (np.diff(keys) <= 0).any():
+    if not _rows_increase(rows, following):
         raise AssetError(f"{where}: the stored bigrams are not sorted outcome ids of each context")
-    unigram -= np.logaddexp.reduce(unigram)  # exactly normalized in float64
-    log_backoff = _log_backoff(unigram, context, following, exact, where)
-    for array in (unigram, keys, log_backoff):
-        array.flags.writeable = False
+    # normalized exactly in float64: lookups widen the stored value and subtract this total
+    total = float(np.logaddexp.reduce(stored_unigram.astype(np.float64)))
+    log_backoff = _log_backoff(stored_unigram, total, rows, following, stored, where)
+    log_backoff.flags.writeable = False
     return LanguageModelPack(
         name=manifest.name,
         path=manifest.directory,
@@ -266,25 +308,83 @@ def load_language_model_pack(manifest: Manifest) -> LanguageModelPack:
         vocabulary_name=str(vocabulary["name"]),
         vocabulary_sha256=str(vocabulary["sha256"]),
         vocabulary_size=size,
-        log_unigram=unigram,
+        stored_unigram=stored_unigram,
+        unigram_total=total,
         rows=rows,
         following=following,
-        keys=keys,
         log_stored=stored,
         log_backoff=log_backoff,
+        search_steps=longest.bit_length(),
     )
 
 
+#: Bigrams checked or summed per numpy step at load (bounds the temporaries: a few megabytes less
+#: peak memory than whole-array steps for the bundled model).
+_LOAD_CHUNK = 1 << 16
+
+
+def _row_chunks(rows: np.ndarray) -> list[tuple[int, int]]:
+    """Consecutive context ranges [first, last) of about :data:`_LOAD_CHUNK` bigrams each (at
+    least one context each; a row is never split)."""
+    contexts = len(rows) - 1
+    chunks, first = [], 0
+    while first < contexts:
+        last = int(np.searchsorted(rows, rows[first] + _LOAD_CHUNK, side="right")) - 1
+        last = min(max(last, first + 1), contexts)
+        chunks.append((first, last))
+        first = last
+    return chunks
+
+
+def _rows_increase(rows: np.ndarray, following: np.ndarray) -> bool:
+    """Whether the outcomes of every row are strictly increasing (a chunk of rows at a time)."""
+    for first, last in _row_chunks(rows):
+        start, stop = int(rows[first]), int(rows[last])
+        if stop - start < 2:
+            continue
+        increases = np.diff(following[start:stop]) > 0
+        starts = rows[first + 1 : last] - start  # the rows that start inside the chunk
+        increases[starts[(starts > 0) & (starts < stop - start)] - 1] = True  # no rule there
+        if not increases.all():
+            return False
+    return True
+
+
 def _log_backoff(
-    unigram: np.ndarray, context: np.ndarray, following: np.ndarray, stored: np.ndarray, where: str
+    stored_unigram: np.ndarray,
+    total: float,
+    rows: np.ndarray,
+    following: np.ndarray,
+    stored: np.ndarray,
+    where: str,
 ) -> np.ndarray:
     """log alpha(v) of every context (the words, unknown, START): the mass the stored bigrams of v
-    leave, spread in proportion to the unigram."""
-    contexts = unigram.size  # as many contexts as outcomes: V + 2
-    kept = np.bincount(context, weights=np.exp(stored), minlength=contexts)
-    kept_unigram = np.bincount(context, weights=np.exp(unigram[following]), minlength=contexts)
-    left, left_unigram = 1.0 - kept, 1.0 - kept_unigram
+    leave, spread in proportion to the unigram.
+
+    The sums run a chunk of whole rows at a time (:func:`_row_chunks`): each context's sum adds
+    the same float64 terms in the same order from 0 as one ``np.bincount`` over all bigrams, so
+    the values are the same bit for bit, without whole-length temporaries; the rest is computed in
+    place (two float64 arrays of V + 2 in all).
+    """
+    contexts = stored_unigram.size  # as many contexts as outcomes: V + 2
+    kept = np.zeros(contexts)
+    kept_unigram = np.zeros(contexts)
+    for first, last in _row_chunks(rows):
+        start, stop = int(rows[first]), int(rows[last])
+        local = np.repeat(np.arange(last - first), np.diff(rows[first : last + 1]))
+        exact = stored[start:stop].astype(np.float64)
+        kept[first:last] = np.bincount(local, weights=np.exp(exact), minlength=last - first)
+        unigram = stored_unigram[following[start:stop]].astype(np.float64)
+        unigram -= total  # the normalized log-unigram, as lookups compute it
+        kept_unigram[first:last] = np.bincount(
+            local, weights=np.exp(unigram), minlength=last - first
+        )
+    left, left_unigram = (
+        np.subtract(1.0, kept, out=kept),
+        np.subtract(1.0, kept_unigram, out=kept_unigram),
+    )
     if not ((left > 0).all() and (left_unigram > 0).all()):
         raise AssetError(f"{where}: the stored bigrams of a context hold all its probability")
-    result: np.ndarray = np.log(left) - np.log(left_unigram)
+    result: np.ndarray = np.log(left, out=left)
+    result -= np.log(left_unigram, out=left_unigram)
     return result

@@ -77,15 +77,19 @@ def filler_ids(pack: WordPack) -> np.ndarray:
 
 
 def _filler(pack: WordPack) -> np.ndarray:
+    # the words are decoded one at a time and never held as a list: the common words as a tuple
+    # of str, cached on their table, cost a megabyte for the life of the process
+    # (bench/reports/2026-11-29-footprint.md); the result is sorted, so the order they come in is
+    # free
     vocabulary = pack.vocabulary
     if pack_language(pack) == DEFAULT_LANGUAGE:
-        ids = vocabulary.ids(sorted(common_words()))
+        ids = vocabulary.ids(common_words().iter_words())
         ids = ids[ids >= 0]
     else:
         ids = np.arange(min(FILLER_RANK, len(vocabulary)), dtype=np.int64)
     names = public_names()
-    words = [vocabulary[int(i)] for i in ids]
-    keep = np.array([word.isalpha() and word not in names for word in words], dtype=bool)
+    words = (vocabulary[i] for i in ids.tolist())
+    keep = np.fromiter((word.isalpha() and word not in names for word in words), bool, len(ids))
     ids = np.sort(ids[keep]) if keep.any() else np.arange(len(vocabulary))
     ids = ids.astype(np.int64)
     ids.setflags(write=False)

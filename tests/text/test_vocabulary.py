@@ -93,7 +93,52 @@ def test_non_utf8_is_refused_as_unicode_error():
         Vocabulary.from_lines(b"alpha\n\xff\n")
 
 
-def test_ids_are_int64_and_the_table_is_at_most_half_full():
+def test_ids_are_int64_and_the_table_is_at_most_load_full():
     vocabulary = Vocabulary([f"w{i}" for i in range(1000)])
     assert vocabulary.ids(["w3"]).dtype == np.int64
-    assert (vocabulary._table >= 0).sum() * 2 <= len(vocabulary._table)
+    assert (vocabulary._table >= 0).sum() <= module._LOAD * len(vocabulary._table)
+
+
+def test_a_membership_list_holds_no_line_starts_until_an_id_is_asked_for():
+    """``in`` answers from the hash table of byte offsets alone; ids build the line starts once."""
+    vocabulary = Vocabulary(["alpha", "beta", "gamma"])
+    assert "beta" in vocabulary and "bet" not in vocabulary and "beta\ngamma" not in vocabulary
+    assert list(vocabulary.iter_words()) == ["alpha", "beta", "gamma"]
+    assert vocabulary._starts is None
+    assert vocabulary.ids(["gamma", "alpha", "beta\n", "delta"]).tolist() == [2, 0, -1, -1]
+    assert vocabulary._starts is not None and vocabulary[1] == "beta"
+
+
+@pytest.mark.parametrize("header", [b"", b"# source: made up\n", b"# one\n#two\n"])
+def test_list_files_skip_only_their_header(tmp_path, header):
+    path = tmp_path / "words.txt"
+    path.write_bytes(header + b"okafor\nmaria\n#not-a-comment")
+    names = Vocabulary.from_list_file(path)
+    assert list(names.iter_words()) == ["okafor", "maria", "#not-a-comment"]
+    assert names.ids(["maria", "#not-a-comment", "# source: made up"]).tolist() == [1, 2, -1]
+    path.write_bytes(header + b"# only comments")
+    assert len(Vocabulary.from_list_file(path)) == 0
+
+
+def test_the_guard_lists_answer_as_sets_of_their_words():
+    """Every word of the bundled names and places lists is found, at its line, and its
+    neighbours that are not on the list are not."""
+    from edgedp.text.identifiers import places, public_names
+
+    for table in (public_names(), places()):
+        words = list(table.iter_words())
+        members = set(words)
+        assert all(word in table for word in words)
+        assert table.ids(words[::97]).tolist() == list(range(0, len(words), 97))
+        probes = [word + suffix for word in words[::13] for suffix in ("s", "x", " ")]
+        assert [probe in table for probe in probes] == [probe in members for probe in probes]
+
+
+@pytest.mark.parametrize("small_blob", [1 << 24, 1])  # int32 entries, then int64 entries
+def test_long_word_lists_use_wide_entries_with_the_same_answers(monkeypatch, small_blob):
+    monkeypatch.setattr(module, "_SMALL_BLOB", small_blob)
+    words = [f"w{i}" for i in range(3000)] + ["é", "日本"]
+    vocabulary = Vocabulary(words)
+    assert vocabulary._table.dtype == (np.int32 if small_blob > 1 else np.int64)
+    assert vocabulary.ids([*words, "w3000", "日"]).tolist() == [*range(len(words)), -1, -1]
+    assert all(word in vocabulary for word in words) and "w-1" not in vocabulary

@@ -229,3 +229,94 @@ def test_a_malformed_lm_section_is_an_asset_error(built, tmp_path, field, value)
     (bad / "manifest.json").write_text(json.dumps(manifest))
     with pytest.raises(AssetError, match=f"lm.{field}"):
         edgedp.load_pack(bad)
+
+
+@pytest.mark.parametrize("trailing_empty", [True, False])
+def test_lookups_find_exactly_the_stored_bigrams_of_each_row(trailing_empty):
+    """The per-row binary search (transition matrices and any other shape) against a dict of the
+    stored bigrams, with empty rows inside and at the end (an empty last row ends where the last
+    stored bigram does)."""
+    size = 5  # outcomes 0..6 (unknown 5, </s> 6); contexts 0..6 (unknown 5, START 6)
+    stored_rows = {0: [1, 3, 6], 1: [], 2: [0, 2, 3, 4, 5], 3: [], 4: [6], 5: [2], 6: []}
+    if not trailing_empty:
+        stored_rows[6] = [0, 1]
+    following = np.array([o for c in range(size + 2) for o in stored_rows[c]], dtype=np.int32)
+    rows = np.cumsum([0] + [len(stored_rows[c]) for c in range(size + 2)]).astype(np.int64)
+    log_stored = -np.arange(1, len(following) + 1, dtype=np.float16) / 8
+    model = LanguageModelPack(
+        name="tiny",
+        path=Path("."),
+        manifest=None,  # type: ignore[arg-type]
+        vocabulary_name="tiny",
+        vocabulary_sha256="0" * 64,
+        vocabulary_size=size,
+        stored_unigram=np.log(np.full(size + 2, 1 / (size + 2), dtype=np.float32)),
+        unigram_total=0.0,
+        rows=rows,
+        following=following,
+        log_stored=log_stored,
+        log_backoff=-np.arange(size + 2, dtype=np.float64) / 3,
+        search_steps=int(np.diff(rows).max()).bit_length(),
+    )
+    value = {
+        (c, o): float(log_stored[rows[c] + i])
+        for c in range(size + 2)
+        for i, o in enumerate(stored_rows[c])
+    }
+    contexts, outcomes = np.arange(size + 2), np.arange(size + 2)
+    expected = np.array(
+        [
+            [value.get((c, o), model.log_backoff[c] + model.log_unigram[o]) for o in outcomes]
+            for c in contexts
+        ]
+    )
+    assert np.array_equal(model._lookup(contexts[:, None], outcomes[None, :]), expected)
+    pairs = np.array([(c, o) for c in contexts for o in outcomes])
+    assert np.array_equal(model._lookup(pairs[:, 0], pairs[:, 1]), expected.ravel())
+
+
+class _ArraysManifest:
+    """What load_language_model_pack reads of a manifest, over given arrays."""
+
+    def __init__(self, model: LanguageModelPack, **arrays: np.ndarray) -> None:
+        self.name, self.directory, self._section = (
+            model.name,
+            model.path,
+            model.manifest.section("lm"),
+        )
+        self.arrays = {
+            "unigram": model.stored_unigram,
+            "rows": model.rows,
+            "following": model.following,
+            "logprob": model.log_stored,
+            **arrays,
+        }
+
+    def section(self, name: str) -> dict:
+        return dict(self._section)
+
+    def array(self, file: str, dtype: type, shape: tuple[int, ...]) -> np.ndarray:
+        key = next(k for k in self.arrays if self._section[k] == file)
+        return np.asarray(self.arrays[key], dtype=dtype).reshape(shape)
+
+
+def test_the_load_checks_each_row_and_rebuilds_the_same_model(model):
+    from edgedp.words import language_model as module
+
+    again = module.load_language_model_pack(_ArraysManifest(model))  # type: ignore[arg-type]
+    assert np.array_equal(again.log_backoff, model.log_backoff)
+    assert again.log_unigram.tobytes() == model.log_unigram.tobytes()
+    row = int(np.flatnonzero(np.diff(model.rows) >= 2)[0])
+    start = int(model.rows[row])
+    swapped = model.following.copy()
+    swapped[start], swapped[start + 1] = swapped[start + 1], swapped[start]
+    with pytest.raises(AssetError, match="not sorted outcome ids of each context"):
+        module.load_language_model_pack(_ArraysManifest(model, following=swapped))  # type: ignore[arg-type]
+    certain = model.log_stored.copy()
+    certain[start] = 0.0  # probability 1 for one bigram: nothing left for the others
+    with pytest.raises(AssetError, match="hold all its probability"):
+        module.load_language_model_pack(_ArraysManifest(model, logprob=certain))  # type: ignore[arg-type]
+    infinite = model.stored_unigram.copy()
+    infinite[3] = np.inf
+    with pytest.raises(AssetError, match="finite and at most 0"):
+        module.load_language_model_pack(_ArraysManifest(model, unigram=infinite))  # type: ignore[arg-type]
