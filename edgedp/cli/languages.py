@@ -16,7 +16,6 @@ from typing import Any
 
 from edgedp.errors import InputError
 from edgedp.languages.identification import OTHER, UNDETERMINED, identify
-from edgedp.languages.lexicon import LANGUAGES
 from edgedp.languages.packs import DEFAULT_LANGUAGE, WORD_PACKS, installed_languages
 from edgedp.registry import WORD_MECHANISMS
 from edgedp.words.multilingual import AUTO, Multilingual
@@ -103,8 +102,3 @@ class LanguageOptions:
         if route == UNDETERMINED:
             route = DEFAULT_LANGUAGE
         return route if route in served else OTHER
-
-    @staticmethod
-    def guard_language(language: str) -> str:
-        """The lexicon the guard reads a line of ``language`` with."""
-        return language if language in LANGUAGES else DEFAULT_LANGUAGE
