@@ -546,7 +546,7 @@ def is_name_slot(
     ``listed``: whether the word is on a name list, if the caller knows)."""
     word, raw = words[index], raw_words[index]
     lex = lexicon(language)
-    if word in lex.weekdays:  # capitalized in English (``on Monday``), nobody's name
+    if word in lex.weekdays or word in lex.titles:  # ``on Monday``, ``Herr``: nobody's name
         return False
     listed = is_name(word, language) if listed is None else listed
     if listed and not is_ambiguous(word, language):

@@ -39,6 +39,7 @@ from edgedp.text.emoji import EMOJI, split_emoji
 from edgedp.text.identifiers import (
     calendar_words,
     common_words,
+    is_common,
     name_slots,
     place_slots,
     protected_spans,
@@ -332,10 +333,13 @@ def slots(
         for index in rare_slots(words, language):
             kinds.setdefault(index, "rare-word")
     if "proper-nouns" in protect:
-        common, calendar = common_words(), calendar_words(language)
+        common = common_words() if language == "en" else _CommonWords(language)
+        calendar, nouns = calendar_words(language), language in CAPITALIZED_NOUNS
         for index, (raw, word) in enumerate(zip(raw_words, words, strict=True)):
             # weekdays and months are capitalized in English (``on Monday``): no one's proper noun
-            if word not in calendar and is_proper_noun(raw, word, starts.first[index], common):
+            if word not in calendar and is_proper_noun(
+                raw, word, starts.first[index], common, nouns_capitalized=nouns
+            ):
                 kinds.setdefault(index, "proper-noun")
     if deny:  # last: a denied slot the public rules also protect keeps their kind (see placeholder)
         for index, word in enumerate(words):
@@ -357,19 +361,45 @@ def _gaps(text: str, spans: list[tuple[int, int]]) -> list[str]:
     return [text[end:start] for end, start in zip(ends, starts, strict=True)]
 
 
-def is_proper_noun(raw: str, word: str, starts_sentence: bool, common: Container[str]) -> bool:
+#: Languages that capitalize every noun (German: ``das Haus``): there a capitalized word inside a
+#: sentence is a proper noun only if it is no common word of the language.
+CAPITALIZED_NOUNS = frozenset({"de"})
+
+
+class _CommonWords:
+    """The common words of a language other than English, as a container (the names guard's
+    :func:`~edgedp.text.identifiers.is_common`)."""
+
+    def __init__(self, language: str) -> None:
+        self.language = language
+
+    def __contains__(self, word: object) -> bool:
+        return isinstance(word, str) and is_common(word, self.language)
+
+
+def is_proper_noun(
+    raw: str,
+    word: str,
+    starts_sentence: bool,
+    common: Container[str],
+    *,
+    nouns_capitalized: bool = False,
+) -> bool:
     """The proper-noun guard's rule for one word slot (``raw`` as written, ``word`` its key).
 
     A word in capitals (two letters or more) is a proper noun unless it is a common word
     (``NASA``, not ``THE``); a capitalized word is one unless it starts a sentence and is a common
-    word (``Okonkwo said``, not ``The``), and except ``I``. Public rules only, no model.
+    word (``Okonkwo said``, not ``The``), and except ``I``; where the language capitalizes every
+    noun (``nouns_capitalized``: German), a capitalized word is one only if it is no common word
+    (``das Haus`` is not). ``common``: the common words of the text's language. Public rules only,
+    no model.
     """
     letters = [char for char in raw if char.isalpha()]
     if not letters or not letters[0].isupper():
         return False
     if len(letters) > 1 and all(char.isupper() for char in letters):
         return word not in common
-    if starts_sentence:
+    if starts_sentence or nouns_capitalized:
         return word not in common
     return word != "i"
 
