@@ -35,9 +35,11 @@ documents and caches nothing.
 
 from __future__ import annotations
 
+import hashlib
 import re
 import sys
 import warnings
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -69,6 +71,13 @@ MIN_SENTENCES = 2
 MIN_CLASS = 10
 MESSAGE_WORDS = 15
 SPLITS = 5
+#: Seeded privatizations per point (the probe's F1 is averaged over them and the splits).
+RELEASES = 3
+#: A help page whose sentences are more than this share verbatim English is left out (untranslated).
+MAX_UNTRANSLATED = 0.25
+#: The epsilons whose figures are measured to match English's adversary (per language).
+MATCH_GRID = (0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7)
+MATCHED = "help pages at the epsilon matching English's adversary figure"
 TARGET_SIGNAL = 0.8
 TARGET_FIDELITY = 0.8
 SIGNAL = "utility: kept above the input-ignoring floor"
@@ -104,27 +113,56 @@ def _balanced(pairs: list[tuple[str, str]], minimum: int) -> tuple[list[str], li
     return [text for text, _ in pairs], [label for _, label in pairs]
 
 
-def help_tasks(languages: tuple[str, ...], count: int, quick: bool) -> dict[str, tuple]:
-    """Per language: (texts, labels) of the same held-out help pages (ids in every language)."""
+@cache
+def english_sentences() -> dict[str, set[str]]:
+    """The sentences of every held-out English help page, by page id."""
+    from edgedp_export.multilingual_corpora import libreoffice_help
+
+    return {d.id: set(split_sentences(d.text)) for d in libreoffice_help("en").split("test")}
+
+
+def untranslated(language: str, identifier: str, sentences: list[str]) -> float:
+    """The share of ``sentences`` left in English (found verbatim on the English page)."""
+    if language == "en" or not sentences:
+        return 0.0
+    english = english_sentences().get(identifier, set())
+    return sum(s in english for s in sentences) / len(sentences)
+
+
+def help_tasks(
+    languages: tuple[str, ...], count: int, quick: bool
+) -> tuple[dict[str, tuple], dict[str, int]]:
+    """Per language: (texts, labels) of the same held-out help pages (ids in every language, and
+    translated in every language: at most :data:`MAX_UNTRANSLATED` of the sentences verbatim
+    English); and per language the number of labelled pages left out as untranslated."""
     from edgedp_export.multilingual_corpora import libreoffice_help
 
     pages: dict[str, dict[str, tuple[str, str]]] = {}
+    dropped: dict[str, int] = {}
     for language in languages:
         pages[language] = {}
+        dropped[language] = 0
         for document in libreoffice_help(language).split("test"):
-            text = _document(document.text) if document.label is not None else None
-            if text is not None:
-                pages[language][document.id] = (text, document.label)
+            if document.label is None:
+                continue
+            sentences = split_sentences(document.text)[:MAX_SENTENCES]
+            if len(sentences) < MIN_SENTENCES:
+                continue
+            if untranslated(language, document.id, sentences) > MAX_UNTRANSLATED:
+                dropped[language] += 1
+                continue
+            pages[language][document.id] = (" ".join(sentences), document.label)
     common = sorted(set.intersection(*(set(p) for p in pages.values())))
     chosen = _stride(common, count)
     labels = [pages[languages[0]][i][1] for i in chosen]
     names, counts = np.unique(labels, return_counts=True)
     kept = set(names[counts >= (3 if quick else MIN_CLASS)])
     chosen = [i for i, label in zip(chosen, labels, strict=True) if label in kept]
-    return {
+    tasks = {
         language: ([pages[language][i][0] for i in chosen], [pages[language][i][1] for i in chosen])
         for language in languages
     }
+    return tasks, dropped
 
 
 def fortune_task(language: str, count: int, quick: bool) -> tuple[list[str], list[str]]:
@@ -149,11 +187,12 @@ def messages(language: str, count: int) -> list[tuple[str, str]]:
     def short(line: str) -> bool:
         return 3 <= len(_WORD.findall(line)) <= MESSAGE_WORDS
 
+    english = english_sentences()
     sentences = [
         s
         for d in libreoffice_help(language).split("test")
         for s in split_sentences(d.text)
-        if short(s)
+        if short(s) and (language == "en" or s not in english.get(d.id, ()))
     ]
     out = [("help sentences", s) for s in _stride(sentences, count)]
     if language in FORTUNE_LINE_LANGUAGES:
@@ -192,48 +231,71 @@ def probe_f1(texts: list[str], labels: list[str]) -> list[float]:
 
 
 def released(
-    task: str, language: str, pack: edgedp.WordPack, epsilon: float, texts: list[str], quick: bool
+    task: str,
+    language: str,
+    pack: edgedp.WordPack,
+    epsilon: float,
+    texts: list[str],
+    quick: bool,
+    seed: int = 4,
 ) -> list[str]:
     """The texts privatized once by BRR (seeded), cached."""
 
     def compute() -> dict[str, Any]:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            mechanism = edgedp.BRR(pack, epsilon=epsilon, rng=seeded(4))
+            mechanism = edgedp.BRR(pack, epsilon=epsilon, rng=seeded(seed))
             return {"texts": mechanism.privatize_batch(texts)}
 
-    key = f"{VERSION}-{task}-{language}-{epsilon:g}-{len(texts)}"
+    digest = hashlib.sha256("\n".join(texts).encode()).hexdigest()[:12]
+    key = f"{VERSION}-{task}-{language}-{epsilon:g}-{digest}-{seed}"
     return list(cached(CACHE, key, quick, compute)["texts"])
 
 
 def signal(
-    report: Report, task: str, language: str, pack, texts, labels, grid, quick: bool
+    report: Report,
+    task: str,
+    language: str,
+    pack,
+    texts,
+    labels,
+    grid,
+    quick: bool,
+    table: str = SIGNAL,
+    **extra: Any,
 ) -> dict[float, float | None]:
-    reference = probe_f1(texts, labels)
-    floor = probe_f1(input_ignoring(pack, texts, 3), labels)
-    ref, low = float(np.mean(reference)), float(np.mean(floor))
+    """Kept above the floor at each epsilon of ``grid``: F1 averaged over :data:`RELEASES`
+    seeded privatizations x :data:`SPLITS` splits; release_low/high: kept of each release."""
+    reference = float(np.mean(probe_f1(texts, labels)))
+    floor = float(np.mean(probe_f1(input_ignoring(pack, texts, 3), labels)))
+    releases = 1 if quick else RELEASES
     out: dict[float, float | None] = {}
     for epsilon in grid:
-        scores = probe_f1(released(task, language, pack, epsilon, texts, quick), labels)
-        f1 = float(np.mean(scores))
-        per_split = [kept_above(s, f, r) for s, f, r in zip(scores, floor, reference, strict=True)]
-        per_split = [k for k in per_split if k is not None]
-        kept = kept_above(f1, low, ref)
+        per_release = [
+            float(np.mean(probe_f1(
+                released(task, language, pack, epsilon, texts, quick, seed=4 + r), labels
+            )))
+            for r in range(releases)
+        ]  # fmt: skip
+        f1 = float(np.mean(per_release))
+        kept = kept_above(f1, floor, reference)
+        spread = [k for k in (kept_above(x, floor, reference) for x in per_release) if k is not None]
         out[epsilon] = kept
         report.add(
-            table=SIGNAL,
+            table=table,
             task=task,
             language=language,
+            **extra,
             epsilon=epsilon,
             documents=len(texts),
             classes=len(set(labels)),
             words=int(np.mean([len(t.split()) for t in texts])),
-            floor=round(low, 3),
-            non_private=round(ref, 3),
+            floor=round(floor, 3),
+            non_private=round(reference, 3),
             f1=round(f1, 3),
             kept=None if kept is None else round(kept, 3),
-            split_low=round(min(per_split), 3) if per_split else None,
-            split_high=round(max(per_split), 3) if per_split else None,
+            release_low=round(min(spread), 3) if spread else None,
+            release_high=round(max(spread), 3) if spread else None,
         )
     return out
 
@@ -314,23 +376,33 @@ def fidelity(
 # -- the suite ----------------------------------------------------------------------------------
 
 
+def _figure_row(language: str, epsilon: float, found: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "language": language,
+        "pack": pack_name(language),
+        "epsilon": epsilon,
+        **{key: round(found[key], 3) for key in (
+            "words_kept", "words_kept_low", "words_kept_high",
+            "adversary", "adversary_low", "adversary_high",
+        )},
+    }  # fmt: skip
+
+
 def run(report: Report, *, quick: bool) -> None:
     languages = ("en", "es") if quick else LANGUAGES
     grid = (0.55,) if quick else EPSILONS
+    match_grid = (0.5, 0.55, 0.6) if quick else MATCH_GRID
     help_count = 40 if quick else HELP_DOCUMENTS
     packs = {language: load_pack(language) for language in languages}
+    measured: dict[tuple[str, float], dict[str, Any]] = {}
     for language in languages:
-        for epsilon in grid:
-            found = figures("BRR", packs[language], epsilon, quick)
-            report.add(table=FIGURES, language=language, pack=pack_name(language), epsilon=epsilon,
-                       words_kept=round(found["words_kept"], 3),
-                       words_kept_low=round(found["words_kept_low"], 3),
-                       words_kept_high=round(found["words_kept_high"], 3),
-                       adversary=round(found["adversary"], 3),
-                       adversary_low=round(found["adversary_low"], 3),
-                       adversary_high=round(found["adversary_high"], 3))  # fmt: skip
+        for epsilon in sorted({*grid, *match_grid}):
+            measured[language, epsilon] = found = figures("BRR", packs[language], epsilon, quick)
+            if epsilon in grid:
+                report.add(table=FIGURES, **_figure_row(language, epsilon, found))
     kept: dict[tuple[str, str], dict[float, float | None]] = {}
-    for language, (texts, labels) in help_tasks(languages, help_count, quick).items():
+    tasks, dropped = help_tasks(languages, help_count, quick)
+    for language, (texts, labels) in tasks.items():
         kept["help pages", language] = signal(
             report, "help pages", language, packs[language], texts, labels, grid, quick
         )
@@ -363,15 +435,49 @@ def run(report: Report, *, quick: bool) -> None:
             row["signal_target"] = ratio is not None and ratio >= TARGET_SIGNAL
             row["fidelity_target"] = row["of_language"] >= TARGET_FIDELITY
             report.add(**row)
+    # The same comparison at equal privacy: each language at the epsilon of MATCH_GRID whose
+    # adversary figure is closest to English's at each recommended epsilon.
+    for english_epsilon in [e for e in RECOMMENDED if e in grid]:
+        target = measured["en", english_epsilon]["adversary"]
+        for language in languages[1:]:
+            epsilon = min(match_grid, key=lambda e: abs(measured[language, e]["adversary"] - target))
+            found = measured[language, epsilon]
+            texts, labels = tasks[language]
+            mine = signal(
+                report, "help pages", language, packs[language], texts, labels, (epsilon,), quick,
+                table=MATCHED, english_epsilon=english_epsilon,
+                english_adversary=round(target, 3), adversary=round(found["adversary"], 3),
+                words_kept=round(found["words_kept"], 3),
+            )[epsilon]  # fmt: skip
+            english = kept["help pages", "en"][english_epsilon]
+            report.add(
+                table=MATCHED + ": share of English's signal",
+                language=language,
+                english_epsilon=english_epsilon,
+                epsilon=epsilon,
+                english_adversary=round(target, 3),
+                adversary=round(found["adversary"], 3),
+                kept=None if mine is None else round(mine, 3),
+                english_kept=None if english is None else round(english, 3),
+                vs_en=None if mine is None or not english else round(mine / english, 3),
+            )
+    report.notes.append(
+        "help pages: the same held-out pages in every language (ids in all eight, translated in "
+        f"all: at most {MAX_UNTRANSLATED:.0%} of a page's first {MAX_SENTENCES} sentences found "
+        "verbatim on the English page); labelled pages left out as untranslated, per language: "
+        + ", ".join(f"{k} {v}" for k, v in dropped.items())
+    )
     report.notes.append(
         "kept = (F1 - floor) / (F1 on the original text - floor); floor: the same probe on a "
         "release that ignores the input (word slots drawn from the pack's Zipf prior); probe: "
         f"TF-IDF + balanced logistic regression trained and tested on released text, {SPLITS} "
-        "seeded stratified 60/40 splits, macro-F1 averaged; split_low/high: kept per split"
+        f"seeded stratified 60/40 splits x {1 if quick else RELEASES} seeded privatizations, "
+        "macro-F1 averaged; release_low/high: kept of each privatization"
     )
     report.notes.append(
-        "vs en = kept / English's kept at the same epsilon; of_language (summary) = the lower of "
-        "the message sources' shares; targets: help pages vs en >= 0.8, of_language >= 0.8"
+        "vs en = kept / English's kept at the same epsilon (fortunes: another task per language, "
+        "shown for reference only); of_language (summary) = the lower of the message sources' "
+        "shares; targets: help pages vs en >= 0.8, of_language >= 0.8"
     )
 
 
