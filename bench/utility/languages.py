@@ -78,6 +78,10 @@ MAX_UNTRANSLATED = 0.25
 #: The epsilons whose figures are measured to match English's adversary (per language).
 MATCH_GRID = (0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7)
 MATCHED = "help pages at the epsilon matching English's adversary figure"
+CONTROL = "control: English with a language model built like the other languages'"
+#: The control's language model: words-small's vocabulary, bigrams of the train split of the same
+#: three kinds of corpora as lm-es, lm-de, lm-ru and lm-pt (help, man pages, fortunes), built once.
+CONTROL_LM = ROOT / "bench" / "packs" / "lm-en-help"
 TARGET_SIGNAL = 0.8
 TARGET_FIDELITY = 0.8
 SIGNAL = "utility: kept above the input-ignoring floor"
@@ -238,13 +242,14 @@ def released(
     texts: list[str],
     quick: bool,
     seed: int = 4,
+    **options: Any,
 ) -> list[str]:
     """The texts privatized once by BRR (seeded), cached."""
 
     def compute() -> dict[str, Any]:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            mechanism = edgedp.BRR(pack, epsilon=epsilon, rng=seeded(seed))
+            mechanism = edgedp.BRR(pack, epsilon=epsilon, rng=seeded(seed), **options)
             return {"texts": mechanism.privatize_batch(texts)}
 
     digest = hashlib.sha256("\n".join(texts).encode()).hexdigest()[:12]
@@ -262,6 +267,7 @@ def signal(
     grid,
     quick: bool,
     table: str = SIGNAL,
+    options: dict[str, Any] | None = None,
     **extra: Any,
 ) -> dict[float, float | None]:
     """Kept above the floor at each epsilon of ``grid``: F1 averaged over :data:`RELEASES`
@@ -273,13 +279,16 @@ def signal(
     for epsilon in grid:
         per_release = [
             float(np.mean(probe_f1(
-                released(task, language, pack, epsilon, texts, quick, seed=4 + r), labels
+                released(task, language, pack, epsilon, texts, quick, 4 + r, **(options or {})),
+                labels,
             )))
             for r in range(releases)
         ]  # fmt: skip
         f1 = float(np.mean(per_release))
         kept = kept_above(f1, floor, reference)
-        spread = [k for k in (kept_above(x, floor, reference) for x in per_release) if k is not None]
+        spread = [
+            k for k in (kept_above(x, floor, reference) for x in per_release) if k is not None
+        ]
         out[epsilon] = kept
         report.add(
             table=table,
@@ -298,6 +307,21 @@ def signal(
             release_high=round(max(spread), 3) if spread else None,
         )
     return out
+
+
+def control_language_model() -> Path:
+    """Build (once) the control's language model into :data:`CONTROL_LM` (git-ignored)."""
+    if (CONTROL_LM / "manifest.json").is_file():
+        return CONTROL_LM
+    from edgedp_export.language_model import LanguageModelConfig, build_language_model_pack
+    from edgedp_export.multilingual_corpora import sources
+
+    command = (
+        "bench/utility/languages.py control_language_model(): build_language_model_pack("
+        "sources('en'), words-small, min_count=2)"
+    )
+    config = LanguageModelConfig(name="lm-en-help", command=command, min_count=2)
+    return build_language_model_pack(sources("en"), edgedp.load_pack(), config, CONTROL_LM)
 
 
 # -- language fidelity --------------------------------------------------------------------------
@@ -411,6 +435,12 @@ def run(report: Report, *, quick: bool) -> None:
         kept["fortunes", language] = signal(
             report, "fortunes", language, packs[language], texts, labels, grid, quick
         )
+    if not quick:
+        texts, labels = tasks["en"]
+        kept["control", "en"] = signal(
+            report, "help pages", "en (control)", packs["en"], texts, labels, grid, quick,
+            table=CONTROL, options={"language_model": control_language_model()},
+        )  # fmt: skip
     loyal: dict[tuple[str, float], dict[str, float]] = {}
     corpus = {language: messages(language, 10 if quick else MESSAGES) for language in languages}
     for epsilon in grid:
@@ -431,6 +461,9 @@ def run(report: Report, *, quick: bool) -> None:
                 row[f"{task} vs en"] = None if a is None or not b else round(a / b, 3)
             shares = loyal[language, epsilon]
             row["of_language"] = round(min(shares.values()), 3)
+            control = kept.get(("control", "en"), {}).get(epsilon)
+            if language != "en" and control and row.get("help pages kept") is not None:
+                row["help pages vs en control"] = round(row["help pages kept"] / control, 3)
             ratio = row.get("help pages vs en")
             row["signal_target"] = ratio is not None and ratio >= TARGET_SIGNAL
             row["fidelity_target"] = row["of_language"] >= TARGET_FIDELITY
@@ -440,7 +473,9 @@ def run(report: Report, *, quick: bool) -> None:
     for english_epsilon in [e for e in RECOMMENDED if e in grid]:
         target = measured["en", english_epsilon]["adversary"]
         for language in languages[1:]:
-            epsilon = min(match_grid, key=lambda e: abs(measured[language, e]["adversary"] - target))
+            epsilon = min(
+                match_grid, key=lambda e: abs(measured[language, e]["adversary"] - target)
+            )
             found = measured[language, epsilon]
             texts, labels = tasks[language]
             mine = signal(
