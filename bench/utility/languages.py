@@ -82,6 +82,7 @@ CONTROL = "control: English with a language model built like the other languages
 #: The control's language model: words-small's vocabulary, bigrams of the train split of the same
 #: three kinds of corpora as lm-es, lm-de, lm-ru and lm-pt (help, man pages, fortunes), built once.
 CONTROL_LM = ROOT / "bench" / "packs" / "lm-en-help"
+GUARD = "control: help pages without the proper-noun guard (one privatization)"
 TARGET_SIGNAL = 0.8
 TARGET_FIDELITY = 0.8
 SIGNAL = "utility: kept above the input-ignoring floor"
@@ -254,6 +255,8 @@ def released(
 
     digest = hashlib.sha256("\n".join(texts).encode()).hexdigest()[:12]
     key = f"{VERSION}-{task}-{language}-{epsilon:g}-{digest}-{seed}"
+    if options:  # a control: its own entries
+        key += "-" + hashlib.sha256(repr(sorted(options.items())).encode()).hexdigest()[:8]
     return list(cached(CACHE, key, quick, compute)["texts"])
 
 
@@ -268,13 +271,14 @@ def signal(
     quick: bool,
     table: str = SIGNAL,
     options: dict[str, Any] | None = None,
+    releases: int = RELEASES,
     **extra: Any,
 ) -> dict[float, float | None]:
     """Kept above the floor at each epsilon of ``grid``: F1 averaged over :data:`RELEASES`
     seeded privatizations x :data:`SPLITS` splits; release_low/high: kept of each release."""
     reference = float(np.mean(probe_f1(texts, labels)))
     floor = float(np.mean(probe_f1(input_ignoring(pack, texts, 3), labels)))
-    releases = 1 if quick else RELEASES
+    releases = 1 if quick else releases
     out: dict[float, float | None] = {}
     for epsilon in grid:
         per_release = [
@@ -336,6 +340,22 @@ def of_language(word: str, language: str) -> bool:
     return language == "en" or zipf_frequency(word, "en") <= frequency
 
 
+def aligned_kept(inputs: list[str], outputs: list[str]) -> float:
+    """The share of input word tokens released as the same word (lower case) in the same order
+    (the longest matching blocks of the two word sequences: a protected span of several words is
+    one released word, so positions shift)."""
+    from difflib import SequenceMatcher
+
+    same = total = 0
+    for text, out in zip(inputs, outputs, strict=True):
+        a = [w.lower() for w in _WORD.findall(text)]
+        b = [w.lower() for w in _WORD.findall(out)]
+        total += len(a)
+        matcher = SequenceMatcher(None, a, b, autojunk=False)
+        same += sum(block.size for block in matcher.get_matching_blocks())
+    return same / max(1, total)
+
+
 def _share(texts: list[str], language: str) -> tuple[float, int]:
     words = [w.lower() for t in texts for w in _WORD.findall(t)]
     return (sum(of_language(w, language) for w in words) / max(1, len(words)), len(words))
@@ -374,13 +394,17 @@ def fidelity(
             return {
                 "texts": result,
                 "kept": counter.unchanged / max(1, counter.released),
+                "slots": counter.released,
                 "routed": routed,
             }
 
-        key = f"{VERSION}-fidelity-{language}-{source}-{epsilon:g}-{len(texts)}"
+        digest = hashlib.sha256("\n".join(texts).encode()).hexdigest()[:12]
+        key = f"{VERSION}-fidelity-{language}-{source}-{epsilon:g}-{digest}"
         result = cached(CACHE, key, quick, compute)
         share, words = _share(result["texts"], language)
         original, _ = _share(texts, language)
+        kept = aligned_kept(texts, result["texts"])
+        inputs = sum(len(_WORD.findall(t)) for t in texts)
         out[source] = share
         report.add(
             table=FIDELITY,
@@ -391,7 +415,9 @@ def fidelity(
             released_words=words,
             of_language=round(share, 3),
             input_of_language=round(original, 3),
-            input_words_kept=round(result["kept"], 3),
+            input_words_kept=round(kept, 3),
+            through_mechanism=round(result["slots"] / max(1, inputs), 3),
+            mechanism_slots_kept=round(result["kept"], 3),
             routed_to_language=round(result["routed"], 3),
         )
     return out
@@ -441,6 +467,14 @@ def run(report: Report, *, quick: bool) -> None:
             report, "help pages", "en (control)", packs["en"], texts, labels, grid, quick,
             table=CONTROL, options={"language_model": control_language_model()},
         )  # fmt: skip
+        from edgedp.text.identifiers import DEFAULT_PROTECT
+
+        protect = tuple(kind for kind in DEFAULT_PROTECT if kind != "proper-nouns")
+        for language, (texts, labels) in tasks.items():
+            kept["no proper-noun guard", language] = signal(
+                report, "help pages", language, packs[language], texts, labels, grid, quick,
+                table=GUARD, options={"protect": protect}, releases=1,
+            )  # fmt: skip
     loyal: dict[tuple[str, float], dict[str, float]] = {}
     corpus = {language: messages(language, 10 if quick else MESSAGES) for language in languages}
     for epsilon in grid:
@@ -461,6 +495,11 @@ def run(report: Report, *, quick: bool) -> None:
                 row[f"{task} vs en"] = None if a is None or not b else round(a / b, 3)
             shares = loyal[language, epsilon]
             row["of_language"] = round(min(shares.values()), 3)
+            unguarded = kept.get(("no proper-noun guard", language), {}).get(epsilon)
+            english = kept.get(("no proper-noun guard", "en"), {}).get(epsilon)
+            if unguarded is not None:
+                row["unguarded kept"] = round(unguarded, 3)
+                row["unguarded vs en"] = round(unguarded / english, 3) if english else None
             control = kept.get(("control", "en"), {}).get(epsilon)
             if language != "en" and control and row.get("help pages kept") is not None:
                 row["help pages vs en control"] = round(row["help pages kept"] / control, 3)
