@@ -25,8 +25,18 @@ its own ``assets/lm-XX``), BRR at :data:`EPSILONS` (per bit, default ``decode="c
    identification (what ``edgedp privatize`` does by default): the share of released word tokens
    that are words of the message's language (wordfreq: ``zipf_frequency(w, lang) >= 1`` and, unless
    ``lang`` is en, not more frequent in English), the same share on the input (what the test
-   itself gives real text), the share of input words released unchanged (the mechanisms' own
-   count), and the share of input words routed to their language's pack.
+   itself gives real text), the share of input words released unchanged (counted on the text, in
+   order, every slot; beside it the share of slots that went through a mechanism, i.e. not guarded,
+   and the mechanisms' own count of those kept), and the share of input words routed to their
+   language's pack.
+
+Equal epsilon is not equal privacy across packs (each pack's codes are its own): every language is
+also measured at the epsilon of :data:`MATCH_GRID` whose adversary figure is closest to English's
+at each recommended epsilon. Two controls on the help pages: English with a language model built
+like the other languages' (:data:`CONTROL_LM`: the train split of the English help, man pages and
+fortunes; ``lm-general`` saw no help page, ``lm-es`` ... ``lm-pl`` saw their help's train split),
+and every language without the ``proper-nouns`` guard (every capitalized word inside a sentence is
+protected by default: in German that is every noun).
 
 Mechanisms run on seeded sources: reproducible, NOT private (a benchmark). Released texts are cached
 in :data:`CACHE` (delete it to measure afresh); ``--quick`` runs en and es at one epsilon on a few
