@@ -50,6 +50,7 @@ EXTRA_SUITES = {
     "ledger": "bench.performance.ledger_charges",
     "langid": "bench.utility.language_identification",
     "multilingual": "bench.utility.multilingual",
+    "languages": "bench.utility.languages",
 }
 
 
