@@ -20,7 +20,10 @@ from edgedp.packs.loading import BUNDLED_MANIFEST_SHA256, BUNDLED_PACKS
 
 ROOT = REPO_ROOT
 #: The packs that are their own wheels: built from assets/ with the runtime alone.
-PACK_WHEELS = "assets/encoder-minilm assets/sentences-bbc assets/adept-bbc assets/subspace-general assets/encoder-use-multilingual assets/subspace-multilingual assets/words-?? assets/lm-??"
+PACK_WHEELS = (
+    "assets/encoder-minilm assets/sentences-bbc assets/adept-bbc assets/subspace-general "
+    "assets/encoder-use-multilingual assets/subspace-multilingual assets/words-?? assets/lm-??"
+)
 #: Every wheel an app ships, in the words-only venv (the README's install block, CI's first stage).
 BUILD_EVERY_WHEEL = (
     f"pip wheel . --no-deps -w dist && python -m edgedp.packs.wheel {PACK_WHEELS} --out dist"

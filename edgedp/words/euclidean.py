@@ -60,6 +60,11 @@ WORDS_PER_BLOCK = 16384
 QUERIES_PER_PRODUCT = 256
 
 
+#: Candidates beyond ``k`` that :class:`EuclideanIndex` ranks again exactly (ties at the k-th
+#: place that a BLAS's last-bit rounding ordered by row position).
+TIE_MARGIN = 48
+
+
 class EuclideanIndex:
     """Exact k-nearest-neighbour search over word vectors (float16 or float32, (n, dims)).
 
@@ -80,9 +85,11 @@ class EuclideanIndex:
     tiers can disagree only on words whose float32 scores tie to that precision (no guarantee
     depends on which: the search is post-processing of the noisy query).
 
-    The ``k`` words found are returned nearest first by their Euclidean distance to the float64
-    query, computed in float64 from the vectors, ties to the lower id (equal vectors give equal
-    distances). Which ``k`` words are found is decided by the float32 scores, at the rounding of
+    The ``k`` words found are returned nearest first, with their Euclidean distance to the
+    float64 query computed in float64 from the vectors, ties to the lower id: the
+    ``k`` + :data:`TIE_MARGIN` best float32 scores are ranked again by the score in float64 (equal
+    vectors tie exactly, whatever the BLAS rounded). Which words are candidates is decided by the
+    float32 scores, at the rounding of
     FAISS's flat L2 index (which this replaces: it takes its BLAS path only from 128,000 query
     components per call, and its scalar path took several times the GEMM bound's time on batches of
     hundreds of words: bench/reports/2026-11-24-throughput.md).
@@ -135,7 +142,11 @@ class EuclideanIndex:
         queries = np.empty((count, self.dims + 1), dtype=np.float32)
         queries[:, : self.dims] = points / -scale
         queries[:, self.dims :] = 1.0 / scale
-        top = RunningTop(count, k, np.float32)
+        # a few more than k by float32 score: a BLAS may round the same score differently in
+        # different rows of a block, so words tied at the k-th place (equal vectors) are ranked
+        # again below, exactly
+        wide = min(len(self), k + TIE_MARGIN)
+        top = RunningTop(count, wide, np.float32)
         scores = np.empty(count * min(WORDS_PER_BLOCK, len(self)), dtype=np.float32)
         if backend("search") == "numpy":
             for number, rows in enumerate(self._augmented.get()):
@@ -155,7 +166,13 @@ class EuclideanIndex:
         offsets = np.asarray(self._vectors[found], dtype=np.float64) - points[:, None, :]
         offsets /= scale[:, :, None]  # no overflow in the squares below
         distances = np.sqrt(np.einsum("ijk,ijk->ij", offsets, offsets)) * scale
-        order = np.lexsort((found, distances), axis=1)
+        # ranked by the float64 score ||v||^2 / (2 s) - v.q / s (s: the query's scale), the
+        # distance's order without its cancellation for a far query; equal vectors tie exactly
+        vectors = np.asarray(self._vectors[found], dtype=np.float64)
+        ranking = 0.5 * np.einsum("ijk,ijk->ij", vectors, vectors) / scale - np.einsum(
+            "ijk,ik->ij", vectors, points / scale
+        )
+        order = np.lexsort((found, ranking), axis=1)[:, :k]
         return np.take_along_axis(distances, order, 1), np.take_along_axis(found, order, 1)
 
 

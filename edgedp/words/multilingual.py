@@ -51,6 +51,9 @@ from edgedp.words.pack import WordPack
 AUTO = "auto"
 #: The kind of the word slots of a run whose language has no pack (``[OTHER-LANGUAGE]``).
 OTHER_LANGUAGE = "other-language"
+#: Lines at most this long have their language runs remembered (:data:`CACHED_LINES` of them).
+CACHED_LINE_CHARACTERS = 256
+CACHED_LINES = 4096
 #: A line longer than this is one run, in the language of its beginning (see the module docstring).
 LINE_CHARACTERS = 1 << 14
 
@@ -245,10 +248,12 @@ class Multilingual:
         if len(line) > LINE_CHARACTERS:
             route = identify(line, served, prefer=self._prefer()).route
             return [Run(0, len(line), self._served(route))]
-        return [
-            Run(start, end, self._served(label))
-            for start, end, label in language_runs(line, served, default=default)
-        ]
+        found = (
+            _short_line_runs(line, tuple(served), default)
+            if len(line) <= CACHED_LINE_CHARACTERS
+            else language_runs(line, served, default=default)
+        )
+        return [Run(start, end, self._served(label)) for start, end, label in found]
 
     def _prefer(self) -> str:
         from edgedp.languages.identification import known_languages
@@ -404,6 +409,15 @@ class Multilingual:
     def used(self) -> tuple[str, ...]:
         """The languages whose mechanism has been built (those that released something)."""
         return tuple(self._mechanisms)
+
+
+@functools.lru_cache(maxsize=CACHED_LINES)
+def _short_line_runs(
+    line: str, served: tuple[str, ...], default: str
+) -> tuple[tuple[int, int, str], ...]:
+    """:func:`language_runs` of a short line, remembered (chat repeats its short lines: ``ok``,
+    ``lol``; a deterministic function of the line, so remembering it changes nothing)."""
+    return tuple(language_runs(line, served, default=default))
 
 
 def _line_parts(batches: Iterable[list[str]]) -> Iterator[str | None]:

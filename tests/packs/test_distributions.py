@@ -31,7 +31,11 @@ def _installed_groups() -> set[str]:
 
 def test_the_installed_entry_points_of_every_group_are_read_as_importlib_reads_them():
     groups = _installed_groups() | {"edgedp.packs", "console_scripts", "no.such.group"}
-    list(distributions._light_entry_points("console_scripts"))  # this environment is plain
+    try:
+        list(distributions._light_entry_points("console_scripts"))
+    except distributions._UnsureError:  # e.g. the importlib_metadata backport, imported by a
+        # library an earlier test loaded, adds its finder: entry_points() then defers (below)
+        pytest.skip("this process has a distribution finder besides the standard path finder")
     for group in sorted(groups):
         assert _light(group) == _metadata(group), group
 
