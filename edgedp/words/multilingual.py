@@ -235,7 +235,7 @@ class Multilingual:
         text = check_text(text)
         runs: list[Run] = []
         offset = 0
-        for line in text.splitlines(keepends=True) or [""]:
+        for line in _lines(text):
             runs.extend(Run(offset + r.start, offset + r.end, r.language) for r in self._line(line))
             offset += len(line)
         return [run for run in runs if run.end > run.start]
@@ -409,6 +409,18 @@ class Multilingual:
     def used(self) -> tuple[str, ...]:
         """The languages whose mechanism has been built (those that released something)."""
         return tuple(self._mechanisms)
+
+
+def _lines(text: str) -> list[str]:
+    """``text``'s lines with their breaks, at the breaks the tokenizer splits at (not the
+    separators U+001C-U+001E, which ``str.splitlines`` also breaks at: inside a token there)."""
+    lines: list[str] = []
+    for piece in text.splitlines(keepends=True) or [""]:
+        if lines and lines[-1][-1] in "\x1c\x1d\x1e":
+            lines[-1] += piece
+        else:
+            lines.append(piece)
+    return lines
 
 
 @functools.lru_cache(maxsize=CACHED_LINES)

@@ -121,3 +121,11 @@ def test_bad_arguments_are_clear_errors():
         Multilingual("brr", epsilon=0.5)
     with pytest.raises(edgedp.PrivacyParameterError):
         Multilingual(edgedp.BRR, epsilon=-1.0, languages=["en"])
+
+
+def test_runs_break_only_where_the_tokenizer_breaks():
+    # str.splitlines also breaks at U+001C-U+001E, inside a token for the tokenizer: a run cut
+    # there would release one token as two words glued together
+    routed = Multilingual(edgedp.BRR, epsilon=0.5, languages=["en"], language="en")
+    assert [(run.start, run.end) for run in routed.runs("ab\x1ccd\nef")] == [(0, 6), (6, 8)]
+    assert len(routed.privatize("ab\x1ccd").split()) == 1
