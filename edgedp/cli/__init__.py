@@ -4,8 +4,9 @@ One module per subcommand in this package; a command module defines ``NAME``, ``
 ``add_arguments(parser)`` and ``run(args)``, and ``run`` raises :class:`~edgedp.errors.EdgedpError`
 for anything the user can fix. Register a new module in :data:`COMMAND_MODULES`. ``run`` turns the
 parsed arguments into typed options once and passes them to the steps the commands share, each a
-module: ``reading`` (the input), ``guarding`` (the identifier guard), ``mechanisms`` (the
-mechanism and its options, from :mod:`edgedp.registry`), ``decoding`` (the word decoder),
+module: ``reading`` (the input), ``guarding`` (the identifier guard), ``languages`` (which
+word pack each line is released with), ``mechanisms`` (the mechanism and its options, from
+:mod:`edgedp.registry`), ``decoding`` (the word decoder),
 ``charging`` (the ledger), ``releasing`` (text through the mechanism) and ``writing`` (the
 output); ``options`` holds what several commands read alike. Errors exit with
 status 1 (2 for usage errors) and one line on stderr; never a traceback unless ``EDGEDP_DEBUG=1``
