@@ -230,6 +230,9 @@ RU_CHAT_NAMES = frozenset(
         "димка",
     ]
 )
+#: Common Korean surnames romanized that are also English words (Faker's Korean locale writes them
+#: in Hangul): ``hana song``, ``jiwoo moon`` (written for edgedp).
+ROMANIZED_KOREAN_SURNAMES = frozenset({"song", "moon", "kang", "han", "bang", "ham", "gil", "ma"})
 #: Case forms of those that are common words (wordfreq Zipf >= 3.5 and not a name's form: коли
 #: "if", жены "wives", кости "bones", любой "any", степи "steppes").
 RU_NOT_NAMES = frozenset(
@@ -426,6 +429,7 @@ def build(language: str, shared: dict[str, set[str]]) -> dict[str, list[str]]:
     }
     if language == "en":
         surname_words |= faker_person(("vi_VN",), "last") - unambiguous_names
+        surname_words |= ROMANIZED_KOREAN_SURNAMES - unambiguous_names
     lex = lexicon(language)
     if language == "en":
         words = {w for w in frequent if w not in names and w not in common}
@@ -473,7 +477,7 @@ HEADERS = {
     "100,000 people or more: protected only capitalized or after a place cue.",
     "surnames": "Surnames that are also words of {name} (Faker 40.63.0 last names{census}; a word: "
     "on the language's dictionary or of wordfreq 3.1.1 Zipf >= 3.0, data CC BY-SA 4.0): "
-    "protected right after a given name (ji-woo park, juan blanco).",
+    "protected right after a given name (ji-woo park, juan blanco){korean}.",
     "words": "Frequent words of {name}: wordfreq 3.1.1 Zipf >= 3.0 (data CC BY-SA 4.0, Robyn "
     "Speer et al.; derived list under the same licence), not names or places{extra}: never a name "
     "by the guard's cue rule (hey lol).",
@@ -509,6 +513,7 @@ def header(kind: str, language: str) -> str:
             else ""
         ),
         dictionary=DICTIONARIES.get(language, ("",))[0],
+        korean="; with common romanized Korean surnames (song, moon)" if language == "en" else "",
         dictionary_words="words of edgedp/text/common_words.txt"
         if language == "en"
         else f"lower-case words of Debian's {DICTIONARIES[language][0]} (used to decide, not "

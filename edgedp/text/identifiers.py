@@ -627,9 +627,11 @@ def name_slots(
         unlisted = protected[index] or _rare(words[index], language)
         given[index] = given[index] or (unlisted and not listed[index])
     surnames = word_list("surnames", language)
+    ends = word_list("cut", language)  # a stream may be cut after them: nothing reads past them
     for index in range(1, count):
         if not protected[index] and given[index - 1] and gaps[index] == " ":
-            protected[index] = words[index] in surnames
+            # ``dr. the``: a name after a title, yet a word no rule reads past
+            protected[index] = words[index] in surnames and words[index - 1] not in ends
     return [index for index in range(count) if protected[index]]
 
 
