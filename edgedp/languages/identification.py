@@ -47,6 +47,7 @@ import numpy.typing as npt
 
 from edgedp.errors import AssetError, InputError
 from edgedp.packs.manifest import sha256_file
+from edgedp.text.segmentation import CLOSING_PUNCTUATION, SENTENCE_TITLES
 
 #: The model file shipped beside this module.
 MODEL_FILE = Path(__file__).resolve().with_name("identifier.bin")
@@ -114,32 +115,8 @@ _LETTERS = re.compile(r"[^\W\d_]+")
 #: Whitespace as edgedp.text.segmentation splits at (Unicode White_Space: Python's, less U+001C..F).
 _GAP = re.compile(r"[^\S\x1c-\x1f]+")
 _STOPS = frozenset(".!?")
-_CLOSING = frozenset("\"')]\u201d\u2019\u00bb")
 _TRAILING_WORD = re.compile(r"\w+$")
 _ADDRESS = re.compile(r"\S*(?:://|@|www\.)\S*")
-#: Words whose full stop does not end a sentence, as edgedp.text.segmentation reads them.
-SENTENCE_TITLES = frozenset(
-    [
-        "mr",
-        "mrs",
-        "ms",
-        "mx",
-        "dr",
-        "prof",
-        "st",
-        "sr",
-        "jr",
-        "rev",
-        "fr",
-        "gen",
-        "col",
-        "capt",
-        "lt",
-        "sgt",
-        "hon",
-        "mt",
-    ]
-)
 
 FloatArray = npt.NDArray[np.float64]
 #: Keys of words and n-grams: 32 bits (a text's word or n-gram the model lacks matches a stored
@@ -486,7 +463,7 @@ def sentence_starts(text: str) -> list[int]:
 
 def _ends_sentence(text: str, end: int) -> bool:
     """Whether ``text[:end]`` ends with a sentence stop (closing quotes and brackets after it)."""
-    while end > 0 and text[end - 1] in _CLOSING:
+    while end > 0 and text[end - 1] in CLOSING_PUNCTUATION:
         end -= 1
     if end == 0 or text[end - 1] not in _STOPS:
         return False

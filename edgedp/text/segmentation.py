@@ -59,9 +59,10 @@ T = TypeVar("T")
 
 CASINGS = ("lower", "sentence")
 _SENTENCE_END = frozenset(".!?")
-_CLOSING = frozenset("\"')]\u201d\u2019\u00bb")
+#: Closing quotes and brackets, which may follow a sentence stop.
+CLOSING_PUNCTUATION = frozenset("\"')]\u201d\u2019\u00bb")
 #: Words whose following full stop does not end a sentence (``Mr. Okonkwo``).
-_TITLES = frozenset(
+SENTENCE_TITLES = frozenset(
     [
         "mr",
         "mrs",
@@ -418,8 +419,8 @@ class _SentenceStarts:
 
     def punctuation(self, char: str, word_before: str) -> None:
         if char in _SENTENCE_END:
-            self._ended = not (char == "." and normalize_word(word_before) in _TITLES)
-        elif char not in _CLOSING:
+            self._ended = not (char == "." and normalize_word(word_before) in SENTENCE_TITLES)
+        elif char not in CLOSING_PUNCTUATION:
             self._ended = False
 
     def word(self) -> None:
@@ -475,7 +476,7 @@ def assemble(
             sentence_ended, capitalize_next = True, False
         elif piece.isspace():
             capitalize_next = capitalize_next or sentence_ended
-        elif piece not in _CLOSING:
+        elif piece not in CLOSING_PUNCTUATION:
             capitalize_next = sentence_ended = False
     state.capitalize_next, state.sentence_ended = capitalize_next, sentence_ended
     return "".join(out)
