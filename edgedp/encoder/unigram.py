@@ -37,7 +37,7 @@ from array import array
 from collections.abc import Sequence
 from typing import Any
 
-from edgedp.encoder.wordpiece import Encoding
+from edgedp.encoder.wordpiece import Encoding, padded
 from edgedp.errors import AssetError
 
 #: SentencePiece's whitespace symbol (U+2581), as text and as UTF-8.
@@ -266,16 +266,7 @@ class Unigram:
     def encode_batch(self, texts: Sequence[str]) -> list[Encoding]:
         """Every text encoded, in order, padded to the longest if the json pads (as ``tokenizers``'
         ``encode_batch``)."""
-        rows = [self.encode(text) for text in texts]
-        width = max(map(len, rows), default=0) if self.pads_to_longest else 0
-        return [
-            Encoding(
-                ids=row + [self.pad_id] * (width - len(row)),
-                attention_mask=[1] * len(row) + [0] * (width - len(row)),
-                type_ids=[0] * max(width, len(row)),
-            )
-            for row in rows
-        ]
+        return padded([self.encode(text) for text in texts], self.pads_to_longest, self.pad_id)
 
     def _viterbi(self, text: str) -> list[int]:
         """The best segmentation of ``text`` (module docstring, step 3)."""

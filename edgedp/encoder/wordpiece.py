@@ -191,6 +191,20 @@ class Encoding(NamedTuple):
     type_ids: list[int]
 
 
+def padded(rows: list[list[int]], to_longest: bool, pad_id: int) -> list[Encoding]:
+    """Each row of token ids as an :class:`Encoding`, padded with ``pad_id`` to the longest row if
+    ``to_longest`` (as ``tokenizers``' ``encode_batch``)."""
+    width = max(map(len, rows), default=0) if to_longest else 0
+    return [
+        Encoding(
+            ids=row + [pad_id] * (width - len(row)),
+            attention_mask=[1] * len(row) + [0] * (width - len(row)),
+            type_ids=[0] * max(width, len(row)),
+        )
+        for row in rows
+    ]
+
+
 class WordPiece:
     """A BERT WordPiece ``tokenizer.json`` run in pure Python (see the module docstring).
 
@@ -273,16 +287,7 @@ class WordPiece:
     def encode_batch(self, texts: Sequence[str]) -> list[Encoding]:
         """Every text encoded, in order, padded to the longest if the json pads (as ``tokenizers``'
         ``encode_batch``)."""
-        rows = [self.encode(text) for text in texts]
-        width = max(map(len, rows), default=0) if self.pads_to_longest else 0
-        return [
-            Encoding(
-                ids=row + [self.pad_id] * (width - len(row)),
-                attention_mask=[1] * len(row) + [0] * (width - len(row)),
-                type_ids=[0] * max(width, len(row)),
-            )
-            for row in rows
-        ]
+        return padded([self.encode(text) for text in texts], self.pads_to_longest, self.pad_id)
 
     @property
     def truncation(self) -> dict[str, int] | None:
