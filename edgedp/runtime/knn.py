@@ -16,17 +16,17 @@ tests/runtime/test_knn.py), with one exception said at :func:`squared_l2_knn`:
 * :class:`RunningTop`: the ``k`` smallest values over blocks of consecutive ids, ties to the
   lower id (both tiers of :class:`edgedp.words.euclidean.EuclideanIndex` use it).
 
-Hamming distances are computed exactly in one of two ways, chosen by batch size (the choice never
-changes a result; ``python -m bench backends`` measured the crossover): for a few queries,
-popcounts (``np.bitwise_count``) of the XOR of 64-bit words; for :data:`GEMM_QUERIES` or more, a
-float32 matrix product of the query bits as -+1/2 with the code bits as +-1, d_H = n / 2 +
-<(1 - 2a) / 2, 2b - 1>, exact because every partial sum is a multiple of 1/2 of magnitude at most
-n / 2 <= 2^15 (float32 holds those exactly below 2^23). Blocks of distances are int16 for codes of
-up to :data:`INT16_BITS` bits (fewer bytes per pass) and int32 above, which holds every code width
-a pack may have (8 to 65,536 bits, :mod:`edgedp.packs.schema`; int16 would wrap from 32,768 bits,
-uint16 at 65,536); the k nearest are returned as int32, as FAISS's. Memory is bounded by blocking
-(a block of queries against a block of codes at a time; codes wider than 256 bits get
-proportionally fewer rows per block).
+Hamming distances are exact popcounts (``np.bitwise_count``) of the XOR of the codes' 64-bit
+words (or the widest unsigned words their length divides), a block of queries against a block of
+codes at a time, into buffers allocated once per call: each word of a block of codes is copied to a
+contiguous column first, and the bit counts of a word go to a uint8 buffer that is added to the
+block's distances. Blocks of distances are int16 for codes of up to :data:`INT16_BITS` bits (fewer
+bytes per pass) and int32 above, which holds every code width a pack may have (8 to 65,536 bits,
+:mod:`edgedp.packs.schema`; int16 would wrap from 32,768 bits, uint16 at 65,536); the k nearest
+are returned as int32, as FAISS's. The buffers stay under a megabyte whatever the batch: a float32
+matrix product of +-1 bits, used for 48 queries or more until 2026-11-29, needed 40 MB of
+temporaries and OpenBLAS's buffers per thread and was slower than these popcounts at every batch
+size measured (bench/reports/2026-11-29-footprint.md).
 
 :class:`RunningTop` selects the k > 1 smallest values of a wide block without partitioning it: a
 bound from group minima (one pass) leaves about 32 k candidates per row to sort, exactly (its
@@ -42,14 +42,13 @@ import numpy as np
 from edgedp.runtime.backend import backend
 from edgedp.runtime.native import search_threads
 
-#: Queries per call from which Hamming distances come from a matrix product, not popcounts.
-GEMM_QUERIES = 48
-#: (queries, codes) per block: the popcount path stays in cache, the product's scores are 16 MB.
+#: (queries, codes) per block of Hamming distances: the XOR and the distances stay in cache.
 POPCOUNT_BLOCK = (16, 4096)
-GEMM_BLOCK = (256, 16384)
-#: +-1 floats per operand of one product (16 MB): wider codes than 256 bits get fewer rows per
-#: block (at 65,536 bits, 64 queries against 64 codes).
-GEMM_ELEMENTS = GEMM_BLOCK[1] * 256
+#: Bytes of the contiguous word columns of one block of codes: codes wider than 512 bits get
+#: proportionally fewer rows per block (at 65,536 bits, 32 codes).
+COLUMN_BYTES = POPCOUNT_BLOCK[1] * 64
+#: (queries, vectors) per block of float32 squared distances (a matrix product, 16 MB of scores).
+L2_BLOCK = (256, 16384)
 #: In a narrow block (:data:`GROUP_FACTOR`): ties by repeated argmin up to this k (each a pass
 #: over the block), by a partition above.
 REPEATED_ARGMIN = 4
@@ -172,48 +171,39 @@ def _words(codes: np.ndarray) -> np.ndarray:
     return codes
 
 
-def _signs(codes: np.ndarray, one: float = 1.0) -> np.ndarray:
-    """Packed codes as rows of float32 +-``one`` (bit 1 -> +``one``, bit 0 -> -``one``)."""
-    signs: np.ndarray = np.unpackbits(codes, axis=1).astype(np.float32)
-    signs *= 2.0 * one
-    signs -= one
-    return signs
-
-
 def hamming_blocks(
     queries: np.ndarray, codes: np.ndarray
 ) -> Iterator[tuple[slice, int, np.ndarray]]:
-    """Exact Hamming distances block by block: ``(query rows, first code id, block)``, the code
-    blocks of each query block in id order; int16 for codes of at most :data:`INT16_BITS` bits,
-    else int32."""
+    """Exact Hamming distances block by block: ``(query rows, first code id, block)``, the query
+    blocks of each code block in order, code blocks in id order; int16 for codes of at most
+    :data:`INT16_BITS` bits, else int32. Each block is a buffer the next one overwrites: a
+    consumer takes what it keeps (and may scribble on it)."""
     bits = codes.shape[1] * 8
     dtype = np.int16 if bits <= INT16_BITS else np.int32
-    gemm = len(queries) >= GEMM_QUERIES
-    query_block, code_block = GEMM_BLOCK if gemm else POPCOUNT_BLOCK
-    # the queries are prepared (unpacked to floats for a product) a chunk at a time: all at once
-    # but for codes wider than 256 bits in a product, whose operands stay within GEMM_ELEMENTS
-    chunk = max(1, len(queries))
-    if gemm and bits * code_block > GEMM_ELEMENTS:
-        query_block = chunk = max(1, min(query_block, GEMM_ELEMENTS // bits))
-        code_block = max(1, GEMM_ELEMENTS // bits)
-    for begin in range(0, len(queries), chunk):
-        part = queries[begin : begin + chunk]
-        prepared = _signs(part, -0.5) if gemm else _words(part)
-        for start in range(0, len(codes), code_block):
-            block = codes[start : start + code_block]
-            other = _signs(block) if gemm else _words(block)
-            for first in range(0, len(part), query_block):
-                rows = slice(begin + first, begin + first + query_block)
-                here = prepared[first : first + query_block]
-                if gemm:  # n / 2 + <-+1/2, +-1>, cast to integers in the same pass
-                    scores = here @ other.T
-                    distances = np.empty(scores.shape, dtype=dtype)
-                    yield rows, start, np.add(scores, bits / 2, out=distances, casting="unsafe")
+    query_words, code_words = _words(queries), _words(codes)
+    width = code_words.shape[1]
+    query_block = POPCOUNT_BLOCK[0]
+    code_block = max(1, min(POPCOUNT_BLOCK[1], COLUMN_BYTES // code_words.strides[0]))
+    xor = np.empty((query_block, code_block), dtype=code_words.dtype)
+    counts = np.empty((query_block, code_block), dtype=np.uint8)
+    distances = np.empty((query_block, code_block), dtype=dtype)
+    for start in range(0, len(code_words), code_block):
+        block = code_words[start : start + code_block]
+        columns = [np.ascontiguousarray(block[:, word])[None, :] for word in range(width)]
+        for first in range(0, len(query_words), query_block):
+            here = query_words[first : first + query_block]
+            rows, width_here = len(here), len(block)
+            out = xor[:rows, :width_here]
+            bit_counts = counts[:rows, :width_here]
+            sums = distances[:rows, :width_here]
+            for word in range(width):
+                np.bitwise_xor(here[:, word, None], columns[word], out=out)
+                np.bitwise_count(out, out=bit_counts)
+                if word == 0:
+                    sums[...] = bit_counts
                 else:
-                    distances = np.bitwise_count(here[:, None, 0] ^ other[None, :, 0]).astype(dtype)
-                    for word in range(1, other.shape[1]):
-                        distances += np.bitwise_count(here[:, None, word] ^ other[None, :, word])
-                    yield rows, start, distances
+                    np.add(sums, bit_counts, out=sums)
+            yield slice(first, first + len(here)), start, sums
 
 
 def hamming_knn(queries: np.ndarray, codes: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -223,8 +213,9 @@ def hamming_knn(queries: np.ndarray, codes: np.ndarray, k: int) -> tuple[np.ndar
     ids = np.empty((len(queries), k), dtype=np.int64)
     tops: dict[int, RunningTop] = {}
     for rows, start, block in hamming_blocks(queries, codes):
-        top = tops.setdefault(rows.start, RunningTop(len(block), k, np.int32))
-        top.add(block, start)
+        if rows.start not in tops:
+            tops[rows.start] = RunningTop(len(block), k, np.int32)
+        tops[rows.start].add(block, start)
     for first, top in tops.items():
         distances[first : first + len(top.ids)] = top.best
         ids[first : first + len(top.ids)] = top.ids
@@ -256,7 +247,7 @@ def squared_l2_knn(
     """float32 squared distances |x|^2 + |y|^2 - 2 x.y (at least 0) and ids (int64) of the ``k``
     nearest ``vectors`` (float32) of each query, by (distance, id): ``faiss.knn``'s answer up to
     float32 rounding."""
-    query_block, vector_block = GEMM_BLOCK
+    query_block, vector_block = L2_BLOCK
     query_norms = np.einsum("ij,ij->i", queries, queries)
     vector_norms = np.einsum("ij,ij->i", vectors, vectors)
     distances = np.empty((len(queries), k), dtype=np.float32)
