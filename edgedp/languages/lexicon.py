@@ -18,8 +18,8 @@ read into a :class:`Lexicon`, and a few word lists built from public data
 * ``cut``: the frequent words after which no rule of the guard looks at the next word: a stream may
   be cut after them (:func:`edgedp.text.identifiers.span_may_continue`).
 
-Every list is a compact word table (:class:`edgedp.text.vocabulary.Vocabulary`), loaded on first
-use and only for the languages a call uses.
+Every list is a sorted file read a block per lookup (:class:`edgedp.text.word_files.WordFile`),
+opened on first use and only for the languages a call uses.
 
 Examples
 --------
@@ -37,7 +37,7 @@ from functools import cache
 from pathlib import Path
 
 from edgedp.errors import InputError
-from edgedp.text.vocabulary import Vocabulary
+from edgedp.text.word_files import WordFile
 
 #: The languages the guard has a lexicon for (ISO 639-1); ``"en"`` is the default everywhere.
 LANGUAGES = ("en", "es", "de", "fr", "pt", "it", "ru", "pl")
@@ -180,14 +180,14 @@ def lexicon(language: str = "en") -> Lexicon:
     return Lexicon(**kwargs)  # type: ignore[arg-type]
 
 
-_EMPTY = Vocabulary(())
+_EMPTY = WordFile.empty()
 
 
 @cache
-def word_list(kind: str, language: str = "en") -> Vocabulary:
-    """The word list ``kind`` (:data:`WORD_LISTS`) of ``language`` as a compact table (empty where
-    the language has none)."""
+def word_list(kind: str, language: str = "en") -> WordFile:
+    """The word list ``kind`` (:data:`WORD_LISTS`) of ``language``, read from its file per lookup
+    (empty where the language has none)."""
     if kind not in WORD_LISTS:
         raise InputError(f"no word list {kind!r} (known: {', '.join(WORD_LISTS)})")
     path = DATA / f"{kind}-{check_language(language)}.txt"
-    return Vocabulary.from_list_file(path) if path.is_file() else _EMPTY
+    return WordFile(path) if path.is_file() else _EMPTY

@@ -108,7 +108,8 @@ words and common names matter more than the people they may name):
 
 Every rule reads the text and the lists of one language (``language=``, English by default:
 :func:`~edgedp.text.segmentation.segment`, :func:`~edgedp.text.guard_report.guard_findings`); the
-lists are compact tables loaded on first use for the languages used. Measured recall per kind,
+lists are sorted files read a block per lookup (:class:`~edgedp.text.word_files.WordFile`), opened on
+first use for the languages used. Measured recall per kind,
 over-protection and speed: ``python -m bench guard`` (bench/reports/2026-11-29-guard.md).
 
 **What this adds to the word-level guarantee.** Inside a protected span, the output does not
@@ -154,6 +155,7 @@ from edgedp.errors import PrivacyParameterError
 from edgedp.languages.lexicon import DATA, check_language, lexicon, word_list
 from edgedp.languages.slang import slang_table
 from edgedp.text.vocabulary import Vocabulary
+from edgedp.text.word_files import WordFile
 
 #: The kinds of span the guard knows.
 PROTECT_KINDS = ("identifiers", "addresses", "names", "places", "proper-nouns", "rare-words")
@@ -186,9 +188,9 @@ def data_lines(name: str) -> list[str]:
     return [line.strip() for line in text.splitlines() if line.strip() and line[0] != "#"]
 
 
-def _word_list(name: str) -> Vocabulary:
-    """A data file beside this module as a compact word table (:meth:`Vocabulary.from_list_file`)."""
-    return Vocabulary.from_list_file(Path(__file__).resolve().parent / name)
+def _word_list(name: str) -> WordFile:
+    """A sorted word list beside this module, read from its file per lookup (:class:`WordFile`)."""
+    return WordFile(Path(__file__).resolve().parent / name)
 
 
 def _patterns(language: str = "en") -> dict[str, str]:
@@ -325,7 +327,7 @@ def _identifier_pattern(
 
 
 @cache
-def top_level_domains() -> Vocabulary:
+def top_level_domains() -> WordFile:
     """IANA's top-level domains, lower case (:data:`TLDS_FILE`)."""
     return _word_list(TLDS_FILE)
 
@@ -477,26 +479,26 @@ def _month_set(language: str) -> frozenset[str]:
 
 
 @cache
-def public_names() -> Vocabulary:
+def public_names() -> WordFile:
     """The public first names and surnames of many origins (lower case); see :data:`NAMES_FILE`.
 
-    Loaded on first use (~120,000 names) into a compact table (UTF-8 bytes, offsets and a hash
-    table; no Python string per name: bench/reports/2026-11-29-guard.md gives its memory)."""
+    Opened on first use (~120,000 names); a lookup reads one block of the file
+    (:class:`~edgedp.text.word_files.WordFile`)."""
     return _word_list(NAMES_FILE)
 
 
 @cache
-def ambiguous_names() -> Vocabulary:
+def ambiguous_names() -> WordFile:
     """The names that are also common English words (``ok``, ``early``, ``will``); see
     :data:`AMBIGUOUS_NAMES_FILE`. The names guard protects them only in a naming context."""
     return _word_list(AMBIGUOUS_NAMES_FILE)
 
 
 @cache
-def places() -> Vocabulary:
+def places() -> WordFile:
     """The public places (cities and towns, with their names in other languages), lower case;
     several words joined by one space (``sao paulo``). See :data:`PLACES_FILE`."""
-    return Vocabulary.from_list_file(DATA / PLACES_FILE)
+    return WordFile(DATA / PLACES_FILE)
 
 
 def is_name(word: str, language: str = "en") -> bool:
@@ -913,7 +915,7 @@ def protected_spans(
 
 
 @cache
-def common_words() -> Vocabulary:
+def common_words() -> WordFile:
     """Common English words, lower case (:data:`COMMON_WORDS_FILE`): a capitalized word that
     starts a sentence, or an all-capitals one, is a proper noun unless it is one of these."""
     return _word_list(COMMON_WORDS_FILE)

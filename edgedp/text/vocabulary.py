@@ -1,7 +1,7 @@
 """A public word list held compactly: id <-> word without 100,000 Python strings.
 
-It holds a words pack's vocabulary and the identifier guard's lists (names, common words,
-top-level domains, each language's lexicon). A ``dict`` or ``frozenset`` of 100,000 words plus their
+It holds a words pack's vocabulary (the guard's long lists, which only answer ``in``, are
+:class:`edgedp.text.word_files.WordFile`). A ``dict`` or ``frozenset`` of 100,000 words plus their
 ``str`` objects costs more memory than the codes themselves in every process that privatizes a word
 (bench/reports/2026-11-23-footprint.md: ~13 MB for 100,000 words). Here a list is
 
@@ -13,8 +13,8 @@ top-level domains, each language's lexicon). A ``dict`` or ``frozenset`` of 100,
   computed for all words at once with numpy (Horner's rule over byte columns) and for a
   looked-up word by one ``int.from_bytes``,
 * the start offset of every line (int32 or int64), built when a word's id or the word of an id is
-  first asked for: a list that only answers ``in`` (the identifier guard's names, places, common
-  words) never holds it (bench/reports/2026-11-29-footprint.md).
+  first asked for: a list that only answers ``in`` never holds it
+  (bench/reports/2026-11-29-footprint.md).
 
 Lookups compare the candidate's bytes with the word's, so a hash collision never returns a wrong
 answer; a word's id is the rank of its offset among the line starts. The table holds only the
@@ -27,7 +27,6 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from collections.abc import Iterable, Iterator
-from pathlib import Path
 from typing import overload
 
 import numpy as np
@@ -81,37 +80,6 @@ class Vocabulary:
         vocabulary = cls.__new__(cls)
         vocabulary._init_blob(blob)
         return vocabulary
-
-    @classmethod
-    def from_list_file(cls, path: Path) -> Vocabulary:
-        """From a data file: ``#`` comment lines at its top (its source and licence), then one word
-        a line (UTF-8), read without building a Python string per word.
-
-        Raises
-        ------
-        AssetError
-            If a word line is empty or padded, a word repeats, or the file is not UTF-8.
-
-        Examples
-        --------
-        >>> import tempfile
-        >>> with tempfile.TemporaryDirectory() as folder:
-        ...     path = Path(folder) / "words.txt"
-        ...     _ = path.write_text("# source: made up\\nokafor\\nmaria\\n", encoding="utf-8")
-        ...     names = Vocabulary.from_list_file(path)
-        >>> "maria" in names, "#" in names, len(names)
-        (True, False, 2)
-        """
-        with path.open("rb") as handle:  # the words after the header, read once (no copy)
-            start = 0
-            while handle.readline().startswith(b"#"):  # the header: its comment lines
-                start = handle.tell()
-            handle.seek(start)
-            blob = handle.read()
-        try:
-            return cls.from_lines(blob)
-        except (AssetError, UnicodeDecodeError) as error:
-            raise AssetError(f"{path.name}: {error}") from None
 
     def _init_blob(self, blob: bytes) -> None:
         if blob and not blob.endswith(b"\n"):

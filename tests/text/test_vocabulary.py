@@ -109,31 +109,6 @@ def test_a_membership_list_holds_no_line_starts_until_an_id_is_asked_for():
     assert vocabulary._starts is not None and vocabulary[1] == "beta"
 
 
-@pytest.mark.parametrize("header", [b"", b"# source: made up\n", b"# one\n#two\n"])
-def test_list_files_skip_only_their_header(tmp_path, header):
-    path = tmp_path / "words.txt"
-    path.write_bytes(header + b"okafor\nmaria\n#not-a-comment")
-    names = Vocabulary.from_list_file(path)
-    assert list(names.iter_words()) == ["okafor", "maria", "#not-a-comment"]
-    assert names.ids(["maria", "#not-a-comment", "# source: made up"]).tolist() == [1, 2, -1]
-    path.write_bytes(header + b"# only comments")
-    assert len(Vocabulary.from_list_file(path)) == 0
-
-
-def test_the_guard_lists_answer_as_sets_of_their_words():
-    """Every word of the bundled names and places lists is found, at its line, and its
-    neighbours that are not on the list are not."""
-    from edgedp.text.identifiers import places, public_names
-
-    for table in (public_names(), places()):
-        words = list(table.iter_words())
-        members = set(words)
-        assert all(word in table for word in words)
-        assert table.ids(words[::97]).tolist() == list(range(0, len(words), 97))
-        probes = [word + suffix for word in words[::13] for suffix in ("s", "x", " ")]
-        assert [probe in table for probe in probes] == [probe in members for probe in probes]
-
-
 @pytest.mark.parametrize("small_blob", [1 << 24, 1])  # int32 entries, then int64 entries
 def test_long_word_lists_use_wide_entries_with_the_same_answers(monkeypatch, small_blob):
     monkeypatch.setattr(module, "_SMALL_BLOB", small_blob)
