@@ -61,7 +61,7 @@ class WordFile:
     ((True, False, False), 2, ['maria', 'okafor'])
     """
 
-    __slots__ = ("_count", "_descriptor", "_firsts", "_lock", "_name", "_starts", "__weakref__")
+    __slots__ = ("__weakref__", "_count", "_descriptor", "_firsts", "_lock", "_name", "_starts")
 
     def __init__(self, path: Path) -> None:
         self._name = path.name
@@ -107,8 +107,10 @@ class WordFile:
             if chunk.startswith(b"\n") or b"\n\n" in chunk or _PADDED.search(text):
                 raise AssetError("a word line is empty or padded")
             lines = chunk.split(b"\n")[:-1]
-            if (count and lines[0] <= previous) or lines != sorted(lines) or (
-                len(set(lines)) < len(lines)
+            if (
+                (count and lines[0] <= previous)
+                or lines != sorted(lines)
+                or (len(set(lines)) < len(lines))
             ):
                 raise AssetError("the words are not sorted by their bytes, each once")
             end = chunk_start + len(chunk)
