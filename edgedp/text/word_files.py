@@ -115,12 +115,12 @@ class WordFile:
                 raise AssetError("the words are not sorted by their bytes, each once")
             end = chunk_start + len(chunk)
             while block < end:  # the first line starting at or after each block's offset
-                line = 0 if block <= chunk_start else chunk.find(b"\n", block - chunk_start - 1) + 1
-                if line == len(chunk):
+                at = 0 if block <= chunk_start else chunk.find(b"\n", block - chunk_start - 1) + 1
+                if at == len(chunk):
                     break  # the block starts with the next chunk's first line
-                firsts.append(chunk[line : chunk.index(b"\n", line)])
-                starts.append(chunk_start + line)
-                block = chunk_start + line + BLOCK_BYTES
+                firsts.append(chunk[at : chunk.index(b"\n", at)])
+                starts.append(chunk_start + at)
+                block = chunk_start + at + BLOCK_BYTES
             count, previous = count + len(lines), lines[-1]
         self._count, self._firsts, self._starts = count, firsts, [*starts, end]
 
