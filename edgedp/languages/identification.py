@@ -34,6 +34,7 @@ It imports the standard library, numpy, :mod:`edgedp.errors` and :mod:`edgedp.pa
 from __future__ import annotations
 
 import json
+import mmap
 import re
 import threading
 import unicodedata
@@ -249,6 +250,17 @@ class IdentifierModel:
     metadata: Mapping[str, Any] = field(default_factory=dict)
     #: log_prior's results, per preferred language.
     priors: dict[str, FloatArray] = field(default_factory=dict, compare=False, repr=False)
+    #: The mapping of the model file the arrays view (``None``: arrays in memory).
+    pages: mmap.mmap | None = field(default=None, compare=False, repr=False)
+
+    def release_pages(self) -> None:
+        """Drop the model file's pages from this process's resident memory (they stay in the
+        system's file cache; the next lookup maps the pages it reads again). A message's lookups
+        touch most of the file (its keys are hashed), so the identifier costs 3.8 MB of
+        resident memory while it identifies, and nothing between messages
+        (bench/reports/2026-11-29-footprint.md)."""
+        if self.pages is not None and hasattr(mmap, "MADV_DONTNEED"):
+            self.pages.madvise(mmap.MADV_DONTNEED)
 
     @classmethod
     def load(cls, path: Path = MODEL_FILE, *, sha256: str | None = MODEL_SHA256) -> IdentifierModel:
@@ -262,9 +274,11 @@ class IdentifierModel:
         """
         try:
             digest = sha256_file(path)
-            blob: npt.NDArray[np.uint8] = np.memmap(path, dtype=np.uint8, mode="r")
-        except OSError as error:
+            with path.open("rb") as handle:
+                pages = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+        except (OSError, ValueError) as error:  # ValueError: an empty file
             raise AssetError(f"cannot read the language identifier {path}: {error}") from None
+        blob: npt.NDArray[np.uint8] = np.frombuffer(pages, dtype=np.uint8)
         if sha256 is not None and digest != sha256:
             raise AssetError(
                 f"the language identifier {path.name} is not the file this edgedp shipped "
@@ -281,6 +295,7 @@ class IdentifierModel:
             model = cls(
                 languages=tuple(str(code) for code in header["languages"]),
                 metadata=header["metadata"],
+                pages=pages,
                 **{name: arrays[name] for name in MODEL_ARRAYS},
             )
         except (ValueError, KeyError, TypeError) as error:
@@ -676,7 +691,10 @@ def identify(
     found = model()
     chosen = _check_languages(languages, found.languages)
     log_prior = found.log_prior(_check_preferred(prefer, found.languages))
-    return _decide(found, _scores(found, text), log_prior, chosen)
+    try:
+        return _decide(found, _scores(found, text), log_prior, chosen)
+    finally:
+        found.release_pages()
 
 
 def language_runs(
@@ -752,12 +770,15 @@ def language_runs(
     ends = [*starts[1:], len(text)]
     # Each sentence's own words (its first EVIDENCE_CHARS characters), and its share of the
     # message's first EVIDENCE_CHARS characters (the same words when it ends inside them).
-    own = [_scores(found, text[start:end]) for start, end in zip(starts, ends, strict=True)]
-    shares = [
-        mine if end <= EVIDENCE_CHARS else _scores(found, text[start:EVIDENCE_CHARS])
-        for start, end, mine in zip(starts, ends, own, strict=True)
-        if start < EVIDENCE_CHARS
-    ]
+    try:
+        own = [_scores(found, text[start:end]) for start, end in zip(starts, ends, strict=True)]
+        shares = [
+            mine if end <= EVIDENCE_CHARS else _scores(found, text[start:EVIDENCE_CHARS])
+            for start, end, mine in zip(starts, ends, own, strict=True)
+            if start < EVIDENCE_CHARS
+        ]
+    finally:
+        found.release_pages()
     whole = sum(shares[1:], shares[0])
     message = _decide(found, whole, log_prior, chosen)
     sentence_prior = log_prior
