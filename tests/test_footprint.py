@@ -1,5 +1,6 @@
-"""One chat message privatized with every default on the numpy tier stays within a memory budget
-(issue 50: the target is 48 MB peak RSS; bench/reports/2026-11-29-footprint.md says where it is).
+"""One chat message, and 300 in one process, privatized with every default on the numpy tier stay
+within a memory budget (issue 50: the targets are 48 and 52 MB peak RSS;
+bench/reports/2026-11-29-footprint.md says where they are).
 
 The peak is the child's ``ru_maxrss`` (``resource.getrusage(RUSAGE_CHILDREN)``), read by a small
 launcher process rather than by pytest: Linux starts a child's high-water mark at its parent's
@@ -16,10 +17,11 @@ import sys
 import pytest
 from helpers import REPO_ROOT
 
-#: Peak RSS, MB, of the one-message command below: 55.3 MB measured on 2026-11-29
-#: (bench/reports/2026-11-29-footprint.md) plus ~10 % headroom. Issue 50's target is 48 MB:
-#: lower this as the footprint comes down, never raise it without a reason in the report.
-BUDGET_MB = 61.0
+#: Peak RSS, MB, of the command below for one message and for 300: 49.1 and 49.4 MB measured on
+#: 2026-11-29 (bench/reports/2026-11-29-footprint.md, second session) plus ~10 % headroom. Issue
+#: 50's targets are 48 and 52 MB: lower this as the footprint comes down, never raise it without a
+#: reason in the report.
+BUDGET_MB = 54.0
 MESSAGE = b"hey maria, can you call dr. okafor at 555-0142 tmrw? we need the report by friday\n"
 LAUNCHER = (
     "import resource, subprocess, sys\n"
@@ -29,13 +31,15 @@ LAUNCHER = (
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="ru_maxrss in KB: Linux only")
-def test_one_message_on_the_numpy_tier_stays_within_the_memory_budget():
+@pytest.mark.parametrize("messages", [1, 300])
+def test_messages_on_the_numpy_tier_stay_within_the_memory_budget(messages):
+    """300 messages are batched (and searched) together: the batch's temporaries count too."""
     command = [sys.executable, "-m", "edgedp", "privatize", "--epsilon", "0.5"]
     path = os.pathsep.join(filter(None, [str(REPO_ROOT), os.environ.get("PYTHONPATH")]))
     env = {**os.environ, "EDGEDP_BACKEND": "numpy", "PYTHONPATH": path}
     result = subprocess.run(
         [sys.executable, "-c", LAUNCHER, *command],
-        input=MESSAGE,
+        input=MESSAGE * messages,
         capture_output=True,
         cwd=REPO_ROOT,
         env=env,
@@ -44,6 +48,7 @@ def test_one_message_on_the_numpy_tier_stays_within_the_memory_budget():
     )
     peak_mb = int(result.stdout.decode().split()[-1]) / 1024
     assert peak_mb <= BUDGET_MB, (
-        f"one message privatized on the numpy tier peaked at {peak_mb:.1f} MB resident, over the "
-        f"{BUDGET_MB} MB budget (issue 50's target: 48 MB); see bench/reports/2026-11-29-footprint.md"
+        f"{messages} message(s) privatized on the numpy tier peaked at {peak_mb:.1f} MB resident, "
+        f"over the {BUDGET_MB} MB budget (issue 50's targets: 48 MB, 52 MB for 300); see "
+        "bench/reports/2026-11-29-footprint.md"
     )
