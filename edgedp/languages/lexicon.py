@@ -86,6 +86,10 @@ class Lexicon:
         Endings after a hyphen of romanized Asian streets and districts (``teheran-ro``).
     place_cues : frozenset of str
         Words before a place that is also a common word (``in reading``).
+    speech_verbs : frozenset of str
+        Verbs of saying after their subject (``said``, ``dice``, ``disse``, ``sagt``): a name that
+        is also a word right before one names someone (``rosa disse que não``). The rule reads
+        the word after the name, so it never applies to a name that is a cut word.
     """
 
     language: str
@@ -106,6 +110,7 @@ class Lexicon:
     unit_words: frozenset[str]
     address_suffixes: tuple[str, ...]
     place_cues: frozenset[str]
+    speech_verbs: frozenset[str]
 
     @property
     def context_words(self) -> frozenset[str]:

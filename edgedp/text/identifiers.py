@@ -66,19 +66,20 @@ words and common names matter more than the people they may name):
   that is also a common word of the language (:data:`AMBIGUOUS_NAMES_FILE` for English, ~2,400:
   ``ok``, ``early``, ``will``, ``may``, ``mark``, ``rose``, ``grace``, ``bill``, ``sun``; for the
   others, names that are lower-case words of the language's dictionary: ``rosa``, ``luz``) is
-  protected only where the context names someone: capitalized inside a sentence (``we met
-  Early``); right after a title (``dr. will``, ``señor``, ``frau``, ``пан``), a greeting (``hey
-  early``, ``hola``) or a verb of address or company (``call mark``, ``lunch with grace``), a
-  comma or full stop between them allowed; signing a message off (``love, rose``, or after a dash
-  as the last word of a line: ``thx - sam``); joined by ``and``, ``or``, ``&`` or a hyphen to a
+  protected only where the context names someone: capitalized inside a sentence (``we met Early``);
+  right after a title (``dr. will``, ``señor``, ``frau``, ``пан``), a greeting (``hey early``,
+  ``hola``) or a verb of address or company (``call mark``, ``lunch with grace``), a comma or full
+  stop between them allowed; right before a verb of saying (``mark said``, ``rosa disse``; unless
+  the name is a word a stream may be cut after); signing a message off (``love, rose``, or after a
+  dash as the last word of a line: ``thx - sam``); joined by ``and``, ``or``, ``&`` or a hyphen to a
   protected name (``maria and will``, ``min-jun``). A surname that is also a word (``park``,
   ``lee``, ``song``, ``long``, ``an``, ``ha``; ``blanco`` in Spanish) is protected right after a
   protected name (``ji-woo park``, ``bao an``). Elsewhere (``since early January``, ``the bill
-  passed``) it goes through the mechanism. A word on no list is protected after a title (``ask
-  dr. zyxwq``), and after a cue or signing off if it is a rare word (``hey okafo``); elsewhere,
-  a rare word is the ``"rare-words"`` guard's. The cue
-  words are each language's :class:`~edgedp.languages.lexicon.Lexicon`. A name on no list that is
-  also a frequent word, outside such a context (``i saw hyung``), is an ordinary word slot.
+  passed``) it goes through the mechanism. A word on no list is protected after a title (``ask dr.
+  zyxwq``), and after a cue or signing off if it is a rare word (``hey okafo``); elsewhere, a rare
+  word is the ``"rare-words"`` guard's. The cue words are each language's
+  :class:`~edgedp.languages.lexicon.Lexicon`. A name on no list that is also a frequent word,
+  outside such a context (``i saw hyung``), is an ordinary word slot.
 * ``"rare-words"``, kind ``rare-word``: a word of three letters or more, of letters alone, that
   is no common or frequent word of the language (wordfreq Zipf < 3, which counts chat, not on the
   dictionary lists, and no chat spelling of :mod:`edgedp.languages.slang`: ``i saw okafo``,
@@ -147,6 +148,7 @@ from __future__ import annotations
 import bisect
 import re
 import string
+import unicodedata
 from collections.abc import Iterable, Iterator, Sequence
 from functools import cache
 from pathlib import Path
@@ -502,15 +504,42 @@ def places() -> WordFile:
 
 
 def is_name(word: str, language: str = "en") -> bool:
-    """Is ``word`` (a lookup key) on the public name lists of ``language``?"""
-    return word in public_names() or (language != "en" and word in word_list("names", language))
+    """Is ``word`` (a lookup key) on the public name lists of ``language``, as written or, for
+    Latin letters, without its accents (``rogério``, ``maurício``: lists that hold ``rogerio``)?"""
+    if _listed(word, language):
+        return True
+    folded = _without_accents(word)
+    return bool(folded) and _listed(folded, language)
 
 
 def is_ambiguous(word: str, language: str = "en") -> bool:
-    """Is the name ``word`` also a common word of ``language`` (protected in context only)?"""
+    """Is the name ``word`` also a common word of ``language`` (protected in context only)? A
+    name found only without its accents (:func:`is_name`) is ambiguous where the folded name is,
+    or where the word as written is a common word of the language (``glória``, a word and
+    ``gloria``)."""
+    if not _listed(word, language) and (folded := _without_accents(word)):
+        return _ambiguous_as_written(folded, language) or is_common(word, language)
+    return _ambiguous_as_written(word, language)
+
+
+def _listed(word: str, language: str) -> bool:
+    return word in public_names() or (language != "en" and word in word_list("names", language))
+
+
+def _ambiguous_as_written(word: str, language: str) -> bool:
     if language == "en":
         return word in ambiguous_names()
     return word in word_list("ambiguous", language)
+
+
+def _without_accents(word: str) -> str:
+    """``word`` without the accents of its Latin letters (``"rogerio"`` for ``"rogério"``); ``""``
+    if it has none, or letters of another script (``й`` is a letter of its own)."""
+    if word.isascii() or not _latin(word):
+        return ""
+    decomposed = unicodedata.normalize("NFD", word)
+    folded = "".join(char for char in decomposed if not unicodedata.combining(char))
+    return "" if folded == decomposed else unicodedata.normalize("NFC", folded)
 
 
 def is_common(word: str, language: str = "en") -> bool:
@@ -572,7 +601,15 @@ def is_name_slot(
     ) or (last_of_line and _DASH_GAP.fullmatch(gap) is not None)
     if listed:  # an ambiguous name-word: protected where the context names someone
         capitalized = raw[:1].isupper() and not raw.isupper() and not starts_sentence[index]
-        return capitalized or cued or signed
+        # the subject of a verb of saying (``rosa disse``), read only past a word a stream is
+        # never cut after (a name that is a cut word is decided without the next word)
+        speaking = (
+            index + 1 < len(words)
+            and words[index + 1] in lex.speech_verbs
+            and gaps[index + 1] == " "
+            and word not in word_list("cut", language)
+        )
+        return capitalized or cued or signed or speaking
     # a word on no list: after a title, or a rare word after a cue or signing off (elsewhere, a
     # rare word is :func:`rare_slots`'s)
     if titled:
@@ -595,7 +632,8 @@ def name_slots(
     slot starts a sentence; ``language``: whose lexicon and lists (:mod:`edgedp.languages.lexicon`).
     A public, fixed function of the text (see the module's docstring): a name of the public lists
     that is not ambiguous, anywhere; an ambiguous name-word capitalized inside a sentence, after a
-    cue (title, greeting, verb of address), signing the message off, joined by ``and``/``or``/``&``
+    cue (title, greeting, verb of address), before a verb of saying (``rosa disse``), signing the
+    message off, joined by ``and``/``or``/``&``
     or a hyphen to a protected name; a surname that is also a word right after a protected name
     (``ji-woo park``); a word on no list after a title, or after a cue if it is no common word.
     """
