@@ -149,6 +149,8 @@ CHATS = {
     "blanco el 12 de marzo, porque no tengo tiempo hoy, mañana te cuento todo\n",
     "ru": "привет, дмитрий, что это было? позвони ольге, я уже не знаю. улица ленина, 5, кв. 12 "
     "в москве, но это очень далеко\n",
+    "pt": "oi maria, a rosa disse que o rogério liga amanhã. glória chega hoje e maurício disse "
+    "que sim, mas a rosa é uma flor\n",
 }
 
 
@@ -178,3 +180,28 @@ def _token_before(text: str, position: int) -> str:
     while start > 0 and text[start - 1] not in SPLITTING_WHITESPACE:
         start -= 1
     return text[start:position]
+
+
+@pytest.mark.parametrize(
+    ("language", "text", "name", "protected"),
+    [
+        ("pt", "rosa disse que não", "rosa", True),  # an ambiguous name before a verb of saying
+        ("pt", "rosa é uma flor", "rosa", False),  # the word: no context names anyone
+        ("en", "i think mark said no", "mark", True),
+        ("en", "mark the date", "mark", False),
+        ("es", "rosa dice que no", "rosa", True),
+        ("pt", "oi rogério, tudo bem?", "rogério", True),  # only "rogerio" is on a list
+        ("es", "no está aquí", "está", False),  # "esta" is a name: "está" a word of Spanish
+        ("pt", "maurício disse que sim", "maurício", True),
+    ],
+)
+def test_verbs_of_saying_and_names_listed_without_their_accents(language, text, name, protected):
+    assert (kinds(text, language).get(name) == "name") is protected
+
+
+def test_accents_fold_only_latin_letters():
+    from edgedp.text.identifiers import _without_accents
+
+    assert _without_accents("rogério") == "rogerio" and _without_accents("zoë") == "zoe"
+    assert _without_accents("maria") == "" and _without_accents("йошкар") == ""
+    assert _without_accents("łukasz") == ""  # ł is a letter of its own, not l with an accent
