@@ -532,14 +532,25 @@ def _ambiguous_as_written(word: str, language: str) -> bool:
     return word in word_list("ambiguous", language)
 
 
+#: Latin letters with no decomposition and their usual spelling in names written without accents
+#: (``đông`` -> ``dong``, ``łukasz`` -> ``lukasz``, ``søren`` -> ``soren``).
+_PLAIN_LETTERS = str.maketrans(
+    {"đ": "d", "ð": "d", "ł": "l", "ø": "o", "æ": "ae", "œ": "oe", "ß": "ss", "þ": "th", "ı": "i"}
+)
+
+
 def _without_accents(word: str) -> str:
-    """``word`` without the accents of its Latin letters (``"rogerio"`` for ``"rogério"``); ``""``
-    if it has none, or letters of another script (``й`` is a letter of its own)."""
-    if word.isascii() or not _latin(word):
+    """``word`` as a name is written without accents (``"rogerio"`` for ``"rogério"``, ``"dong"``
+    for ``"đông"``); ``""`` if that changes nothing, or the word has letters of another script
+    (``й`` is a letter of its own). Vietnamese letters (Latin Extended Additional) fold too
+    (``phạm`` -> ``pham``)."""
+    if word.isascii() or not all(
+        not char.isalpha() or char < "\u0250" or "\u1e00" <= char <= "\u1eff" for char in word
+    ):
         return ""
-    decomposed = unicodedata.normalize("NFD", word)
+    decomposed = unicodedata.normalize("NFD", word.translate(_PLAIN_LETTERS))
     folded = "".join(char for char in decomposed if not unicodedata.combining(char))
-    return "" if folded == decomposed else unicodedata.normalize("NFC", folded)
+    return "" if folded == word else unicodedata.normalize("NFC", folded)
 
 
 def is_common(word: str, language: str = "en") -> bool:
@@ -671,7 +682,8 @@ def name_slots(
     for index in range(1, count):
         if not protected[index] and given[index - 1] and gaps[index] == " ":
             # ``dr. the``: a name after a title, yet a word no rule reads past
-            protected[index] = words[index] in surnames and words[index - 1] not in ends
+            surname = words[index] in surnames or _without_accents(words[index]) in surnames
+            protected[index] = surname and words[index - 1] not in ends  # also ``dũng hồ``
     return [index for index in range(count) if protected[index]]
 
 
