@@ -120,6 +120,20 @@ def test_each_language_protects_its_names_and_addresses(language, text, expected
     assert {word: found.get(word) for word in expected} == expected, found
 
 
+@pytest.mark.parametrize(
+    ("text", "address"),
+    [
+        ("ich wohne jetzt am neuenhof 291, komm vorbei", "am neuenhof 291"),
+        ("schick es an im rottland 188 bitte", "im rottland 188"),
+        ("wir sehen uns am montag um 5", None),  # a weak type needs the street's name and number
+        ("am 3. mai treffen wir uns", None),
+    ],
+)
+def test_german_streets_named_after_am_im_zum_zur(text, address):
+    found = [word for word, kind in kinds(text, "de").items() if kind == "address"]
+    assert found == ([address] if address else [])
+
+
 def test_dates_with_the_months_of_the_language():
     assert kinds("nos vemos el 12 de marzo", "es") == {"12 de marzo": "date"}
     assert kinds("am 3. mai treffen wir uns", "de").get("3. mai") == "date"
@@ -149,6 +163,8 @@ CHATS = {
     "blanco el 12 de marzo, porque no tengo tiempo hoy, mañana te cuento todo\n",
     "ru": "привет, дмитрий, что это было? позвони ольге, я уже не знаю. улица ленина, 5, кв. 12 "
     "в москве, но это очень далеко\n",
+    "de": "hallo anna, ich wohne jetzt am neuenhof 291 in köln. ruf mark morgen an, er sagt, im "
+    "rottland 188 ist frei. wir sehen uns am montag zur mittagszeit\n",
     "pt": "oi maria, a rosa disse que o rogério liga amanhã. glória chega hoje e maurício disse "
     "que sim, mas a rosa é uma flor\n",
 }

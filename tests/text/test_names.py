@@ -116,10 +116,10 @@ def test_a_word_on_no_list_is_a_name_after_a_title_or_a_cue_and_rare_words_a_kin
     assert protected("call in sick, tell my mom, hey guys") == []
     # without a cue, a word that is no frequent word of English is the rare-words guard's (held-out
     # names on no list are mostly such words); chat spellings, months and weekdays never are
-    assert protected("i saw okafo there") == []
+    assert protected("i think okafo is there") == []
     rare = frozenset({"rare-words"})
-    assert protected("i saw okafo there", rare) == ["okafo"]
-    assert segment("i saw okafo there", rare).kinds == {2: "rare-word"}
+    assert protected("i think okafo is there", rare) == ["okafo"]
+    assert segment("i think okafo is there", rare).kinds == {2: "rare-word"}
     assert protected("idk tmrw or friday, march lol", rare) == []
     assert protected("hey okafo", frozenset(DEFAULT_PROTECT)) == ["okafo"]
     assert segment("hey okafo", frozenset(DEFAULT_PROTECT)).kinds == {1: "name"}
