@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from edgedp.cli.decoding import DecodeOptions, add_decoder_arguments
+from edgedp.cli.languages import add_pack_language_argument, pack_argument
 from edgedp.cli.options import parse_epsilon
 from edgedp.errors import InputError
 from edgedp.evaluation.calibration import AGGREGATES, equivalent_epsilon, metric_statistics
@@ -52,6 +53,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"{LAM.help} of {', '.join(takers)} (default: %(default)s)",
     )
     parser.add_argument("--pack", help="words pack (default: words-small)")
+    add_pack_language_argument(parser)
     add_decoder_arguments(parser, DEFAULT_DECODE)
     parser.add_argument("--json", action="store_true", help="print the statistics used as JSON")
 
@@ -79,7 +81,7 @@ class CalibrateOptions:
             args.aggregate,
             args.match,
             args.lam,
-            args.pack,
+            pack_argument(args),
             DecodeOptions.from_args(args, DEFAULT_DECODE),
             args.json,
         )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from edgedp.cli.languages import add_pack_language_argument, pack_argument
 from edgedp.cli.mechanisms import WordMechanismOptions, add_word_mechanism_arguments
 from edgedp.cli.options import add_seed_argument, parse_epsilon, warn_if_seeded
 from edgedp.cli.writing import print_report
@@ -33,6 +34,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "of --text), N_w and S_w, with 95 % intervals, and sample rewrites."
     )
     add_word_mechanism_arguments(parser)
+    add_pack_language_argument(parser)
     parser.add_argument(
         "--epsilon",
         help="privacy parameter(s), comma-separated to compare several (e.g. 0.5,0.6,0.7); "
@@ -75,6 +77,7 @@ def parse_epsilons(text: str) -> list[float]:
 
 def run(args: argparse.Namespace) -> None:
     epsilons = None if args.epsilon is None else parse_epsilons(args.epsilon)
+    args.pack = pack_argument(args)
     chosen = WordMechanismOptions.from_args(args)
     mechanism = chosen.build(1.0 if epsilons is None else epsilons[0])
     if epsilons is None:

@@ -35,6 +35,33 @@ def add_language_argument(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_pack_language_argument(parser: argparse.ArgumentParser) -> None:
+    """--language CODE for a command about one word pack (``explain``, ``tune``, ``calibrate``):
+    the shorthand of --pack with that language's pack (:func:`pack_argument`)."""
+    packs = ", ".join(f"{code}: {pack}" for code, pack in WORD_PACKS.items())
+    parser.add_argument(
+        "--language",
+        choices=list(WORD_PACKS),
+        help=f"the word pack of this language instead of --pack ({packs}; default: --pack's)",
+    )
+
+
+def pack_argument(args: argparse.Namespace) -> str | None:
+    """The pack --pack names, or the word pack of --language (:func:`add_pack_language_argument`).
+
+    Raises
+    ------
+    ~edgedp.InputError
+        If both are given.
+    """
+    language, pack = getattr(args, "language", None), args.pack
+    if language is None:
+        return pack  # type: ignore[no-any-return]
+    if pack is not None:
+        raise InputError("--language chooses the pack of a language: give it or --pack, not both")
+    return WORD_PACKS[language]
+
+
 @dataclass(frozen=True)
 class LanguageOptions:
     """Which languages a run serves (their word packs) and how each line's is chosen."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from edgedp.cli.languages import add_pack_language_argument, pack_argument
 from edgedp.cli.mechanisms import WordMechanismOptions, add_word_mechanism_arguments
 from edgedp.cli.options import parse_epsilon
 from edgedp.cli.writing import print_report
@@ -41,6 +42,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "Xu et al.'s Alg. 2."
     )
     add_word_mechanism_arguments(parser)
+    add_pack_language_argument(parser)
     target = parser.add_mutually_exclusive_group(required=True)
     one = "; one target is required"
     target.add_argument("--keep", type=float, help="target share of words kept, in (0, 1)" + one)
@@ -73,6 +75,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> None:
     if args.choose_t and args.mechanism != "vickrey":
         raise InputError("--choose-t applies to --mechanism vickrey")
+    args.pack = pack_argument(args)
     chosen = WordMechanismOptions.from_args(args)
     if args.start_epsilon is not None:
         start = parse_epsilon(args.start_epsilon)

@@ -60,3 +60,41 @@ def test_language_errors_are_one_line():
         result = run("--epsilon", "1", *args, stdin="hello\n")
         err = result.stderr.decode()
         assert result.returncode != 0 and message in err and err.count("\n") == 1, (args, err)
+
+
+def test_explain_tune_and_calibrate_take_a_language_for_its_pack():
+    """``--language es`` is ``--pack words-es`` for the commands about one pack; both, or a
+    language without a pack, is a one-line error."""
+    language = next((code for code in ("es", "de", "ru") if code in installed_languages()), "en")
+    pack = "words-small" if language == "en" else f"words-{language}"
+    common = ("--epsilon", "0.55", "--words", "20", "--samples", "4", "--adversary-samples", "4")
+    result = subprocess.run(
+        [sys.executable, "-m", "edgedp.cli", "explain", "--language", language, *common],
+        capture_output=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    assert f"on pack '{pack}'" in result.stdout.decode()
+    needed = {
+        "explain": [],
+        "tune": ["--keep", "0.5"],
+        "calibrate": ["--epsilon", "1", "--from", "brr", "--to", "madlib"],
+    }
+    for command in ("explain", "tune", "calibrate"):
+        both = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "edgedp.cli",
+                command,
+                *needed[command],
+                "--language",
+                "es",
+                "--pack",
+                "words-small",
+            ],
+            capture_output=True,
+            timeout=300,
+        )
+        err = both.stderr.decode()
+        assert both.returncode != 0 and "not both" in err and err.count("\n") == 1, (command, err)
