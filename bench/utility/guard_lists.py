@@ -389,6 +389,10 @@ def build(language: str, shared: dict[str, set[str]]) -> dict[str, list[str]]:
     else:
         dictionary = dictionary_words(language)
         given_names = faker_person(FAKER_LOCALES[language], "first")
+        if language == "ru":  # chat's diminutives are given names too (паша, юра, вика)
+            given_names |= {
+                form for name in RU_CHAT_NAMES for form in {name, *case_forms(name, "ru")}
+            } - RU_NOT_NAMES
         very_frequent = {w for w in frequent if _zipf(w, language) >= FUNCTION_ZIPF}
         common = {w for w in frequent if w in dictionary} | {
             w for w in frequent if _zipf(w, language) >= COMMON_ZIPF
