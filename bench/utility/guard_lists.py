@@ -399,10 +399,17 @@ def build(language: str, shared: dict[str, set[str]]) -> dict[str, list[str]]:
         }
         # a name that is a lower-case dictionary word (where the dictionary writes names with
         # capitals: róża), or a word so frequent that it is one (hay, fue), unless it is a given
-        # name of the language's own Faker locales (juan, marek)
+        # name of the language's own Faker locales (juan, marek); where the dictionary writes
+        # names in lower case too (Spanish, French, Italian), a dictionary word as frequent as a
+        # common word (salud, cielo, victoire, bianco: names of other origins, surnames)
         cased = dictionary if dictionary_has_case(language) else set()
+        uncased = set() if cased else {w for w in common if w in dictionary}
         ambiguous = {
-            w for w in names if (w in cased and w in set(frequent)) or w in very_frequent
+            w
+            for w in names
+            if (w in cased and w in set(frequent))
+            or w in very_frequent
+            or (w in uncased and _zipf(w, language) >= COMMON_ZIPF)
         } - given_names
 
     unambiguous_names = names - ambiguous
