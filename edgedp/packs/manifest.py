@@ -210,6 +210,11 @@ class Manifest:
                 "edgedp.load_pack)"
             ) from None
 
+    def release(self, name: str) -> None:
+        """Drop the verified bytes of ``name``: for a loader that keeps a converted copy of them
+        instead (:meth:`contents` then refuses the file)."""
+        self._contents.pop(name, None)
+
     def text(self, name: str) -> str:
         """A listed file decoded as UTF-8."""
         try:

@@ -23,8 +23,8 @@ Layout of an ``lm`` pack (the manifest's ``lm`` section names the files):
 * ``rows.npy`` int64 (V + 3,): CSR offsets of the contexts (the words, the unknown word, START);
 * ``following.npy`` int32 (bigrams,): the stored outcomes of each context, strictly increasing
   (a matrix of lookups is one vectorized binary search of each query's context row: no key is
-  built per bigram, and the loaded model is the verified files plus two float64 arrays of
-  ``V + 2``; bench/reports/2026-11-29-footprint.md);
+  built per bigram, and the loaded model is the verified files, with the row offsets as int32
+  below 2**30 bigrams, plus two float64 arrays of ``V + 2``; bench/reports/2026-11-29-footprint.md);
 * ``logprob.npy`` float16 (bigrams,): their log-probabilities.
 
 The manifest records the vocabulary it was built for (the SHA-256 of its words pack's
@@ -131,7 +131,7 @@ class LanguageModelPack(LoadablePack):
     vocabulary_size: int
     stored_unigram: np.ndarray  # (V + 2,) float32: the words, unknown, </s>; a view
     unigram_total: float  # log of the sum of their exponentials: log_unigram = stored - total
-    rows: np.ndarray  # (V + 3,) int64, a view of the verified bytes
+    rows: np.ndarray  # (V + 3,) the verified int64 offsets, int32 below 2**30 bigrams
     following: np.ndarray  # (bigrams,) int32, strictly increasing in each row; a view
     log_stored: np.ndarray  # (bigrams,) float16, a view of the verified bytes
     log_backoff: np.ndarray  # (V + 2,) float64: the words, unknown, START
@@ -301,6 +301,10 @@ def load_language_model_pack(manifest: Manifest) -> LanguageModelPack:
     total = float(np.logaddexp.reduce(stored_unigram.astype(np.float64)))
     log_backoff = _log_backoff(stored_unigram, total, rows, following, stored, where)
     log_backoff.flags.writeable = False
+    if bigrams < 2**30:  # the same offsets in half the memory (sums of two stay below 2**31)
+        rows = rows.astype(np.int32)
+        rows.flags.writeable = False
+        manifest.release(section["rows"])
     return LanguageModelPack(
         name=manifest.name,
         path=manifest.directory,
