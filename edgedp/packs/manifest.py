@@ -160,16 +160,18 @@ class Manifest:
     """A validated, read-only manifest bound to its pack directory.
 
     After :meth:`verify`, :meth:`contents`, :meth:`array` and :meth:`text` serve the verified bytes
-    of each listed file from private memory; nothing re-reads the file system.
+    of each listed file from private memory; nothing re-reads the file system but
+    :meth:`reread`, for a file a loader released (:meth:`release`), which it checks again.
     """
 
-    __slots__ = ("_contents", "data", "digest", "directory")
+    __slots__ = ("_checksums", "_contents", "data", "digest", "directory")
 
     def __init__(self, directory: Path, data: Mapping[str, Any], digest: str) -> None:
         self.directory = directory
         self.data: Mapping[str, Any] = _freeze(dict(data))
         self.digest = digest
         self._contents: dict[str, bytes] = {}
+        self._checksums = True
 
     @property
     def kind(self) -> str:
@@ -212,8 +214,30 @@ class Manifest:
 
     def release(self, name: str) -> None:
         """Drop the verified bytes of ``name``: for a loader that keeps a converted copy of them
-        instead (:meth:`contents` then refuses the file)."""
+        instead, or reads the file again only if it is used (:meth:`reread`; :meth:`contents`
+        refuses it)."""
         self._contents.pop(name, None)
+
+    def reread(self, name: str) -> bytes:
+        """The bytes of a listed file read again and checked as :meth:`verify` checked them
+        (size, and SHA-256 unless the pack was loaded without checksums); not kept.
+
+        Raises
+        ------
+        ~edgedp.AssetError
+            If the file is missing or no longer the one the manifest lists.
+        """
+        entry = self.data["files"][name]
+        total = sum(item["bytes"] for item in self.data["files"].values())
+        with _DirectoryHandle(self.directory) as directory:
+            _regular_file(self.directory, name)
+            buffer = directory.read(name, entry["bytes"])
+        if self._checksums and _hex_sha256(buffer, total) != entry["sha256"]:
+            raise AssetError(
+                f"pack {self.directory}: {name} does not match its SHA-256 in the manifest "
+                f"(changed since the pack was loaded); {REBUILD_HINT}"
+            )
+        return buffer
 
     def text(self, name: str) -> str:
         """A listed file decoded as UTF-8."""
@@ -264,6 +288,7 @@ class Manifest:
         and, by default, the SHA-256 of the bytes read; those bytes are what the pack then uses."""
         contents: dict[str, bytes] = {}
         total = sum(entry["bytes"] for entry in self.data["files"].values())
+        self._checksums = checksums
         with (
             _DirectoryHandle(self.directory) as directory,
             Progress(f"reading pack {self.name}", total=total, unit="B") as progress,

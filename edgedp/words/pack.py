@@ -18,7 +18,7 @@ metric (BRR paper, Sec. 5), used by :mod:`edgedp.evaluation.calibration` to comp
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
@@ -28,7 +28,7 @@ import numpy as np
 
 from edgedp.errors import REBUILD_HINT, AssetError
 from edgedp.packs.loading import DEFAULT_WORD_PACK, LoadablePack
-from edgedp.packs.manifest import Manifest
+from edgedp.packs.manifest import Manifest, parse_npy
 from edgedp.runtime.native import Lazy
 from edgedp.text.vocabulary import Vocabulary
 from edgedp.words.euclidean import EuclideanIndex
@@ -342,29 +342,61 @@ def _neighbour_rows(
 def _read_custext_sets(
     manifest: Manifest, size: int
 ) -> tuple[int | None, Mapping[str, np.ndarray]]:
-    """CusText's output sets of the pack (k, {space: set index per word}), checked: the sets are
-    numbered 0, 1, ... and hold k to 2k - 1 words each (all words if there are fewer than k), as
-    the mapping makes them; any partition keeps CusText's guarantee, and these sizes are what the
-    guarantee's statement promises."""
+    """CusText's output sets of the pack (k, {space: set index per word}), checked now and read
+    again on first use (:class:`_StoredSets`: only CusText reads them, so other mechanisms do not
+    hold them in memory)."""
     section = manifest.data.get("custext")
     if section is None:
         return None, MappingProxyType({})
     k = manifest.field("custext", "k", int)
-    sets = {}
-    for space in ("hamming", "euclidean"):
-        name = section.get(f"{space}_file")
-        if name is None:
-            continue
-        set_of = manifest.array(name, np.int32, (size,))
+    files = {
+        space: section[f"{space}_file"]
+        for space in ("hamming", "euclidean")
+        if section.get(f"{space}_file") is not None
+    }
+    sets = _StoredSets(manifest, files, size, k)
+    for name in files.values():
+        sets.check(name, manifest.array(name, np.int32, (size,)))
+        manifest.release(name)
+    return k, sets
+
+
+class _StoredSets(Mapping[str, np.ndarray]):
+    """CusText's stored sets by space, each read (and its file checked against the manifest) on
+    first use, then kept."""
+
+    def __init__(self, manifest: Manifest, files: Mapping[str, str], size: int, k: int) -> None:
+        self._manifest, self._files, self._size, self._k = manifest, dict(files), size, k
+        self._loaded: dict[str, np.ndarray] = {}
+
+    def check(self, name: str, set_of: np.ndarray) -> np.ndarray:
+        """``set_of`` if the sets are numbered 0, 1, ... and hold k to 2k - 1 words each (all
+        words if there are fewer than k), as the mapping makes them; any partition keeps
+        CusText's guarantee, and these sizes are what the guarantee's statement promises."""
+        size, k = self._size, self._k
         sizes = np.bincount(np.maximum(np.asarray(set_of), 0), minlength=1)
         low, high = (size, size) if size <= k else (k, 2 * k - 1)
         if np.asarray(set_of).min() < 0 or sizes.min() < low or sizes.max() > high:
             raise AssetError(
-                f"pack {manifest.directory}: {name} is not a partition into sets of {low} to "
-                f"{high} words; {REBUILD_HINT}"
+                f"pack {self._manifest.directory}: {name} is not a partition into sets of {low} "
+                f"to {high} words; {REBUILD_HINT}"
             )
-        sets[space] = set_of
-    return k, MappingProxyType(sets)
+        return set_of
+
+    def __getitem__(self, space: str) -> np.ndarray:
+        if space not in self._loaded:
+            name = self._files[space]  # KeyError: no sets for that space
+            data = self._manifest.reread(name)
+            where = f"pack {self._manifest.directory}: {name}"
+            array = parse_npy(data, np.dtype(np.int32), (self._size,), where=where)
+            self._loaded[space] = self.check(name, array)
+        return self._loaded[space]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._files)
+
+    def __len__(self) -> int:
+        return len(self._files)
 
 
 def _check_covariance(manifest: Manifest, covariance: np.ndarray) -> None:
