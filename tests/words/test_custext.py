@@ -269,3 +269,23 @@ def test_stored_sets_with_the_wrong_sizes_are_refused(tmp_path, planted):
     (pack.path / "manifest.json").write_text(json.dumps(manifest))
     with pytest.raises(edgedp.AssetError, match="partition"):
         edgedp.load_pack(pack.path)
+
+
+def test_stored_sets_are_released_after_the_load_check_and_read_again_on_first_use(
+    tmp_path, planted
+):
+    """Only CusText reads its sets: the load checks them and lets their bytes go; CusText's first
+    use reads the file again, checked against the manifest as at load (a file changed since is
+    refused, never used)."""
+    _, vectors, _ = planted
+    pack = vector_pack(tmp_path, vectors, neighbours=0)
+    loaded = edgedp.load_pack(pack.path)
+    with pytest.raises(edgedp.AssetError, match="was not read"):
+        loaded.manifest.contents("custext-hamming.npy")
+    stored = np.load(pack.path / "custext-hamming.npy")
+    np.testing.assert_array_equal(loaded.custext_sets["hamming"], stored)
+    changed = edgedp.load_pack(pack.path)
+    path = pack.path / "custext-hamming.npy"
+    np.save(path, stored[::-1].copy())  # the same size, other bytes
+    with pytest.raises(edgedp.AssetError, match="changed since the pack was loaded"):
+        changed.custext_sets["hamming"]  # the first use reads the file
