@@ -17,11 +17,11 @@ import sys
 import pytest
 from helpers import REPO_ROOT
 
-#: Peak RSS, MB, of the command below for one message and for 300: 49.1 and 49.4 MB measured on
-#: 2026-11-29 (bench/reports/2026-11-29-footprint.md, second session) plus ~10 % headroom. Issue
+#: Peak RSS, MB, of the command below for one message and for 300: 46.9 and 47.1 MB measured on
+#: 2026-11-29 (bench/reports/2026-11-29-footprint.md, second pass) plus ~10 % headroom. Issue
 #: 50's targets are 48 and 52 MB: lower this as the footprint comes down, never raise it without a
 #: reason in the report.
-BUDGET_MB = 54.0
+BUDGET_MB = 52.0
 MESSAGE = b"hey maria, can you call dr. okafor at 555-0142 tmrw? we need the report by friday\n"
 LAUNCHER = (
     "import resource, subprocess, sys\n"
