@@ -61,11 +61,23 @@ class WordFile:
     ((True, False, False), 2, ['maria', 'okafor'])
     """
 
-    __slots__ = ("__weakref__", "_count", "_descriptor", "_firsts", "_lock", "_name", "_starts")
+    __slots__ = (
+        "__weakref__",
+        "_count",
+        "_descriptor",
+        "_firsts",
+        "_last",
+        "_lock",
+        "_name",
+        "_starts",
+    )
 
     def __init__(self, path: Path) -> None:
         self._name = path.name
         self._lock = threading.Lock()  # only where the platform has no positional read
+        #: The block read last, as bytes or (once reused) the set of its words: sorted lookups
+        #: read each block once.
+        self._last: tuple[int, bytes | frozenset[bytes]] = (-1, b"")
         try:
             self._descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
         except OSError as error:
@@ -91,6 +103,7 @@ class WordFile:
         """
         words = cls.__new__(cls)
         words._name, words._descriptor, words._lock = "(empty)", -1, threading.Lock()
+        words._last = (-1, b"")
         words._count, words._firsts, words._starts = 0, [], [0]
         return words
 
@@ -167,8 +180,15 @@ class WordFile:
         block = bisect_right(self._firsts, data) - 1
         if block < 0 or b"\n" in data:
             return False
+        last_block, words = self._last  # one tuple: a thread sees a block and its words together
+        if last_block == block:  # sorted lookups: the block read last, as a set after one reuse
+            if not isinstance(words, frozenset):
+                words = frozenset(words.split(b"\n"))
+                self._last = (block, words)
+            return data in words
         start, end = self._starts[block], self._starts[block + 1]
         lines = b"\n" + self._read(start, end - start) + b"\n"  # the last line may have none
+        self._last = (block, lines)
         return lines.find(b"\n" + data + b"\n") >= 0
 
     def __len__(self) -> int:

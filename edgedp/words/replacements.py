@@ -26,7 +26,7 @@ Released ids (what :meth:`edgedp.words.mechanism.WordMechanism` assembles): a vo
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Container, Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
@@ -80,20 +80,27 @@ def _filler(pack: WordPack) -> np.ndarray:
     # the words are decoded one at a time and never held as a list: the common words as a tuple
     # of str, cached on their table, cost a megabyte for the life of the process
     # (bench/reports/2026-11-29-footprint.md); the result is sorted, so the order they come in is
-    # free
-    vocabulary = pack.vocabulary
+    # free. English reads its common words in their file's (sorted) order: consecutive lookups
+    # in the sorted names list then mostly read the block the one before read (WordFile).
+    vocabulary, names = pack.vocabulary, public_names()
     if pack_language(pack) == DEFAULT_LANGUAGE:
-        ids = vocabulary.ids(common_words().iter_words())
+        kept = (word for word in common_words().iter_words() if _filler_word(word, names))
+        ids = vocabulary.ids(kept)
         ids = ids[ids >= 0]
     else:
-        ids = np.arange(min(FILLER_RANK, len(vocabulary)), dtype=np.int64)
-    names = public_names()
-    words = (vocabulary[i] for i in ids.tolist())
-    keep = np.fromiter((word.isalpha() and word not in names for word in words), bool, len(ids))
-    ids = np.sort(ids[keep]) if keep.any() else np.arange(len(vocabulary))
+        count = min(FILLER_RANK, len(vocabulary))
+        words = (vocabulary[i] for i in range(count))
+        keep = np.fromiter((_filler_word(word, names) for word in words), bool, count)
+        ids = np.flatnonzero(keep)
+    ids = np.sort(ids) if ids.size else np.arange(len(vocabulary))
     ids = ids.astype(np.int64)
     ids.setflags(write=False)
     return ids
+
+
+def _filler_word(word: str, names: Container[str]) -> bool:
+    """A word a filler may be: letters only, and no name."""
+    return word.isalpha() and word not in names
 
 
 def pack_slang(pack: WordPack) -> Mapping[str, str]:

@@ -68,3 +68,21 @@ def test_unsorted_chunks_are_refused_across_their_boundary(tmp_path, monkeypatch
 def test_a_missing_list_is_an_asset_error(tmp_path):
     with pytest.raises(AssetError, match="cannot read the word list"):
         WordFile(tmp_path / "missing.txt")
+
+
+def test_repeated_and_alternating_lookups_answer_as_a_set(tmp_path, monkeypatch):
+    """The block read last is reused (as a set once it is hit again): every order of lookups,
+    sorted, repeated or jumping between blocks, answers as a set of the words."""
+    monkeypatch.setattr(word_files, "BLOCK_BYTES", 16)
+    words = [f"w{i:03d}" for i in range(0, 200, 2)]
+    path = tmp_path / "words.txt"
+    path.write_text("\n".join(words) + "\n", encoding="utf-8")
+    table, members = WordFile(path), set(words)
+    probes = [f"w{i:03d}" for i in range(200)]
+    for order in (
+        probes,
+        probes[::-1],
+        probes[::7] + probes[::3],
+        [p for p in probes for _ in "ab"],
+    ):
+        assert [probe in table for probe in order] == [probe in members for probe in order]
