@@ -17,12 +17,17 @@ First, from this checkout (issue 50, target 48 MB on the numpy tier): the peak R
 VmHWM, median of 3 fresh processes after a warm-up) of one chat message privatized with every
 default, ``echo MESSAGE | python -m edgedp privatize --epsilon 0.5``, per runtime tier
 (``EDGEDP_BACKEND=numpy`` and ``native``) with the default context decoding and with ``--decode
-nearest``, beside each tier's floor (``import numpy``; ``import numpy, faiss``).
-``python -m bench.performance.footprint`` measures that table alone (seconds, no wheels).
+nearest``, beside each tier's floor (``import numpy``; ``import numpy, faiss``); its ``seconds``
+is the cold start (a fresh process, one message). Then the warm latency per tier: p50 and p95 of
+one message per call in a child pinned to one core, for ``BRR`` and ``Multilingual`` (which also
+identifies the language) with each decoding, beside the exact search of the message's words alone
+in the same child (the baseline; ``ratio_to_search``: its p50 over the call's).
+``python -m bench.performance.footprint`` measures those two tables alone (seconds, no wheels).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -54,6 +59,37 @@ TIERS = {"numpy": "import numpy", "native": "import numpy, faiss"}
 DECODINGS = {"context (default)": [], "nearest": ["--decode", "nearest"]}
 #: Issue 50's target for the numpy tier with every default, MB.
 TARGET_MB = 48
+#: Warm calls timed per row (after 20 untimed ones).
+LATENCY_CALLS = 300
+#: The child that times warm calls: argv = calls, message; prints {row: [p50, p95]} in ms.
+LATENCY_CHILD = """
+import json, os, re, sys, time
+import numpy as np
+if hasattr(os, "sched_setaffinity"):  # one core, the last this process may use
+    os.sched_setaffinity(0, {max(os.sched_getaffinity(0))})
+import edgedp
+from edgedp.runtime.knn import knn_hamming
+calls, message = int(sys.argv[1]), sys.argv[2]
+pack = edgedp.load_pack()
+def timed(function):
+    for _ in range(20):
+        function()
+    times = []
+    for _ in range(calls):
+        start = time.perf_counter()
+        function()
+        times.append(time.perf_counter() - start)
+    return [float(np.percentile(times, q)) * 1000 for q in (50, 95)]
+ids = pack.vocabulary.ids(re.findall(r"[^\\W_]+", message.lower()))
+queries = np.ascontiguousarray(pack.codes[ids[ids >= 0]])
+rows = {"search": timed(lambda: knn_hamming(queries, pack.codes, 1))}
+for decode in ("nearest", "context"):
+    brr = edgedp.BRR(pack, epsilon=0.5, decode=decode)
+    routed = edgedp.Multilingual(edgedp.BRR, epsilon=0.5, decode=decode)
+    rows["BRR " + decode] = timed(lambda: brr.privatize(message))
+    rows["Multilingual " + decode] = timed(lambda: routed.privatize(message))
+print(json.dumps(rows))
+"""
 
 
 @contextmanager
@@ -101,6 +137,36 @@ def one_message_rows(report: Report, *, quick: bool) -> None:
     )
 
 
+def warm_latency_rows(report: Report, *, quick: bool) -> None:
+    """p50/p95 of one warm message per call, per tier (see the module docstring)."""
+    message = MESSAGE.decode().strip()
+    calls = 30 if quick else LATENCY_CALLS
+    for tier in TIERS:
+        with _tier(tier):
+            try:
+                printed = _run(sys.executable, "-c", LATENCY_CHILD, str(calls), message)
+            except RuntimeError as error:
+                report.notes.append(f"{tier} tier: warm latency not measured: {error}")
+                continue
+        rows = json.loads(printed)
+        search_p50 = rows.pop("search")[0]
+        for call, (p50, p95) in rows.items():
+            report.add(
+                table="warm latency, one message per call, one core (ms)",
+                tier=tier,
+                call=call,
+                p50_ms=p50,
+                p95_ms=p95,
+                search_p50_ms=search_p50,
+                ratio_to_search=search_p50 / p50,
+            )
+    report.notes.append(
+        f"warm latency: {calls} calls after 20 untimed ones, in a child pinned to one core; "
+        "search: the exact Hamming search of the message's words alone (the baseline); issue "
+        "50's targets: p95 <= 5 ms nearest, <= 10 ms context on a quiet core"
+    )
+
+
 def _run(*argv: str | Path, cwd: Path | None = None, clean: bool = False) -> str:
     """Run a command; ``clean``: in a fresh venv, without this checkout on PYTHONPATH."""
     env = {k: v for k, v in os.environ.items() if not (clean and k == "PYTHONPATH")}
@@ -130,6 +196,7 @@ def build_wheels(out: Path) -> dict[str, Path]:
 
 def run(report: Report, *, quick: bool) -> None:
     one_message_rows(report, quick=quick)
+    warm_latency_rows(report, quick=quick)
     with tempfile.TemporaryDirectory(prefix="edgedp-footprint-") as scratch:
         scratch_dir = Path(scratch)
         wheels = build_wheels(scratch_dir / "dist")
@@ -168,4 +235,5 @@ def run(report: Report, *, quick: bool) -> None:
 if __name__ == "__main__":
     one_message = Report("footprint-one-message", quick="--quick" in sys.argv)
     one_message_rows(one_message, quick=one_message.quick)
+    warm_latency_rows(one_message, quick=one_message.quick)
     print(one_message.write(ROOT / "bench" / "results"))
