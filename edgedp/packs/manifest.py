@@ -227,15 +227,20 @@ class Manifest:
         ~edgedp.AssetError
             If the file is missing or no longer the one the manifest lists.
         """
-        entry = self.data["files"][name]
-        total = sum(item["bytes"] for item in self.data["files"].values())
         with _DirectoryHandle(self.directory) as directory:
-            _regular_file(self.directory, name)
-            buffer = directory.read(name, entry["bytes"])
+            return self._read_checked(directory, name, "changed since the pack was loaded")
+
+    def _read_checked(self, directory: _DirectoryHandle, name: str, change: str) -> bytes:
+        """A listed file's bytes, their size and (unless the pack is loaded without checksums)
+        SHA-256 checked against the manifest; ``change``: what a mismatch means, for the error."""
+        entry = self.data["files"][name]
+        _regular_file(self.directory, name)
+        buffer = directory.read(name, entry["bytes"])
+        total = sum(item["bytes"] for item in self.data["files"].values())
         if self._checksums and _hex_sha256(buffer, total) != entry["sha256"]:
             raise AssetError(
                 f"pack {self.directory}: {name} does not match its SHA-256 in the manifest "
-                f"(changed since the pack was loaded); {REBUILD_HINT}"
+                f"({change}); {REBUILD_HINT}"
             )
         return buffer
 
@@ -293,14 +298,8 @@ class Manifest:
             _DirectoryHandle(self.directory) as directory,
             Progress(f"reading pack {self.name}", total=total, unit="B") as progress,
         ):
-            for name, entry in self.data["files"].items():
-                _regular_file(self.directory, name)
-                buffer = directory.read(name, entry["bytes"])
-                if checksums and _hex_sha256(buffer, total) != entry["sha256"]:
-                    raise AssetError(
-                        f"pack {self.directory}: {name} does not match its SHA-256 in the manifest "
-                        f"(corrupted or tampered with); {REBUILD_HINT}"
-                    )
+            for name in self.data["files"]:
+                buffer = self._read_checked(directory, name, "corrupted or tampered with")
                 contents[name] = buffer
                 progress.update(len(buffer))
         self._contents = contents

@@ -544,9 +544,7 @@ def _without_accents(word: str) -> str:
     for ``"đông"``); ``""`` if that changes nothing, or the word has letters of another script
     (``й`` is a letter of its own). Vietnamese letters (Latin Extended Additional) fold too
     (``phạm`` -> ``pham``)."""
-    if word.isascii() or not all(
-        not char.isalpha() or char < "\u0250" or "\u1e00" <= char <= "\u1eff" for char in word
-    ):
+    if word.isascii() or not all(_latin(char) or "\u1e00" <= char <= "\u1eff" for char in word):
         return ""
     decomposed = unicodedata.normalize("NFD", word.translate(_PLAIN_LETTERS))
     folded = "".join(char for char in decomposed if not unicodedata.combining(char))

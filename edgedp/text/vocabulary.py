@@ -49,7 +49,7 @@ _TAG_BITS = 7
 #: longer ones int64 entries (40 bits of offset).
 _SMALL_BLOB = 1 << 24
 #: A line that starts or ends with whitespace (other than its newline), as str.strip() would see it.
-_PADDED = re.compile(r"^[^\S\n]|[^\S\n]$", re.MULTILINE)
+PADDED_LINE = re.compile(r"^[^\S\n]|[^\S\n]$", re.MULTILINE)
 
 
 def _hash(data: bytes) -> int:
@@ -144,7 +144,7 @@ class Vocabulary:
             chunk = line_starts[first + 1 : last + 1].astype(np.int64) - starts - 1  # in bytes
             text = self._blob[starts[0] : int(line_starts[last])].decode("utf-8")
             # UnicodeDecodeError: the caller names the file (no UTF-8 sequence holds a newline)
-            if (chunk == 0).any() or _PADDED.search(text):
+            if (chunk == 0).any() or PADDED_LINE.search(text):
                 raise AssetError("vocabulary has empty or padded lines")
             del text
             hashed = np.zeros(len(chunk), dtype=np.uint64)

@@ -17,7 +17,6 @@ package upgrade that replaces it does not change the answers of a running proces
 from __future__ import annotations
 
 import os
-import re
 import threading
 import weakref
 from bisect import bisect_right
@@ -25,13 +24,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from edgedp.errors import AssetError
+from edgedp.text.vocabulary import PADDED_LINE
 
 #: Bytes per block of a list (a lookup reads one block: a page).
 BLOCK_BYTES = 4096
 #: Bytes read per step when a list is checked or iterated.
 _CHUNK_BYTES = 1 << 16
-#: A line that starts or ends with whitespace (other than its newline), as str.strip() would see it.
-_PADDED = re.compile(r"^[^\S\n]|[^\S\n]$", re.MULTILINE)
 
 
 class WordFile:
@@ -117,7 +115,7 @@ class WordFile:
         count, previous, block, end = 0, b"", len(header), len(header)
         for chunk_start, chunk in self._chunks(len(header)):
             text = chunk.decode("utf-8")  # UnicodeDecodeError: the caller names the file
-            if chunk.startswith(b"\n") or b"\n\n" in chunk or _PADDED.search(text):
+            if chunk.startswith(b"\n") or b"\n\n" in chunk or PADDED_LINE.search(text):
                 raise AssetError("a word line is empty or padded")
             lines = chunk.split(b"\n")[:-1]
             if (
