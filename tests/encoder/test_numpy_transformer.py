@@ -43,6 +43,7 @@ def public_sentences(sentence_pack) -> list[str]:
     return [*sentence_pack.reference_sentences, *lines[:300]]
 
 
+@pytest.mark.slow
 def test_numpy_embeddings_are_onnxruntimes(encoder_pack, public_sentences, monkeypatch):
     native = encoder_on(encoder_pack, "native", monkeypatch).encode(public_sentences)
     numpy_tier = encoder_on(encoder_pack, "numpy", monkeypatch)

@@ -21,7 +21,7 @@ from edgedp.words import streaming
 from edgedp.words.streaming import privatize_stream
 
 GUARD = frozenset({"identifiers"})
-EPSILONS = (0.5, 1.0, 2.0, 5.0, 10.0, 20.0)  # per bit; 20 makes BRR a copy machine
+EPSILONS = (0.5, 5.0, 20.0)  # per bit; 20 makes BRR a copy machine
 
 
 def spans(text: str) -> list[tuple[str, str]]:

@@ -327,6 +327,7 @@ class _LeakyDecoding(edgedp.Madlib):
         return np.where(leak, word_ids, released)
 
 
+@pytest.mark.slow
 def test_the_audit_finds_no_loss_above_the_bound_with_a_decoder_and_catches_a_leaky_one(
     euclid_pack, language_model, seeded
 ):
