@@ -4,6 +4,7 @@ order in which the parallel workers (pytest-xdist) take the tests."""
 from __future__ import annotations
 
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -16,15 +17,43 @@ from sentence_helpers import (  # noqa: F401  (the bundled sentence pack and its
 
 import edgedp
 
+#: The test modules of what differs between the native and the numpy tier (searches, encoders and
+#: tokenizers, packs' indexes, threads, streamed buffers, language packs): marked ``tiers``, and
+#: the quick ones run a second time by CI with ``EDGEDP_BACKEND=numpy``. Every other module sees
+#: the tier only through these, whose releases are proven equal on both tiers
+#: (tests/runtime/test_knn.py, tests/encoder/test_numpy_transformer.py).
+TIER_MODULES = (
+    "runtime/",
+    "encoder/",
+    "packs/",
+    "words/test_brr.py",
+    "words/test_euclidean_search.py",
+    "words/test_hamming_indexes.py",
+    "words/test_language_packs.py",
+    "words/test_multilingual.py",
+    "words/test_parallel.py",
+    "words/test_streaming.py",
+    "words/test_wide_codes.py",
+    "documents/test_deepcandidate.py",
+    "documents/test_language_choice.py",
+    "documents/test_subspace_mean.py",
+)
 
+
+@pytest.hookimpl(tryfirst=True)  # before -m deselects by the markers
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Test modules that hold a ``slow`` test run first, each module's tests in their own order.
+    """Marks the tests of :data:`TIER_MODULES` ``tiers``; test modules that hold a ``slow`` test
+    run first, each module's tests in their own order.
 
     pytest-xdist deals the first tests out to the workers in turn and the rest as workers free
     up: long tests dealt first spread over the workers, while a long test dealt last keeps one
     worker busy after the others have finished (longest first is the classic remedy). Whole
     modules move, so a module's fixtures are still set up once per worker.
     """
+    tests = Path(__file__).parent
+    for item in items:
+        if item.path.relative_to(tests).as_posix().startswith(TIER_MODULES):
+            item.add_marker(pytest.mark.tiers)
     heavy = {item.path for item in items if item.get_closest_marker("slow")}
     items.sort(key=lambda item: item.path not in heavy)  # stable: the order is kept otherwise
 
