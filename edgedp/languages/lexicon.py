@@ -80,6 +80,9 @@ class Lexicon:
         Those endings that make an address without a house number (``hauptstraße``).
     street_particles : frozenset of str
         Words inside a street's name after a type before it (``de``, ``la``, ``del``).
+    street_articles : frozenset of str
+        Articles a street's name may start with right after a house number (``132 the square``):
+        cut words everywhere else, so not among :attr:`rule_words`.
     unit_words : frozenset of str
         Flats, units and their numbers (``flat 3``, ``apt 4b``, ``кв. 5``).
     address_suffixes : tuple of str
@@ -107,6 +110,7 @@ class Lexicon:
     street_suffixes: tuple[str, ...]
     strong_street_suffixes: tuple[str, ...]
     street_particles: frozenset[str]
+    street_articles: frozenset[str]
     unit_words: frozenset[str]
     address_suffixes: tuple[str, ...]
     place_cues: frozenset[str]

@@ -439,13 +439,15 @@ def identifier_spans(text: str, language: str = "en") -> Iterator[tuple[int, int
             position = start + 1
 
 
-def span_may_continue(token: str, language: str = "en") -> bool:
+def span_may_continue(token: str, language: str = "en", previous: str = "") -> bool:
     """May a protected span hold the space that follows ``token`` (the run of non-whitespace text
-    before it), or may a rule's decision on a word on one side of that space depend on the other?
+    before it; ``previous``: the run before that one), or may a rule's decision on a word on one
+    side of that space depend on the other?
 
     False only after one of the frequent words of ``language`` after which no rule of the guard
     reads on (``cut``, :mod:`edgedp.languages.lexicon`: ``the``, ``is``, ``very``; punctuation
-    around it aside), written in lower case without digits, a double quote or ``)``, and not of
+    around it aside; a street article right after a house number aside: ``132 the square``),
+    written in lower case without digits, a double quote or ``)``, and not of
     four letters (an IBAN group), and, for English, after a word in
     another script (the English rules read Latin letters only). True after anything else: a
     digit, a capital letter, a title, greeting, verb of address, sign-off, ``and``/``or``, a
@@ -465,7 +467,10 @@ def span_may_continue(token: str, language: str = "en") -> bool:
     if word in _month_set(language) or word in _SPAN_WORDS:
         return True
     if word in word_list("cut", language):
-        return False
+        return (
+            word in lexicon(language).street_articles
+            and _HOUSE_NUMBER.fullmatch(previous) is not None
+        )
     return language != "en" or any("a" <= char <= "z" for char in word.lower())
 
 
@@ -838,6 +843,8 @@ def _words_before(text: str, end: int, limit: int, language: str) -> int:
 
 
 _NUMBER_BEFORE = re.compile(rf"(?<![^\s(])({_NUMBER}),? $")
+#: A house number as a whole token (``14``, ``221b``, ``14-16,``).
+_HOUSE_NUMBER = re.compile(rf"\(?{_NUMBER},?")
 
 
 def _number_before(text: str, position: int) -> int:
@@ -851,7 +858,8 @@ def address_spans(text: str, language: str = "en") -> list[tuple[int, int, str]]
     """(start, end, "address") of the street addresses of ``text``, in order, non-overlapping.
 
     * a house number (``14``, ``221b``, ``14-16``), up to three words and a street type after them
-      (``14 admiralty way``, ``27 dorset st``), with a unit before (``flat 3, 27 dorset st``);
+      (``14 admiralty way``, ``27 dorset st``, ``132 the square``: an article of the language may
+      start the name), with a unit before (``flat 3, 27 dorset st``);
     * up to three words and a strong street type without a number (``dorset street``);
     * a street type before the name (``rue de la paix``, ``via roma 12``, ``ul. marszałkowska
       10``, ``улица ленина, 5``), with the street's words and a house number after;
@@ -859,14 +867,22 @@ def address_spans(text: str, language: str = "en") -> list[tuple[int, int, str]]
     * a one-word street with a street ending (``hauptstraße 5``) and a romanized Korean, Japanese
       or Chinese street or district (``gangnam-daero``, ``teheran-ro 152``, ``shibuya-ku``).
 
-    No word of a street's name is a cut word of ``language`` (:func:`span_may_continue`), so a
-    stream never cuts inside one. Words are read in any case.
+    No word of a street's name is a cut word of ``language`` but an article right after its house
+    number (``132 the square``), after which :func:`span_may_continue` holds too, so a stream
+    never cuts inside one. Words are read in any case.
     """
     after, strong, before, unit, ending, romanized = _address_patterns(check_language(language))
     strong_endings = lexicon(language).strong_street_suffixes
     spans: list[tuple[int, int]] = []
+    articles = lexicon(language).street_articles
     for match in after.finditer(text):
         start = _words_before(text, match.start(), 3, language)
+        article = re.search(rf"(?:^|(?<=[ ]))({_WORD}) $", text[max(0, start - 20) : start])
+        if article is not None and article.group(1).lower() in articles:
+            # "132 the square", "14 the old mill lane": the article joins a numbered street
+            named_from = start - len(article.group(0))
+            if _number_before(text, named_from) < named_from:
+                start = named_from
         if start == match.start():
             continue
         number = _number_before(text, start)
