@@ -18,7 +18,7 @@ from sentence_helpers import (  # noqa: F401  (the bundled sentence pack and its
 import edgedp
 
 #: The test modules of what differs between the native and the numpy tier (searches, encoders and
-#: tokenizers, packs' indexes, threads, streamed buffers, language packs): marked ``tiers``, and
+#: tokenizers, packs' indexes, threads, streamed buffers): marked ``tiers``, and
 #: the quick ones run a second time by CI with ``EDGEDP_BACKEND=numpy``. Every other module sees
 #: the tier only through these, whose releases are proven equal on both tiers
 #: (tests/runtime/test_knn.py, tests/encoder/test_numpy_transformer.py).
@@ -26,17 +26,12 @@ TIER_MODULES = (
     "runtime/",
     "encoder/",
     "packs/",
-    "words/test_brr.py",
     "words/test_euclidean_search.py",
     "words/test_hamming_indexes.py",
-    "words/test_language_packs.py",
-    "words/test_multilingual.py",
     "words/test_parallel.py",
     "words/test_streaming.py",
     "words/test_wide_codes.py",
     "documents/test_deepcandidate.py",
-    "documents/test_language_choice.py",
-    "documents/test_subspace_mean.py",
 )
 
 
