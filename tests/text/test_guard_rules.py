@@ -200,7 +200,6 @@ def test_a_stream_cut_wherever_it_may_be_cut_protects_the_same_slots(language):
         assert dict(joined.kinds) == dict(whole.kinds), (cut, text[:cut])
 
 
-
 @pytest.mark.parametrize(
     ("language", "text", "name", "protected"),
     [
