@@ -843,6 +843,9 @@ def _words_before(text: str, end: int, limit: int, language: str) -> int:
 
 
 _NUMBER_BEFORE = re.compile(rf"(?<![^\s(])({_NUMBER}),? $")
+#: The word right before a position, and the space after it (the whole word: the search may look
+#: before its start position).
+_WORD_BEFORE = re.compile(rf"(?<![^ ])({_WORD}) $")
 #: A house number as a whole token (``14``, ``221b``, ``14-16,``).
 _HOUSE_NUMBER = re.compile(rf"\(?{_NUMBER},?")
 
@@ -877,7 +880,7 @@ def address_spans(text: str, language: str = "en") -> list[tuple[int, int, str]]
     articles = lexicon(language).street_articles
     for match in after.finditer(text):
         start = _words_before(text, match.start(), 3, language)
-        article = re.search(rf"(?:^|(?<=[ ]))({_WORD}) $", text[max(0, start - 20) : start])
+        article = _WORD_BEFORE.search(text, max(0, start - 20), start)
         if article is not None and article.group(1).lower() in articles:
             # "132 the square", "14 the old mill lane": the article joins a numbered street
             named_from = start - len(article.group(0))
