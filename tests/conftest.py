@@ -47,7 +47,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """
     tests = Path(__file__).parent
     for item in items:
-        if item.path.relative_to(tests).as_posix().startswith(TIER_MODULES):
+        if item.path.is_relative_to(tests) and (
+            item.path.relative_to(tests).as_posix().startswith(TIER_MODULES)
+        ):
             item.add_marker(pytest.mark.tiers)
     heavy = {item.path for item in items if item.get_closest_marker("slow")}
     items.sort(key=lambda item: item.path not in heavy)  # stable: the order is kept otherwise

@@ -105,22 +105,25 @@ def _is_cut_point(text: str, position: int, languages: tuple[str, ...]) -> bool:
         return False
     if char in LINE_BREAKS:
         return True
-    token_start = position
-    while token_start > 0 and text[token_start - 1] not in SPLITTING_WHITESPACE:
-        token_start -= 1
+    token_start = _token_start(text, position)
     token = text[token_start:position]
     previous_end = token_start
     while previous_end > 0 and text[previous_end - 1] in SPLITTING_WHITESPACE:
         previous_end -= 1
-    previous_start = previous_end
-    while previous_start > 0 and text[previous_start - 1] not in SPLITTING_WHITESPACE:
-        previous_start -= 1
-    previous = text[previous_start:previous_end]
+    previous = text[_token_start(text, previous_end) : previous_end]
     # after punctuation alone (" . - will"), the gap the guard reads before the next word started
     # earlier: cutting there would change it
     return any(char.isalnum() for char in token) and not any(
         span_may_continue(token, language, previous) for language in languages
     )
+
+
+def _token_start(text: str, end: int) -> int:
+    """Where the run of non-whitespace text that ends at ``end`` starts."""
+    start = end
+    while start > 0 and text[start - 1] not in SPLITTING_WHITESPACE:
+        start -= 1
+    return start
 
 
 def _last_cut(text: str, languages: tuple[str, ...] = ()) -> int:
