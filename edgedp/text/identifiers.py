@@ -827,12 +827,17 @@ def _address_patterns(language: str) -> tuple[re.Pattern[str], ...]:
     )
 
 
+#: The word right before a position, and the space after it (the whole word: the search may look
+#: before its start position).
+_WORD_BEFORE = re.compile(rf"(?<![^ ])({_WORD}) $")
+
+
 def _words_before(text: str, end: int, limit: int, language: str) -> int:
     """Where the run of at most ``limit`` words (single spaces between them, none of them a cut
     word of ``language`` or a number) that ends at ``end`` starts (``end`` if there is none)."""
     start = end
     for _ in range(limit):
-        match = re.search(rf"(?:^|(?<=[ ]))({_WORD})[ ]$", text[max(0, start - 60) : start])
+        match = _WORD_BEFORE.search(text, max(0, start - 60), start)
         if match is None:
             break
         word = match.group(1)
@@ -843,9 +848,6 @@ def _words_before(text: str, end: int, limit: int, language: str) -> int:
 
 
 _NUMBER_BEFORE = re.compile(rf"(?<![^\s(])({_NUMBER}),? $")
-#: The word right before a position, and the space after it (the whole word: the search may look
-#: before its start position).
-_WORD_BEFORE = re.compile(rf"(?<![^ ])({_WORD}) $")
 #: A house number as a whole token (``14``, ``221b``, ``14-16,``).
 _HOUSE_NUMBER = re.compile(rf"\(?{_NUMBER},?")
 
