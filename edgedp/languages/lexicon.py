@@ -89,6 +89,9 @@ class Lexicon:
         Endings after a hyphen of romanized Asian streets and districts (``teheran-ro``).
     place_cues : frozenset of str
         Words before a place that is also a common word (``in reading``).
+    ranks : frozenset of str
+        Ranks, offices and kin written before a name that are names themselves, yet not cues
+        (``lady``, ``colonel``, ``president``, ``sister``): never taken into the name after them.
     speech_verbs : frozenset of str
         Verbs of saying after their subject (``said``, ``dice``, ``disse``, ``sagt``): a name that
         is also a word right before one names someone (``rosa disse que não``). The rule reads
@@ -114,6 +117,7 @@ class Lexicon:
     unit_words: frozenset[str]
     address_suffixes: tuple[str, ...]
     place_cues: frozenset[str]
+    ranks: frozenset[str]
     speech_verbs: frozenset[str]
 
     @property

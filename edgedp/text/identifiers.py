@@ -71,8 +71,10 @@ words and common names matter more than the people they may name):
   ``hola``) or a verb of address or company (``call mark``, ``lunch with grace``), a comma or full
   stop between them allowed; right before a verb of saying (``mark said``, ``rosa disse``; unless
   the name is a word a stream may be cut after); signing a message off (``love, rose``, or after a
-  dash as the last word of a line: ``thx - sam``); joined by ``and``, ``or``, ``&`` or a hyphen to a
-  protected name (``maria and will``, ``min-jun``). A surname that is also a word (``park``,
+  dash as the last word of a line: ``thx - sam``; so do a name of the lists and the word after it:
+  ``thx - ho park``); joined by ``and``, ``or``, ``&`` or a hyphen to a protected name (``maria and will``,
+  ``min-jun``), or right before one that is no place (``don park said``, ``will smith``; not a
+  rank such as ``colonel``, nor a cut word). A surname that is also a word (``park``,
   ``lee``, ``song``, ``long``, ``an``, ``ha``; ``blanco`` in Spanish) is protected right after a
   protected name (``ji-woo park``, ``bao an``). Elsewhere (``since early January``, ``the bill
   passed``) it goes through the mechanism. A word on no list is protected after a title (``ask dr.
@@ -80,9 +82,10 @@ words and common names matter more than the people they may name):
   word is the ``"rare-words"`` guard's. The cue words are each language's
   :class:`~edgedp.languages.lexicon.Lexicon`. A name on no list that is also a frequent word,
   outside such a context (``i saw hyung``), is an ordinary word slot.
-* ``"rare-words"``, kind ``rare-word``: a word of three letters or more, of letters alone, that
-  is no common or frequent word of the language (wordfreq Zipf < 3, which counts chat, not on the
-  dictionary lists, and no chat spelling of :mod:`edgedp.languages.slang`: ``i saw okafo``,
+* ``"rare-words"``, kind ``rare-word``: a word of three letters or more (two with an accented
+  Latin letter: ``mỹ``, ``lê``), of letters alone, that is no common or frequent word of the
+  language (wordfreq Zipf < 3, which counts chat, not on the dictionary lists, and no chat
+  spelling of :mod:`edgedp.languages.slang`: ``i saw okafo``,
   ``nunzia``, ``obiageli``, ``heparin``; not ``lol``, ``tmrw``, ``guys``). In chat such a word is
   far more often a name than anything else, and the rarest words are the most identifying; a
   rare word on no name list is also a given name a surname may follow (``changhyun park``).
@@ -93,7 +96,8 @@ words and common names matter more than the people they may name):
   flat or unit before it (``flat 3, 27 dorset st``); a street's name and a strong type without a
   number (``dorset street``); a street type before the name (``rue de la paix``, ``via roma 12``,
   ``calle mayor 5``, ``ul. marszałkowska 10``, ``улица ленина, 5``); one-word streets
-  (``hauptstraße 5``); units (``apt 4b``, ``кв. 5``); romanized Korean, Japanese and Chinese
+  (``hauptstraße 5``); units and postal boxes (``apt 4b``, ``кв. 5``, ``po box 10``, ``rd 4``:
+  a rural delivery); romanized Korean, Japanese and Chinese
   streets and districts (``gangnam-daero``, ``teheran-ro 152``, ``shibuya-ku``). Postcodes and
   house numbers are ``"identifiers"`` too.
 * ``"places"``, kind ``place``: cities and towns (:data:`PLACES_FILE`: GeoNames places of 5,000
@@ -136,8 +140,8 @@ name on no list that is a frequent word, outside the contexts above (and not cap
 mark``), or an identifier in a format not covered here, is an ordinary word slot and gets the
 mechanism's metric-DP guarantee only; so is a town of fewer than 5,000 people that is a frequent
 word (``python -m bench guard`` measures how many), a street written without its type or number
-(``i live on dorset``), a street starting with a frequent word (``132 the square``: a stream may
-be cut after ``the``), or a name in a script or language whose lists are not loaded. Rules also
+(``i live on dorset``, ``68 the croft``, ``auf der weide 54``), a street type the lexicon lacks,
+or a name in a script or language whose lists are not loaded. Rules also
 protect some words that name no one (``meet early``, ``give maria an update``, a rare word or a
 typo): a utility cost, never a leak. A digit group shaped like a local phone number
 (``250-1000`` as a range) is kind ``phone``; either way it is protected.
@@ -613,6 +617,14 @@ def is_name_slot(
         and _SIGN_OFF_GAP.fullmatch(gap) is not None
         and (last_of_line or gap.strip() != "")
     ) or (last_of_line and _DASH_GAP.fullmatch(gap) is not None)
+    # the second of two words signing off, the first a name of the lists (``thx - ho park``)
+    signed = signed or (
+        last_of_line
+        and gap == " "
+        and index >= 1
+        and is_name(before, language)
+        and _signs_off(index - 1, words, gaps, lex.sign_offs)
+    )
     if listed:  # an ambiguous name-word: protected where the context names someone
         capitalized = raw[:1].isupper() and not raw.isupper() and not starts_sentence[index]
         # the subject of a verb of saying (``rosa disse``), read only past a word a stream is
@@ -631,6 +643,18 @@ def is_name_slot(
     return (cued or signed) and _rare(word, language)
 
 
+def _signs_off(
+    index: int, words: Sequence[str], gaps: Sequence[str], sign_offs: frozenset[str]
+) -> bool:
+    """Does word slot ``index`` start a sign-off: after a dash (``- sam``) or after a sign-off word
+    and a comma or dash (``cheers, sam``; not ``i love reading books``)?"""
+    gap = gaps[index]
+    if _DASH_GAP.fullmatch(gap) is not None:
+        return True
+    signed = index >= 1 and words[index - 1] in sign_offs
+    return signed and gap.strip() != "" and _SIGN_OFF_GAP.fullmatch(gap) is not None
+
+
 def name_slots(
     words: Sequence[str],
     raw_words: Sequence[str],
@@ -647,9 +671,10 @@ def name_slots(
     A public, fixed function of the text (see the module's docstring): a name of the public lists
     that is not ambiguous, anywhere; an ambiguous name-word capitalized inside a sentence, after a
     cue (title, greeting, verb of address), before a verb of saying (``rosa disse``), signing the
-    message off, joined by ``and``/``or``/``&``
-    or a hyphen to a protected name; a surname that is also a word right after a protected name
-    (``ji-woo park``); a word on no list after a title, or after a cue if it is no common word.
+    message off (alone or first of two: ``thx - ho park``), joined by ``and``/``or``/``&`` or a
+    hyphen to a protected name, or right before one (``don park said``); a surname that is also a
+    word right after a protected name (``ji-woo park``); a word on no list after a title, or after
+    a cue if it is no common word.
     """
     count = len(words)
     listed = [is_name(word, language) for word in words]
@@ -687,13 +712,37 @@ def name_slots(
             # ``dr. the``: a name after a title, yet a word no rule reads past
             surname = words[index] in surnames or _without_accents(words[index]) in surnames
             protected[index] = surname and words[index - 1] not in ends  # also ``dũng hồ``
+    # a name of the lists right before a protected name that is no place (``don park said``,
+    # ``moon han``; not ``via berlin``), right to left so that a chain grows (``minh loan tăng``);
+    # never a cut word (nothing reads past it) nor a cue or rank (``miss``, ``dear``, ``saw``,
+    # ``colonel``: the name's context, not a name)
+    cues = lexicon(language).rule_words | lexicon(language).ranks
+    for index in range(count - 2, -1, -1):
+        if not protected[index] and listed[index] and protected[index + 1]:
+            word = words[index]
+            protected[index] = (
+                gaps[index + 1] == " "
+                and word not in ends
+                and word not in cues
+                and not _starts_place(words, index + 1)
+            )
     return [index for index in range(count) if protected[index]]
+
+
+def _starts_place(words: Sequence[str], index: int) -> bool:
+    """Do the words from slot ``index`` on start with a place of the gazetteer (``berlin``,
+    ``sao paulo``)?"""
+    if words[index] not in _place_heads():
+        return words[index] in places()
+    size = min(_PLACE_WORDS, len(words) - index)
+    return any(" ".join(words[index : index + n]) in places() for n in range(1, size + 1))
 
 
 def rare_slots(words: Sequence[str], language: str = "en") -> list[int]:
     """The word slots the ``"rare-words"`` guard protects, in order: words of three letters or
-    more, of letters alone, that are no common or frequent word of ``language`` nor one of its
-    chat spellings (``okafo``, ``nunzia``, ``obiageli``, ``heparin``; not ``lol``, ``tmrw``).
+    more (two with an accented Latin letter: ``mỹ``), of letters alone, that are no common or
+    frequent word of ``language`` nor one of its chat spellings (``okafo``, ``nunzia``,
+    ``obiageli``, ``heparin``; not ``lol``, ``tmrw``).
 
     ``words``: the slots' lookup keys (lower case). A public, fixed function of each word alone.
     """
@@ -756,10 +805,11 @@ def _place_heads() -> Vocabulary:
 
 
 def _rare(word: str, language: str) -> bool:
-    """A word of three letters or more that is no common or frequent word of ``language``, nor
-    one of its month or weekday names (``friday``, ``march``: the lists leave them out as names)."""
+    """A word of three letters or more, or two with an accented Latin letter (``mỹ``, ``lê``),
+    that is no common or frequent word of ``language``, nor one of its month or weekday names
+    (``friday``, ``march``: the lists leave them out as names)."""
     return (
-        len(word) >= 3
+        (len(word) >= 3 or bool(_without_accents(word)))
         and word.isalpha()
         and not is_common(word, language)
         and word not in calendar_words(language)
@@ -811,12 +861,13 @@ def _address_patterns(language: str) -> tuple[re.Pattern[str], ...]:
     endings = _alternatives(lex.street_suffixes)
     romanized = _alternatives(lex.address_suffixes)
     never = "(?!x)x"
+    unit = rf"(?i:{units or never})\.?"  # one may follow another: ``po box 10``
     return (
         re.compile(rf"(?<![\w\-])(?i:{after or never})(?![\w\-])"),
         re.compile(rf"(?<![\w\-])(?i:{strong or never})(?![\w\-])"),
         re.compile(rf"(?<![\w\-])(?i:{before or never})\.?(?= )"),
         re.compile(
-            rf"(?<![\w\-])(?i:{units or never})\.? ?(?:n[°ºo]\.? ?|#)?"
+            rf"(?<![\w\-])(?:{unit} )?{unit} ?(?:n[°ºo]\.? ?|#)?"
             rf"(?:\d{{1,5}}[^\W\d_]?|[^\W\d_]\d{{1,4}})(?![\w])"
         ),
         re.compile(

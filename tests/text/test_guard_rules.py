@@ -39,6 +39,10 @@ def test_the_new_kinds_are_on_by_default():
         ("hana song and mai ha", ["hana", "song", "mai", "ha"]),
         ("bao an called", ["bao", "an"]),
         ("wei long lol", ["wei", "long"]),
+        ("don park said hi", ["don", "park"]),  # a name of the lists before a protected one
+        ("minh loan tăng said so", ["minh", "loan", "tăng"]),  # a chain, right to left
+        ("thx for the help - ho park", ["ho", "park"]),  # two words signing off
+        ("i saw mỹ thuần đỗ there", ["mỹ", "thuần", "đỗ"]),
     ],
 )
 def test_a_surname_that_is_a_word_is_protected_after_a_given_name(text, names):
@@ -49,6 +53,13 @@ def test_a_surname_that_is_a_word_is_protected_after_a_given_name(text, names):
 
 def test_the_same_words_without_a_name_before_them_are_ordinary():
     assert kinds("we went to the park and sang a song, it was a long day") == {}
+
+
+def test_ranks_cues_and_places_are_not_taken_into_the_name_after_them():
+    found = kinds("it was colonel okafor, she flew via berlin, it was lady russell")
+    assert "colonel" not in found and "lady" not in found and "via" not in found
+    assert found["okafor"] == found["russell"] == "name" and found["berlin"] == "place"
+    assert kinds("i love reading books") == {}  # "love" signs off only before a comma or dash
 
 
 @pytest.mark.parametrize("word", ["til", "mic", "uber", "im", "cant", "thx", "lol", "omg", "idk"])
@@ -69,6 +80,11 @@ def test_chat_words_are_never_names(word):
         ("we are on dorset street now", "dorset street"),
         ("we moved to 132 the square last week", "132 the square"),
         ("at 14 the old mill lane, by the river", "14 the old mill lane"),
+        ("send it to 2 charlton circles pls", "2 charlton circles"),  # USPS Pub. 28, C1
+        ("we are at 12 wattle circuit now", "12 wattle circuit"),  # AS/NZS 4819
+        ("we moved to po box 10 last week", "po box 10"),
+        ("write to p.o. box 35 instead", "p.o. box 35"),
+        ("meet me at 4 horohanga street, rd 10 at 6", "4 horohanga street, rd 10"),
     ],
 )
 def test_street_addresses_are_one_address_span(text, address):
@@ -168,7 +184,8 @@ CHATS = {
     "en": "hey maria, ji-woo park said the flat at 14 admiralty way is free. we flew from dublin "
     "to sao paulo via berlin, lol im so tired thx - sam\ncall mark and will at 555-0142 on 12th of "
     "march, flat 3, 27 dorset st near gangnam-daero, teheran-ro 152. give maria an update\nwe "
-    "moved to 132 the square, by the old mill\n",
+    "moved to 132 the square, by the old mill\ndon park said po box 10 or 4 horohanga street, rd "
+    "10 is fine, ask minh loan tăng or colonel brandon\nthx for the help - ho park\n",
     "es": "hola maría, no sé si te dije que ahora vivo en calle mayor 5, madrid. llama a carmen "
     "blanco el 12 de marzo, porque no tengo tiempo hoy, mañana te cuento todo\n",
     "ru": "привет, дмитрий, что это было? позвони ольге, я уже не знаю. улица ленина, 5, кв. 12 "
