@@ -90,16 +90,20 @@ def word_like_mask(pack: WordPack) -> np.ndarray:
 
     Letters and digits only (punctuation splits a slot), with a letter, and not a number or other
     identifier (those go to the identifier guard): ``house``, ``mp3``; not ``1990s`` or ``e.g.``.
-    The words are decoded one at a time (the whole word list as strings would cost megabytes:
+    The words are decoded a chunk at a time (the whole word list as strings would cost megabytes:
     bench/reports/2026-11-23-footprint.md) into a boolean mask (0.1 MB for 100,000 words), computed
-    once per pack (by manifest digest: public
-    data) and read-only. At least two words must qualify.
+    once per pack (by manifest digest: public data) and read-only; only words that are not all
+    letters are read further. At least two words must qualify.
     """
     digest = pack.manifest.digest
     if digest not in _MASKS:
-        vocabulary = pack.vocabulary
-        words = vocabulary.iter_words()
-        mask = np.fromiter((_word_like(w) for w in words), dtype=bool, count=len(vocabulary))
+        parts = []
+        for words in pack.vocabulary.word_chunks():
+            part = np.fromiter(map(str.isalpha, words), dtype=bool, count=len(words))
+            for index in np.flatnonzero(~part).tolist():
+                part[index] = _word_like(words[index])
+            parts.append(part)
+        mask = np.concatenate([np.zeros(0, dtype=bool), *parts])
         mask.flags.writeable = False
         _MASKS[digest] = mask
     mask = _MASKS[digest]

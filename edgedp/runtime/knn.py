@@ -72,6 +72,10 @@ class RunningTop:
     a group whose minimum is <= t: only those groups' values, about k * GROUP per row instead of
     the block's width, are sorted by (value, id) with the values kept. The bound costs one pass
     (the group minima, an elementwise minimum of GROUP slices) where a partition costs several.
+    Once every row keeps k values, the k-th of them alone bounds a block at least as well: a
+    block's values at most it (ties included) are its candidates, read in one comparison, and
+    taken whenever they are no more than the group bound's ``k * GROUP`` per row (after the first
+    block of nearest-code searches, about k per row).
     """
 
     def __init__(self, rows: int, k: int, dtype: type[np.generic] | np.dtype[np.generic]) -> None:
@@ -92,6 +96,14 @@ class RunningTop:
             self.best[better, 0] = value[better]
             self.ids[better, 0] = column[better] + start
             return
+        kept = self.best[:, self.k - 1]
+        if kept.max() < self._worst:  # every row keeps k values: the k-th bounds the block
+            # (values of the block's type: a 2-d nonzero is several times slower than a flat one)
+            flat = np.flatnonzero(values <= kept.astype(values.dtype)[:, None])
+            if len(flat) <= GROUP * self.k * len(values):
+                row, column = np.divmod(flat, values.shape[1])
+                self._merge(row, values.ravel()[flat], column + start)
+                return
         if values.shape[1] >= GROUP * GROUP_FACTOR * self.k:
             self._add_bounded(values, start)
             return
@@ -122,7 +134,12 @@ class RunningTop:
             columns = np.concatenate([columns, np.tile(tail, rows)])
         found = values[row, columns]
         under = found <= bound[row]
-        row, found, ids = row[under], found[under], columns[under] + start
+        self._merge(row[under], found[under], columns[under] + start)
+
+    def _merge(self, row: np.ndarray, found: np.ndarray, ids: np.ndarray) -> None:
+        """Keep the k smallest of the values kept and the candidates ``found`` (of rows ``row``,
+        ids ``ids``): every value of a block that can be kept must be among them."""
+        rows = len(self.best)
         # the values kept and the block's candidates, sorted by (row, value, id)
         row = np.concatenate([np.repeat(self._rows, self.k), row])
         found = np.concatenate([self.best.ravel(), found])

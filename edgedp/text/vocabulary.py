@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import overload
 
 import numpy as np
@@ -38,6 +38,7 @@ _PRIME = 2**31 - 1  # Horner steps h * 256 + byte stay below 2**40: exact in uin
 _MIX = 0x9E3779B97F4A7C15  # Fibonacci hashing: the table slot is taken from the high bits
 _CHUNK = 1 << 13  # words hashed and inserted per numpy step (bounds the temporaries)
 _SCAN_BYTES = 1 << 16  # bytes searched for line ends per numpy step
+_WORD_CHUNK_BYTES = 1 << 12  # text decoded per chunk of words (a few hundred small str)
 _EMPTY = -1
 #: The most a hash table is filled: its slots are ``count / _LOAD`` rounded up (linear probing
 #: then takes ~2 probes to find a word and ~6 to miss one).
@@ -234,15 +235,23 @@ class Vocabulary:
         return iter(self.words)
 
     def iter_words(self) -> Iterator[str]:
-        """Every word in id order, decoded one at a time (never holds the whole list)."""
+        """Every word in id order (never holds the whole list: :meth:`word_chunks`)."""
+        for chunk in self.word_chunks():
+            yield from chunk
+
+    def word_chunks(self) -> Iterator[Sequence[str]]:
+        """Every word in id order, a chunk of about 4 KB of text decoded at a time (a few hundred
+        words: the whole list as ``str`` would cost megabytes, and larger chunks leave the
+        allocator holding their pages)."""
         if self._words is not None:
-            yield from self._words
+            yield self._words
             return
         blob, start = self._blob, 0
-        for _ in range(self._count):
-            end = blob.index(b"\n", start)
-            yield blob[start:end].decode("utf-8")
-            start = end + 1
+        while start < len(blob):
+            end = blob.find(b"\n", start + _WORD_CHUNK_BYTES)
+            end = len(blob) if end < 0 else end + 1
+            yield blob[start:end].decode("utf-8").split("\n")[:-1]
+            start = end
 
     @property
     def words(self) -> tuple[str, ...]:

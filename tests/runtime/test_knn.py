@@ -117,8 +117,9 @@ def test_running_top_keeps_the_k_smallest_by_value_then_id(k):
 @pytest.mark.parametrize("dtype", [np.float32, np.int16, np.int32])
 @pytest.mark.parametrize("k", [2, 5, 16])
 def test_running_top_bounds_wide_blocks_exactly(dtype, k, monkeypatch):
-    """Wide blocks take the group-minimum bound (RunningTop's docstring); the result is still the
-    k smallest by (value, id): ties everywhere, the smallest values crowded into one group (c mod
+    """Wide blocks take the group-minimum bound, or once every row keeps k values the k-th of them
+    where that leaves fewer candidates (RunningTop's docstring); the result is still the k
+    smallest by (value, id): ties everywhere, the smallest values crowded into one group (c mod
     groups), blocks with a tail of columns beyond the last full group, and a narrow block."""
     bounded = []
     real = search.RunningTop._add_bounded
@@ -141,7 +142,10 @@ def test_running_top_bounds_wide_blocks_exactly(dtype, k, monkeypatch):
         top.add(values[:, start : start + width].copy(), start)
         start += width
     assert search.GROUP * search.GROUP_FACTOR * k > 100  # the narrow block was not bounded
-    assert bounded == [w for w in widths if w >= search.GROUP * search.GROUP_FACTOR * k]
+    # the first block by its groups; later wide ones by the k-th value kept, but where the three
+    # rows of one value (every place a tie) give more candidates than the groups' bound allows
+    allowed = search.GROUP * k * len(values)
+    assert bounded == [16384] + [w for w in (3000, 4100, 9000) if 3 * w > allowed]
     ids_all = np.broadcast_to(np.arange(total), values.shape)
     order = np.lexsort((ids_all, values), axis=1)[:, :k]
     assert np.array_equal(top.ids, order)
