@@ -79,7 +79,11 @@ class Lexicon:
     strong_street_suffixes : tuple of str
         Those endings that make an address without a house number (``hauptstraße``).
     street_particles : frozenset of str
-        Words inside a street's name after a type before it (``de``, ``la``, ``del``).
+        Words inside a street's name after a type before it (``de``, ``la``, ``del``), and words a
+        street's name may hold that are frequent otherwise (English ordinals: ``fifth avenue``).
+    street_directions : frozenset of str
+        Compass points before a street's name or after its type (``1234 n main st``, ``1600
+        pennsylvania ave nw``).
     street_articles : frozenset of str
         Articles a street's name may start with right after a house number (``132 the square``):
         cut words everywhere else, so not among :attr:`rule_words`.
@@ -113,6 +117,7 @@ class Lexicon:
     street_suffixes: tuple[str, ...]
     strong_street_suffixes: tuple[str, ...]
     street_particles: frozenset[str]
+    street_directions: frozenset[str]
     street_articles: frozenset[str]
     unit_words: frozenset[str]
     address_suffixes: tuple[str, ...]
@@ -132,6 +137,7 @@ class Lexicon:
             | self.unit_words
             | self.street_types_before
             | self.street_particles
+            | self.street_directions
             | self.place_cues
             | frozenset(self.months + self.month_abbreviations)
         )

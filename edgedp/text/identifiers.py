@@ -92,9 +92,10 @@ words and common names matter more than the people they may name):
   Text of a specialised domain (clinical notes) loses its rare terms to it: turn it off there,
   and the names guard still protects the names of its lists and those after a title.
 * ``"addresses"``, kind ``address``: street addresses as one span (:func:`address_spans`): a house
-  number, up to three words and a street type (``14 admiralty way``, ``27 dorset st``), with a
-  flat or unit before it (``flat 3, 27 dorset st``); a street's name and a strong type without a
-  number (``dorset street``); a street type before the name (``rue de la paix``, ``via roma 12``,
+  number, up to three words and a street type (``14 admiralty way``, ``27 dorset st``, ``350
+  fifth avenue``, ``1234 n main st``, ``1600 pennsylvania ave nw``), with a flat or unit before it
+  (``flat 3, 27 dorset st``); a street's name and a strong type without a number (``dorset
+  street``, ``5th ave``); a street type before the name (``rue de la paix``, ``via roma 12``,
   ``calle mayor 5``, ``ul. marszałkowska 10``, ``улица ленина, 5``); one-word streets
   (``hauptstraße 5``); units and postal boxes (``apt 4b``, ``кв. 5``, ``po box 10``, ``rd 4``:
   a rural delivery); romanized Korean, Japanese and Chinese
@@ -878,14 +879,15 @@ def _address_patterns(language: str) -> tuple[re.Pattern[str], ...]:
     )
 
 
-#: The word right before a position, and the space after it (the whole word: the search may look
-#: before its start position).
-_WORD_BEFORE = re.compile(rf"(?<![^ ])({_WORD}) $")
+#: The word (or ordinal number: ``5th``, ``42nd``) right before a position, and the space after it
+#: (the whole word: the search may look before its start position).
+_WORD_BEFORE = re.compile(rf"(?<![^ ])({_WORD}|\d{{1,4}}(?i:st|nd|rd|th)) $")
 
 
 def _words_before(text: str, end: int, limit: int, language: str) -> int:
     """Where the run of at most ``limit`` words (single spaces between them, none of them a cut
-    word of ``language`` or a number) that ends at ``end`` starts (``end`` if there is none)."""
+    word of ``language`` or a number but an ordinal: ``5th ave``) that ends at ``end`` starts
+    (``end`` if there is none)."""
     start = end
     for _ in range(limit):
         match = _WORD_BEFORE.search(text, max(0, start - 60), start)
@@ -915,7 +917,8 @@ def address_spans(text: str, language: str = "en") -> list[tuple[int, int, str]]
 
     * a house number (``14``, ``221b``, ``14-16``), up to three words and a street type after them
       (``14 admiralty way``, ``27 dorset st``, ``132 the square``: an article of the language may
-      start the name), with a unit before (``flat 3, 27 dorset st``);
+      start the name; ``5th``: an ordinal is a word), with a unit before (``flat 3, 27 dorset
+      st``) and a compass point after (``1600 pennsylvania ave nw``);
     * up to three words and a strong street type without a number (``dorset street``);
     * a street type before the name (``rue de la paix``, ``via roma 12``, ``ul. marszałkowska
       10``, ``улица ленина, 5``), with the street's words and a house number after;
@@ -931,6 +934,7 @@ def address_spans(text: str, language: str = "en") -> list[tuple[int, int, str]]
     strong_endings = lexicon(language).strong_street_suffixes
     spans: list[tuple[int, int]] = []
     articles = lexicon(language).street_articles
+    directions = lexicon(language).street_directions
     for match in after.finditer(text):
         start = _words_before(text, match.start(), 3, language)
         article = _WORD_BEFORE.search(text, max(0, start - 20), start)
@@ -943,18 +947,23 @@ def address_spans(text: str, language: str = "en") -> list[tuple[int, int, str]]
             continue
         number = _number_before(text, start)
         tail = re.match(rf"\.?,? (?:n[°ºo]\.? ?)?{_NUMBER}", text[match.end() :])
+        # a compass point after the type (1600 pennsylvania ave nw)
+        point = re.match(rf"\.? ({_WORD})(?![\w\-])", text[match.end() :])
+        end = match.end() + (
+            len(point.group(0)) if point and point.group(1).lower() in directions else 0
+        )
         if number < start:
-            spans.append((number, match.end()))
+            spans.append((number, end))
         elif tail is not None:  # berliner platz 89, bamberger str. 166
             spans.append((start, match.end() + len(tail.group(0))))
         elif strong.fullmatch(match.group()):
-            spans.append((start, match.end()))
+            spans.append((start, end))
     for match in before.finditer(text):
         end = match.end()
         particles = lexicon(language).street_particles
         named = False
         for _ in range(5):
-            word = re.match(rf" ({_WORD})(?![\w\-])", text[end:])
+            word = re.match(rf" ({_WORD}(?:-{_WORD})*)(?![\w\-])", text[end:])  # champs-élysées
             if word is None or word.group(1).lower() in word_list("cut", language):
                 break
             end += len(word.group(0))

@@ -85,6 +85,10 @@ def test_chat_words_are_never_names(word):
         ("we moved to po box 10 last week", "po box 10"),
         ("write to p.o. box 35 instead", "p.o. box 35"),
         ("meet me at 4 horohanga street, rd 10 at 6", "4 horohanga street, rd 10"),
+        ("my address is 350 fifth avenue, new york", "350 fifth avenue"),  # ordinals
+        ("meet at 5th ave and 42nd st", "5th ave and 42nd st"),
+        ("send it to 1600 pennsylvania ave nw, washington", "1600 pennsylvania ave nw"),
+        ("my place is 1234 n main st, austin", "1234 n main st"),  # compass points
     ],
 )
 def test_street_addresses_are_one_address_span(text, address):
@@ -97,6 +101,8 @@ def test_ordinary_chat_around_streets_is_no_address():
     for text in (
         "by the way, no way",
         "its a 10 minute walk",
+        "i came in 5th place",  # a weak type after an ordinal needs a house number
+        "we were 3 in the first place",
         "on my way home",
         "the street",
         "the square is busy",  # an article starts a street's name only after a house number
@@ -138,6 +144,14 @@ def test_a_place_that_is_a_common_word_needs_a_cue():
         ),
         ("ru", "привет, дмитрий, позвони ольге", {"дмитрий": "name", "ольге": "name"}),
         ("pl", "cześć kasia, zadzwoń do tomka", {"kasia": "name", "tomka": "name"}),
+        # a hyphenated name after a type before it; a type in the case a preposition takes
+        (
+            "fr",
+            "j'habite au 5 avenue des champs-élysées",
+            {"5 avenue des champs-élysées": "address"},
+        ),
+        ("ru", "живу на улице пушкина, дом 10", {"улице пушкина, дом 10": "address"}),
+        ("pl", "mieszkam na ulicy długiej 5", {"ulicy długiej 5": "address"}),
     ],
 )
 def test_each_language_protects_its_names_and_addresses(language, text, expected):
@@ -185,11 +199,12 @@ CHATS = {
     "to sao paulo via berlin, lol im so tired thx - sam\ncall mark and will at 555-0142 on 12th of "
     "march, flat 3, 27 dorset st near gangnam-daero, teheran-ro 152. give maria an update\nwe "
     "moved to 132 the square, by the old mill\ndon park said po box 10 or 4 horohanga street, rd "
-    "10 is fine, ask minh loan tăng or colonel brandon\nthx for the help - ho park\n",
+    "10 is fine, ask minh loan tăng or colonel brandon\nthx for the help - ho park\nit is 1600 "
+    "pennsylvania ave nw, not 350 fifth avenue or 1234 n main st, the 5th place we saw\n",
     "es": "hola maría, no sé si te dije que ahora vivo en calle mayor 5, madrid. llama a carmen "
     "blanco el 12 de marzo, porque no tengo tiempo hoy, mañana te cuento todo\n",
     "ru": "привет, дмитрий, что это было? позвони ольге, я уже не знаю. улица ленина, 5, кв. 12 "
-    "в москве, но это очень далеко\n",
+    "в москве, но это очень далеко. живу на улице пушкина, дом 10\n",
     "de": "hallo anna, ich wohne jetzt am neuenhof 291 in köln. ruf mark morgen an, er sagt, im "
     "rottland 188 ist frei. wir sehen uns am montag zur mittagszeit\n",
     "pt": "oi maria, a rosa disse que o rogério liga amanhã. glória chega hoje e maurício disse "
