@@ -93,9 +93,10 @@ class Lexicon:
         Endings after a hyphen of romanized Asian streets and districts (``teheran-ro``).
     place_cues : frozenset of str
         Words before a place that is also a common word (``in reading``).
-    ranks : frozenset of str
-        Ranks, offices and kin written before a name that are names themselves, yet not cues
-        (``lady``, ``colonel``, ``president``, ``sister``): never taken into the name after them.
+    epithets : frozenset of str
+        Ranks, offices, kin, relations and descriptions written before a name that are names
+        themselves, yet not cues (``colonel``, ``sister``, ``husband``, ``poor``): never taken
+        into the name after them.
     speech_verbs : frozenset of str
         Verbs of saying after their subject (``said``, ``dice``, ``disse``, ``sagt``): a name that
         is also a word right before one names someone (``rosa disse que não``). The rule reads
@@ -122,7 +123,7 @@ class Lexicon:
     unit_words: frozenset[str]
     address_suffixes: tuple[str, ...]
     place_cues: frozenset[str]
-    ranks: frozenset[str]
+    epithets: frozenset[str]
     speech_verbs: frozenset[str]
 
     @property

@@ -73,10 +73,10 @@ words and common names matter more than the people they may name):
   the name is a word a stream may be cut after); signing a message off (``love, rose``, or after a
   dash as the last word of a line: ``thx - sam``; so do a name of the lists and the word after it:
   ``thx - ho park``); joined by ``and``, ``or``, ``&`` or a hyphen to a protected name (``maria and will``,
-  ``min-jun``), or right before one that is no place (``don park said``, ``will smith``; not a
-  rank such as ``colonel``, nor a cut word). A surname that is also a word (``park``,
-  ``lee``, ``song``, ``long``, ``an``, ``ha``; ``blanco`` in Spanish) is protected right after a
-  protected name (``ji-woo park``, ``bao an``). Elsewhere (``since early January``, ``the bill
+  ``min-jun``), or right before one that is no place (``don park said``, ``will smith``; not
+  an epithet such as ``colonel`` or ``husband``, nor a cut word). A surname that is also a word
+  (``park``, ``lee``, ``song``, ``long``, ``an``, ``ha``; ``blanco`` in Spanish) is protected
+  right after a protected name (``ji-woo park``, ``bao an``). Elsewhere (``since early January``, ``the bill
   passed``) it goes through the mechanism. A word on no list is protected after a title (``ask dr.
   zyxwq``), and after a cue or signing off if it is a rare word (``hey okafo``); elsewhere, a rare
   word is the ``"rare-words"`` guard's. The cue words are each language's
@@ -715,9 +715,9 @@ def name_slots(
             protected[index] = surname and words[index - 1] not in ends  # also ``dũng hồ``
     # a name of the lists right before a protected name that is no place (``don park said``,
     # ``moon han``; not ``via berlin``), right to left so that a chain grows (``minh loan tăng``);
-    # never a cut word (nothing reads past it) nor a cue or rank (``miss``, ``dear``, ``saw``,
-    # ``colonel``: the name's context, not a name)
-    cues = lexicon(language).rule_words | lexicon(language).ranks
+    # never a cut word (nothing reads past it) nor a cue or epithet (``miss``, ``dear``,
+    # ``saw``, ``colonel``, ``husband``: the name's context, not a name)
+    cues = lexicon(language).rule_words | lexicon(language).epithets
     for index in range(count - 2, -1, -1):
         if not protected[index] and listed[index] and protected[index + 1]:
             word = words[index]

@@ -55,9 +55,10 @@ def test_the_same_words_without_a_name_before_them_are_ordinary():
     assert kinds("we went to the park and sang a song, it was a long day") == {}
 
 
-def test_ranks_cues_and_places_are_not_taken_into_the_name_after_them():
+def test_epithets_cues_and_places_are_not_taken_into_the_name_after_them():
     found = kinds("it was colonel okafor, she flew via berlin, it was lady russell")
     assert "colonel" not in found and "lady" not in found and "via" not in found
+    assert "husband" not in kinds("my cousin hannah and her husband jake")
     assert found["okafor"] == found["russell"] == "name" and found["berlin"] == "place"
     assert kinds("i love reading books") == {}  # "love" signs off only before a comma or dash
 
