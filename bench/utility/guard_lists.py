@@ -129,14 +129,16 @@ def fold(word: str) -> str:
     return unicodedata.normalize("NFC", kept)
 
 
-def keys(text: str) -> set[str]:
-    """A name's lookup keys: lower case (NFKC), with and without accents."""
+def keys(text: str, folded: bool = True) -> set[str]:
+    """A name's lookup keys: lower case (NFKC), with and (``folded``) without accents."""
     word = unicodedata.normalize("NFKC", text).lower()
-    return {form for form in (word, fold(word)) if LETTERS.fullmatch(form) and len(form) >= 2}
+    forms = (word, fold(word)) if folded else (word,)
+    return {form for form in forms if LETTERS.fullmatch(form) and len(form) >= 2}
 
 
-def faker_person(locales: tuple[str, ...], role: str = "") -> set[str]:
-    """Every name of the Faker person providers of ``locales`` (``role``: ``last`` for surnames)."""
+def faker_person(locales: tuple[str, ...], role: str = "", folded: bool = True) -> set[str]:
+    """Every name of the Faker person providers of ``locales`` (``role``: ``last`` for surnames;
+    ``folded``: also each name without its accents)."""
     import faker.providers.person as person
 
     available = {module.name for module in pkgutil.iter_modules(person.__path__)}
@@ -157,7 +159,7 @@ def faker_person(locales: tuple[str, ...], role: str = "") -> set[str]:
                 for item in value:
                     for part in re.split(r"[\s\-]+", item):
                         if part[:1].isupper():
-                            names |= keys(part)
+                            names |= keys(part, folded)
     return names
 
 
@@ -388,7 +390,8 @@ def build(language: str, shared: dict[str, set[str]]) -> dict[str, list[str]]:
         common = set(common_words().iter_words())
     else:
         dictionary = dictionary_words(language)
-        given_names = faker_person(FAKER_LOCALES[language], "first")
+        # as written: "aime", the verb, is no given name because "aimé" is
+        given_names = faker_person(FAKER_LOCALES[language], "first", folded=False)
         if language == "ru":  # chat's diminutives are given names too (паша, юра, вика)
             given_names |= {
                 form for name in RU_CHAT_NAMES for form in {name, *case_forms(name, "ru")}

@@ -97,6 +97,14 @@ class Lexicon:
         Ranks, offices, kin, relations and descriptions written before a name that are names
         themselves, yet not cues (``colonel``, ``sister``, ``husband``, ``poor``): never taken
         into the name after them.
+    clitics : frozenset of str
+        What an apostrophe joins after a word and makes no name with it (English ``s``, ``d``,
+        ``ll``, ``t``: ``mark's``, ``she'd``, ``he'll``, ``wasn't``); ``t`` ends a negation
+        (``wasn't``), whose first part is no name nor rare word, and ``s`` a possessive, which
+        names someone (``mark's``).
+    elisions : frozenset of str
+        What an apostrophe joins before a word and makes no name with it (French ``l``, ``j``,
+        ``qu``, Italian ``dell``, ``un``: ``j'aime``, ``l'amore``).
     speech_verbs : frozenset of str
         Verbs of saying after their subject (``said``, ``dice``, ``disse``, ``sagt``): a name that
         is also a word right before one names someone (``rosa disse que não``). The rule reads
@@ -124,6 +132,8 @@ class Lexicon:
     address_suffixes: tuple[str, ...]
     place_cues: frozenset[str]
     epithets: frozenset[str]
+    clitics: frozenset[str]
+    elisions: frozenset[str]
     speech_verbs: frozenset[str]
 
     @property

@@ -72,16 +72,18 @@ words and common names matter more than the people they may name):
   stop between them allowed; right before a verb of saying (``mark said``, ``rosa disse``; unless
   the name is a word a stream may be cut after); signing a message off (``love, rose``, or after a
   dash as the last word of a line: ``thx - sam``; so do a name of the lists and the word after it:
-  ``thx - ho park``); joined by ``and``, ``or``, ``&`` or a hyphen to a protected name (``maria and will``,
-  ``min-jun``), or right before one that is no place (``don park said``, ``will smith``; not
-  an epithet such as ``colonel`` or ``husband``, nor a cut word). A surname that is also a word
-  (``park``, ``lee``, ``song``, ``long``, ``an``, ``ha``; ``blanco`` in Spanish) is protected
-  right after a protected name (``ji-woo park``, ``bao an``). Elsewhere (``since early January``, ``the bill
-  passed``) it goes through the mechanism. A word on no list is protected after a title (``ask dr.
-  zyxwq``), and after a cue or signing off if it is a rare word (``hey okafo``); elsewhere, a rare
-  word is the ``"rare-words"`` guard's. The cue words are each language's
-  :class:`~edgedp.languages.lexicon.Lexicon`. A name on no list that is also a frequent word,
-  outside such a context (``i saw hyung``), is an ordinary word slot.
+  ``thx - ho park``); joined by ``and``, ``or``, ``&`` or a hyphen to a protected name (``maria and
+  will``, ``min-jun``), or right before one that is no place (``don park said``, ``will smith``; not
+  an epithet such as ``colonel`` or ``husband``, nor a cut word); in the possessive (``mark's
+  bike``; not an epithet's). The first part of a negation is no name (``ain't``, ``don't``), and a
+  clitic or elision glues no name to a word (``she'd``, ``he'll``, ``j'aime``). A surname that is
+  also a word (``park``, ``lee``, ``song``, ``long``, ``an``, ``ha``; ``blanco`` in Spanish) is
+  protected right after a protected name (``ji-woo park``, ``bao an``). Elsewhere (``since early
+  January``, ``the bill passed``) it goes through the mechanism. A word on no list is protected
+  after a title (``ask dr. zyxwq``), and after a cue or signing off if it is a rare word (``hey
+  okafo``); elsewhere, a rare word is the ``"rare-words"`` guard's. The cue words are each
+  language's :class:`~edgedp.languages.lexicon.Lexicon`. A name on no list that is also a frequent
+  word, outside such a context (``i saw hyung``), is an ordinary word slot.
 * ``"rare-words"``, kind ``rare-word``: a word of three letters or more (two with an accented
   Latin letter: ``mỹ``, ``lê``), of letters alone, that is no common or frequent word of the
   language (wordfreq Zipf < 3, which counts chat, not on the dictionary lists, and no chat
@@ -598,6 +600,9 @@ def is_name_slot(
     lex = lexicon(language)
     if word in lex.weekdays or word in lex.titles:  # ``on Monday``, ``Herr``: nobody's name
         return False
+    clitic = _clitic(index, words, gaps, language)
+    if clitic == "t":  # the first part of a negation (``don't``, ``won't``, ``ain't``)
+        return False
     listed = is_name(word, language) if listed is None else listed
     if listed and not is_ambiguous(word, language):
         return True
@@ -636,12 +641,27 @@ def is_name_slot(
             and gaps[index + 1] == " "
             and word not in word_list("cut", language)
         )
-        return capitalized or cued or signed or speaking
+        # ``mark's bike``: someone's (not an epithet's: ``my friend's car``, ``the king's``)
+        possessive = clitic == "s" and word not in lex.epithets
+        return capitalized or cued or signed or speaking or possessive
     # a word on no list: after a title, or a rare word after a cue or signing off (elsewhere, a
     # rare word is :func:`rare_slots`'s)
     if titled:
         return any(char.isalpha() for char in word)
     return (cued or signed) and _rare(word, language)
+
+
+#: The apostrophes a clitic or an elision is joined with.
+_APOSTROPHES = frozenset("'\u2019")
+
+
+def _clitic(index: int, words: Sequence[str], gaps: Sequence[str], language: str) -> str:
+    """The clitic an apostrophe joins to word slot ``index`` (``s`` of ``mark's``, ``t`` of
+    ``wasn't``: :attr:`~edgedp.languages.lexicon.Lexicon.clitics`), or ``""``."""
+    if index + 1 < len(words) and gaps[index + 1] in _APOSTROPHES:
+        after = words[index + 1]
+        return after if after in lexicon(language).clitics else ""
+    return ""
 
 
 def _signs_off(
@@ -739,15 +759,23 @@ def _starts_place(words: Sequence[str], index: int) -> bool:
     return any(" ".join(words[index : index + n]) in places() for n in range(1, size + 1))
 
 
-def rare_slots(words: Sequence[str], language: str = "en") -> list[int]:
+def rare_slots(
+    words: Sequence[str], language: str = "en", gaps: Sequence[str] | None = None
+) -> list[int]:
     """The word slots the ``"rare-words"`` guard protects, in order: words of three letters or
     more (two with an accented Latin letter: ``mỹ``), of letters alone, that are no common or
     frequent word of ``language`` nor one of its chat spellings (``okafo``, ``nunzia``,
-    ``obiageli``, ``heparin``; not ``lol``, ``tmrw``).
+    ``obiageli``, ``heparin``; not ``lol``, ``tmrw``), nor the first part of a negation
+    (``mightn't``; with ``gaps``, as :func:`name_slots` takes them).
 
-    ``words``: the slots' lookup keys (lower case). A public, fixed function of each word alone.
+    ``words``: the slots' lookup keys (lower case). A public, fixed function of each word and
+    the clitic after it.
     """
-    return [index for index, word in enumerate(words) if _rare(word, language)]
+    return [
+        index
+        for index, word in enumerate(words)
+        if _rare(word, language) and not (gaps and _clitic(index, words, gaps, language) == "t")
+    ]
 
 
 def place_slots(
@@ -831,14 +859,19 @@ def _latin(text: str) -> bool:
 _APOSTROPHE_NAME = re.compile(r"(?<![\w'\u2019])[^\W\d_]+['\u2019][^\W\d_]+(?![\w'\u2019])")
 
 
-def name_spans(text: str) -> Iterator[tuple[int, int, str]]:
+def name_spans(text: str, language: str = "en") -> Iterator[tuple[int, int, str]]:
     """(start, end, "name") of the names glued to an apostrophe (``O'Neill``, ``D\u2019Angelo``)
     whose letters, joined, are on the public list: the apostrophe would otherwise split them into
-    ordinary words (``o``, ``neill``). Names without an apostrophe are matched per word slot."""
-    names = public_names()
+    ordinary words (``o``, ``neill``). Not a clitic after it nor an elision before it (English
+    ``she'd``, ``he'll``, ``mark's``; French ``j'aime``, Italian ``l'amore``: lexicon fields
+    ``clitics`` and ``elisions``), whose words are slots of their own. Names without an
+    apostrophe are matched per word slot."""
+    names, lex = public_names(), lexicon(language)
     for match in _APOSTROPHE_NAME.finditer(text):
-        joined = re.sub("['\u2019]", "", match.group()).lower()
-        if joined in names:
+        before, _, after = re.split("(['\u2019])", match.group().lower())
+        if before in lex.elisions or after in lex.clitics:
+            continue
+        if before + after in names:
             yield match.start(), match.end(), "name"
 
 
@@ -1034,7 +1067,7 @@ def protected_spans(
         taken = iter(spans)
         names = []
         current = next(taken, None)
-        for start, end, kind in name_spans(text):
+        for start, end, kind in name_spans(text, language):
             while current is not None and current[1] <= start:
                 current = next(taken, None)
             if current is None or end <= current[0]:

@@ -331,7 +331,7 @@ def slots(
         for index in name_slots(words, raw_words, gaps, starts.first, language):
             kinds.setdefault(index, "name")
     if "rare-words" in protect:
-        for index in rare_slots(words, language):
+        for index in rare_slots(words, language, gaps or None):
             kinds.setdefault(index, "rare-word")
     if "proper-nouns" in protect:
         common = common_words() if language == "en" else _CommonWords(language)

@@ -10,6 +10,7 @@ import pytest
 import edgedp
 from edgedp.errors import PrivacyParameterError
 from edgedp.text.identifiers import (
+    DEFAULT_PROTECT,
     PROTECT_KINDS,
     ambiguous_names,
     check_protect,
@@ -130,6 +131,24 @@ def test_names_glued_to_an_apostrophe_are_protected(default_pack):
     assert {segmented.words[i] for i in segmented.protected} == {"o'neill", "o\u2019connor"}
     brr = edgedp.BRR(default_pack, epsilon=20.0, oov="mask", protect=("identifiers", "names"))
     assert brr.privatize("met O'Brien today") == "met [OOV] today"  # not "met o'[OOV] today"
+
+
+@pytest.mark.parametrize(
+    ("language", "text", "protected"),
+    [
+        # "shed", "hell", "shell" are surnames: a clitic after the apostrophe glues no name
+        ("en", "she'd say he'll come, she'll see", set()),
+        # the first part of a negation is no name ("ain") nor rare word ("mightn")
+        ("en", "ok it ain't so, i mightn't, it wasn't", set()),
+        ("en", "mark's bike and rosa's car", {"mark", "rosa"}),  # a possessive names someone
+        ("fr", "j'aime bien, c'est l'amour", set()),  # "jaime", "lamour": elisions glue no name
+        ("it", "l'amore e l'amica, c'era", set()),
+        ("fr", "l'ami d'anna", {"anna"}),  # the name after an elision is a slot of its own
+    ],
+)
+def test_clitics_and_elisions_glue_no_name(language, text, protected):
+    segmented = segment(text, frozenset(DEFAULT_PROTECT), language=language)
+    assert {segmented.words[i] for i in segmented.protected} == protected
 
 
 def test_a_span_is_one_protected_slot_and_layout_stays():
