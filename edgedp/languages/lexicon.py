@@ -105,6 +105,12 @@ class Lexicon:
     elisions : frozenset of str
         What an apostrophe joins before a word and makes no name with it (French ``l``, ``j``,
         ``qu``, Italian ``dell``, ``un``: ``j'aime``, ``l'amore``).
+    password_cues : frozenset of str
+        Words a password or passphrase follows, after a colon, an equals sign or a copula
+        (``password: hunter2``, ``pw is sunshine``, ``passwort ist``).
+    copulas : frozenset of str
+        The copulas between a password cue and the password (``is``, ``ist``, ``est``): cut words
+        everywhere else, so not among :attr:`rule_words`.
     speech_verbs : frozenset of str
         Verbs of saying after their subject (``said``, ``dice``, ``disse``, ``sagt``): a name that
         is also a word right before one names someone (``rosa disse que não``). The rule reads
@@ -134,6 +140,8 @@ class Lexicon:
     epithets: frozenset[str]
     clitics: frozenset[str]
     elisions: frozenset[str]
+    password_cues: frozenset[str]
+    copulas: frozenset[str]
     speech_verbs: frozenset[str]
 
     @property
@@ -150,6 +158,7 @@ class Lexicon:
             | self.street_particles
             | self.street_directions
             | self.place_cues
+            | self.password_cues
             | frozenset(self.months + self.month_abbreviations)
         )
 

@@ -38,6 +38,9 @@ words and common names matter more than the people they may name):
     ZIP+4 and the others are numbers); national and vehicle identifiers whose letters stand apart
     from the digits (UK National Insurance ``AB 12 34 56 C``, UK/Indian/Turkish/German number
     plates, German pension and commercial-register numbers);
+  - passwords, kind ``password``: what follows a password cue of the language and a colon, an
+    equals sign or a copula, up to the next whitespace (``password: hunter2``, ``my pw is
+    sunshine``, ``das passwort ist``; :func:`password_spans`);
   - numbers: every token that starts with a digit (``42``, ``3.5``, ``1990s``, ``4pm``) or holds
     two digits or more (``covid19``, passport- and licence-like ``X1234567``, ``RSSMRA85T10A562S``,
     crypto addresses, card numbers, SSNs, tax and health numbers of every locale above); a single
@@ -474,10 +477,10 @@ def span_may_continue(token: str, language: str = "en", previous: str = "") -> b
     if word in _month_set(language) or word in _SPAN_WORDS:
         return True
     if word in word_list("cut", language):
-        return (
-            word in lexicon(language).street_articles
-            and _HOUSE_NUMBER.fullmatch(previous) is not None
-        )
+        lex = lexicon(language)
+        return (  # ``132 the square``; ``password is hunter2``
+            word in lex.street_articles and _HOUSE_NUMBER.fullmatch(previous) is not None
+        ) or (word in lex.copulas and previous.strip(_PUNCTUATION).lower() in lex.password_cues)
     return language != "en" or any("a" <= char <= "z" for char in word.lower())
 
 
@@ -1046,16 +1049,53 @@ def _joined(spans: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
     return out
 
 
+@cache
+def _password_pattern(language: str) -> re.Pattern[str] | None:
+    lex = lexicon(language)
+    if not lex.password_cues:
+        return None
+    cues, links = _alternatives(lex.password_cues), _alternatives(lex.copulas) or "(?!x)x"
+    return re.compile(rf"(?<![\w\-])(?i:{cues})(?:[:=] ?| (?i:{links}):? )(\S+)")
+
+
+def password_spans(text: str, language: str = "en") -> list[tuple[int, int, str]]:
+    """(start, end, "password") of what follows a password cue of ``language`` and a colon, an
+    equals sign or a copula, up to the next whitespace (``password: hunter2``, ``my pw is
+    sunshine``, ``das passwort ist``; lexicon fields ``password_cues``, ``copulas``). Words that
+    only describe a password are protected too (``the password is wrong``): a utility cost.
+
+    Examples
+    --------
+    >>> text = "wifi password: sunshine42 ok?"
+    >>> [text[start:end] for start, end, _ in password_spans(text)]
+    ['sunshine42']
+    """
+    pattern = _password_pattern(check_language(language))
+    if pattern is None:
+        return []
+    return [(match.start(1), match.end(1), "password") for match in pattern.finditer(text)]
+
+
 def protected_spans(
     text: str, kinds: frozenset[str], language: str = "en"
 ) -> list[tuple[int, int, str]]:
     """The spans of ``text`` the guard keeps whole, in order: addresses (with ``"addresses"``),
-    identifiers (an identifier that overlaps an address joins it), and names glued to an
-    apostrophe outside them (with ``"names"``)."""
+    identifiers and passwords (one that overlaps an address joins it; a password takes the
+    identifiers inside it), and names glued to an apostrophe outside them (with ``"names"``)."""
     spans = address_spans(text, language) if "addresses" in kinds else []
     if "identifiers" in kinds:
         addresses, starts = list(spans), [start for start, _, _ in spans]
+        secrets, found = password_spans(text, language), []
         for start, end, kind in identifier_spans(text, language):
+            inside = [
+                i for i, (first, last, _) in enumerate(secrets) if first < end and start < last
+            ]
+            for i in inside:  # a password takes an identifier that overlaps it (``pw: 12 34``)
+                first, last, _ = secrets[i]
+                secrets[i] = (min(first, start), max(last, end), "password")
+            if not inside:
+                found.append((start, end, kind))
+        for start, end, kind in sorted(found + secrets):
             near = bisect.bisect_left(starts, end) - 1  # the last address that starts before end
             if near >= 0 and addresses[near][1] > start:  # overlaps it: joins it
                 first, last, _ = addresses[near]

@@ -165,7 +165,9 @@ def placeholder(kind: str) -> str:
 
 
 #: The guard's kinds whose rules read words of the pack's language (not kept by protect_all).
-_LANGUAGE_KINDS = frozenset({"name", "proper-noun", "deny", "place", "address", "rare-word"})
+_LANGUAGE_KINDS = frozenset(
+    {"name", "proper-noun", "deny", "place", "address", "rare-word", "password"}
+)
 _DROPPED = -1
 _MASKED = -2
 

@@ -184,6 +184,23 @@ def test_an_unknown_language_is_refused():
         segment("hola", EVERY, language="xx")
 
 
+@pytest.mark.parametrize(
+    ("language", "text", "password"),
+    [
+        ("en", "pw: hunter2 thx", "hunter2"),
+        ("en", "the wifi password is sunshine ok", "sunshine"),  # a word: only the cue tells
+        ("en", "my password is 12 34 56 lol", "12 34 56"),  # it takes the digits it starts
+        ("de", "das passwort ist geheim123 ok", "geheim123"),
+        ("es", "la contraseña es perro y ya", "perro"),
+        ("pl", "hasło to kotek ok", "kotek"),
+    ],
+)
+def test_what_follows_a_password_cue_is_a_password(language, text, password):
+    segmented = segment(text, EVERY, language=language)
+    assert {segmented.words[i]: k for i, k in segmented.kinds.items()} == {password: "password"}
+    assert kinds("i forgot my password again") == {}  # no colon, sign or copula: no password
+
+
 def test_every_language_has_a_lexicon_and_none_of_its_words_is_a_cut_point():
     for language in LANGUAGES:
         words = lexicon(language)
@@ -201,13 +218,14 @@ CHATS = {
     "march, flat 3, 27 dorset st near gangnam-daero, teheran-ro 152. give maria an update\nwe "
     "moved to 132 the square, by the old mill\ndon park said po box 10 or 4 horohanga street, rd "
     "10 is fine, ask minh loan tăng or colonel brandon\nthx for the help - ho park\nit is 1600 "
-    "pennsylvania ave nw, not 350 fifth avenue or 1234 n main st, the 5th place we saw\n",
+    "pennsylvania ave nw, not 350 fifth avenue or 1234 n main st, the 5th place we saw\nthe wifi "
+    "password is sunshine, pw: hunter2 and my password is 12 34 56\n",
     "es": "hola maría, no sé si te dije que ahora vivo en calle mayor 5, madrid. llama a carmen "
     "blanco el 12 de marzo, porque no tengo tiempo hoy, mañana te cuento todo\n",
     "ru": "привет, дмитрий, что это было? позвони ольге, я уже не знаю. улица ленина, 5, кв. 12 "
     "в москве, но это очень далеко. живу на улице пушкина, дом 10\n",
-    "de": "hallo anna, ich wohne jetzt am neuenhof 291 in köln. ruf mark morgen an, er sagt, im "
-    "rottland 188 ist frei. wir sehen uns am montag zur mittagszeit\n",
+    "de": "das passwort ist geheim123, hallo anna, ich wohne jetzt am neuenhof 291 in köln. ruf "
+    "mark morgen an, er sagt, im rottland 188 ist frei. wir sehen uns am montag zur mittagszeit\n",
     "pt": "oi maria, a rosa disse que o rogério liga amanhã. glória chega hoje e maurício disse "
     "que sim, mas a rosa é uma flor\n",
 }
