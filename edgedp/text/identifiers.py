@@ -21,7 +21,7 @@ words and common names matter more than the people they may name):
 
   - e-mail addresses with RFC 5322 local parts (``o'neill``, ``!#$%&'*+/=?^`{|}~``, quoted
     ``"john doe"@``), internationalized hosts and ``[ip]`` literals; fediverse handles
-    (``@jane@mastodon.social``) and ``@handles``, ``u/name``;
+    (``@jane@mastodon.social``) and ``@handles``, ``u/name``, ``name#1234``;
   - URLs with any scheme or ``www.``, and hosts without one under any IANA top-level domain
     (:data:`TLDS_FILE`: ``mastodon.social``, ``x.photography``), IPv4 (and ``localhost``) hosts,
     with their ``:port``, path, query and fragment; IPv6, MAC addresses (``:``, ``-``, ``.``
@@ -256,10 +256,11 @@ def _patterns(language: str = "en") -> dict[str, str]:
             rf"(?:(?:{label}\.)+{tld}|{_IPV4}|(?i:localhost)(?=:\d))(?::\d{{1,5}})?{path}"
             r"(?![\w])"
         ),
-        # @name and @name@server (no word character or @ before it); u/name.
+        # @name and @name@server (no word character or @ before it); u/name; name#1234 (Discord)
         "handle": (
             r"(?<![@.])@[^\W_](?:[\w.\-]*\w)?(?:@[^\W_][\w\-]*(?:\.[^\W_][\w\-]*)+)?"
             r"|u/\w[\w\-]{2,}"
+            r"|[^\W_][\w.]{1,31}#\d{4}(?![\w])"
         ),
         # IBAN: country, check digits, groups of four (the checksum decides in lower case).
         "iban": r"(?i:[a-z]{2}\d{2}(?: ?[a-z0-9]{4}){2,7}(?: ?[a-z0-9]{1,3})?)(?![\w])",

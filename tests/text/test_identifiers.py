@@ -37,6 +37,7 @@ def spans(text: str) -> list[tuple[str, str]]:
         ("at www.example.org/a?b=c.", [("www.example.org/a?b=c", "url")]),
         ("on bbc.co.uk today", [("bbc.co.uk", "host")]),
         ("ask @jane_doe!", [("@jane_doe", "handle")]),
+        ("my discord is bob#1234 lol", [("bob#1234", "handle")]),
         ("call +44 20 7946 0958 now", [("+44 20 7946 0958", "phone")]),
         ("call (555) 123-4567", [("(555) 123-4567", "phone")]),
         ("pay GB29 NWBK 6016 1331 9268 19 today", [("GB29 NWBK 6016 1331 9268 19", "iban")]),
