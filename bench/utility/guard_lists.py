@@ -107,6 +107,10 @@ CHAT_WORD_ZIPF = 3.5
 #: list lost 2-10 points of recall under it, so they keep the dictionary's words only.
 CHAT_WORD_LANGUAGES = ("es", "de", "fr", "it", "ru")
 FUNCTION_ZIPF = 5.0
+#: A name of the lists this frequent in a language other than English is one of its function words
+#: (de, la, con; die, sie; że) and never a name there: the English list leaves out its words of
+#: Zipf >= 5.5 the same way (bench/utility/names.py).
+NEVER_NAME_ZIPF = 5.5
 #: A place of words this frequent is a common word unless it is a large city's (sido, bro; not paris).
 PLACE_WORD_ZIPF = 3.5
 #: Capitalized entries a dictionary needs for its lower-case words to tell words from names.
@@ -415,7 +419,15 @@ def build(language: str, shared: dict[str, set[str]]) -> dict[str, list[str]]:
             or (w in uncased and _zipf(w, language) >= COMMON_ZIPF)
         } - given_names
 
-    unambiguous_names = names - ambiguous
+    # the language's function words that the name lists hold (de, la, con, su; die, sie; że):
+    # never a name in it, unless a given name of its Faker locales as written (paulo), but for a
+    # particle of names and streets (del, of "del carmen")
+    function = set()
+    if language != "en":
+        exempt = given_names - lexicon(language).street_particles
+        function = {w for w in names if _zipf(w, language) >= NEVER_NAME_ZIPF} - exempt
+        ambiguous -= function
+    unambiguous_names = names - ambiguous - function
     # a place whose words are dictionary words (reading, bath, little rock, león), or words as
     # frequent as function words unless it is the name of a large city (sido, not paris)
     dictionary_words_ = common if language == "en" else (dictionary & set(frequent))
@@ -474,6 +486,7 @@ def build(language: str, shared: dict[str, set[str]]) -> dict[str, list[str]]:
         "surnames": sorted(surname_words),
         "words": sorted(words),
         "cut": sorted(cut),
+        "function": sorted(function),
     }
 
 
@@ -495,6 +508,10 @@ HEADERS = {
     "words": "Frequent words of {name}: wordfreq 3.1.1 Zipf >= 3.0 (data CC BY-SA 4.0, Robyn "
     "Speer et al.; derived list under the same licence), not names or places{extra}: never a name "
     "by the guard's cue rule (hey lol).",
+    "function": "Function words of {name} (wordfreq 3.1.1 Zipf >= 5.5, data CC BY-SA 4.0; derived "
+    "list under the same licence) that the name lists hold (edgedp/text/names.txt and "
+    "names-{code}.txt), less the given names of the language's Faker locales as written: never a "
+    "name in {name} (gracias de verdad, hallo die leute).",
     "cut": "Frequent words of {name} (wordfreq 3.1.1 Zipf >= 4.5, data CC BY-SA 4.0; derived list "
     "under the same licence) after which no rule of the identifier guard reads the next word: "
     "no name, surname, place word or lexicon word. A stream may be cut after them.",

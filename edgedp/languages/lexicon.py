@@ -16,7 +16,10 @@ read into a :class:`Lexicon`, and a few word lists built from public data
 * ``words``: the frequent words of the language (wordfreq, CC BY-SA 4.0): never a name by the cue
   rule (``hey lol``), and ambiguous places;
 * ``cut``: the frequent words after which no rule of the guard looks at the next word: a stream may
-  be cut after them (:func:`edgedp.text.identifiers.span_may_continue`).
+  be cut after them (:func:`edgedp.text.identifiers.span_may_continue`);
+* ``function``: the language's most frequent words that the name lists hold (``de``, ``la``,
+  ``con``; ``die``, ``sie``; ``że``): never a name in that language (languages other than
+  English, whose name list leaves them out already).
 
 Every list is a sorted file read a block per lookup (:class:`edgedp.text.word_files.WordFile`),
 opened on first use and only for the languages a call uses.
@@ -44,7 +47,7 @@ LANGUAGES = ("en", "es", "de", "fr", "pt", "it", "ru", "pl")
 #: Where the data files are.
 DATA = Path(__file__).resolve().parent / "data"
 #: The word lists of a language (``data/<list>-<language>.txt``).
-WORD_LISTS = ("names", "ambiguous", "common_places", "surnames", "words", "cut")
+WORD_LISTS = ("names", "ambiguous", "common_places", "surnames", "words", "cut", "function")
 
 
 @dataclass(frozen=True, slots=True)

@@ -539,7 +539,11 @@ def is_ambiguous(word: str, language: str = "en") -> bool:
 
 
 def _listed(word: str, language: str) -> bool:
-    return word in public_names() or (language != "en" and word in word_list("names", language))
+    if language == "en":
+        return word in public_names()
+    if word in word_list("function", language):  # de, la, con; die, sie: never a name there
+        return False
+    return word in public_names() or word in word_list("names", language)
 
 
 def _ambiguous_as_written(word: str, language: str) -> bool:
@@ -740,9 +744,12 @@ def name_slots(
     # a name of the lists right before a protected name that is no place (``don park said``,
     # ``moon han``; not ``via berlin``), right to left so that a chain grows (``minh loan tăng``);
     # never a cut word (nothing reads past it) nor a cue or epithet (``miss``, ``dear``,
-    # ``saw``, ``colonel``, ``husband``: the name's context, not a name)
+    # ``saw``, ``colonel``, ``husband``: the name's context, not a name). English only: its list of
+    # names that are words keeps those whose frequency in text is a word's (Census shares against
+    # wordfreq); the other languages' lists hold their function words (Spanish ``con``, ``su``,
+    # ``de`` are names too), which the rule would take before every name
     cues = lexicon(language).rule_words | lexicon(language).epithets
-    for index in range(count - 2, -1, -1):
+    for index in range(count - 2, -1, -1) if language == "en" else ():
         if not protected[index] and listed[index] and protected[index + 1]:
             word = words[index]
             protected[index] = (

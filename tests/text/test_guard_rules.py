@@ -201,6 +201,21 @@ def test_what_follows_a_password_cue_is_a_password(language, text, password):
     assert kinds("i forgot my password again") == {}  # no colon, sign or copula: no password
 
 
+@pytest.mark.parametrize(
+    ("language", "text"),
+    [
+        ("es", "gracias de verdad"),  # "de", "la", "con", "su" are names of the lists too
+        ("es", "quedamos con ellos"),
+        ("fr", "merci de rien"),
+        ("de", "hallo die leute"),
+        ("de", "können Sie mir helfen?"),  # capitalized inside a sentence, yet no name
+        ("pl", "cześć że co"),
+    ],
+)
+def test_function_words_are_never_names(language, text):
+    assert kinds(text, language) == {}
+
+
 def test_every_language_has_a_lexicon_and_none_of_its_words_is_a_cut_point():
     for language in LANGUAGES:
         words = lexicon(language)
