@@ -497,8 +497,8 @@ HEADERS = {
     "ambiguous": "Names (edgedp/text/names.txt and names-{code}.txt) that are lower-case words of "
     "{dictionary} (Debian; used only where it writes names with capitals, not copied beyond these "
     "names) of wordfreq 3.1.1 Zipf >= 3.0 in {name}, or of Zipf >= 5.0 (data CC BY-SA 4.0), "
-    "except the given names of the language's Faker locales: protected only where the context "
-    "names someone.",
+    "except the given names of the language's Faker locales as written (aimé, not aime): "
+    "protected only where the context names someone.",
     "common_places": "Places (places.txt) whose words are all {dictionary_words}, or all of "
     "wordfreq 3.1.1 Zipf >= 3.5 in {name} (data CC BY-SA 4.0) unless it is the name of a city of "
     "100,000 people or more: protected only capitalized or after a place cue.",
@@ -510,8 +510,9 @@ HEADERS = {
     "by the guard's cue rule (hey lol).",
     "function": "Function words of {name} (wordfreq 3.1.1 Zipf >= 5.5, data CC BY-SA 4.0; derived "
     "list under the same licence) that the name lists hold (edgedp/text/names.txt and "
-    "names-{code}.txt), less the given names of the language's Faker locales as written: never a "
-    "name in {name} (gracias de verdad, hallo die leute).",
+    "names-{code}.txt), less the given names of the language's Faker locales as written that are "
+    "no particle of names and streets (del): never a name in {name} (gracias de verdad, hallo die "
+    "leute).",
     "cut": "Frequent words of {name} (wordfreq 3.1.1 Zipf >= 4.5, data CC BY-SA 4.0; derived list "
     "under the same licence) after which no rule of the identifier guard reads the next word: "
     "no name, surname, place word or lexicon word. A stream may be cut after them.",
