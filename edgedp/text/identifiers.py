@@ -87,25 +87,24 @@ words and common names matter more than the people they may name):
   okafo``); elsewhere, a rare word is the ``"rare-words"`` guard's. The cue words are each
   language's :class:`~edgedp.languages.lexicon.Lexicon`. A name on no list that is also a frequent
   word, outside such a context (``i saw hyung``), is an ordinary word slot.
-* ``"rare-words"``, kind ``rare-word``: a word of three letters or more (two with an accented
-  Latin letter: ``mỹ``, ``lê``), of letters alone, that is no common or frequent word of the
-  language (wordfreq Zipf < 3, which counts chat, not on the dictionary lists, and no chat
-  spelling of :mod:`edgedp.languages.slang`: ``i saw okafo``,
-  ``nunzia``, ``obiageli``, ``heparin``; not ``lol``, ``tmrw``, ``guys``). In chat such a word is
-  far more often a name than anything else, and the rarest words are the most identifying; a
-  rare word on no name list is also a given name a surname may follow (``changhyun park``).
-  Text of a specialised domain (clinical notes) loses its rare terms to it: turn it off there,
-  and the names guard still protects the names of its lists and those after a title.
+* ``"rare-words"``, kind ``rare-word``: a word of three letters or more (two with an accented Latin
+  letter: ``mỹ``, ``lê``), of letters alone, that is no common or frequent word of the language
+  (wordfreq Zipf < 3, which counts chat, not on the dictionary lists, and no chat spelling of
+  :mod:`edgedp.languages.slang`: ``i saw okafo``, ``nunzia``, ``obiageli``, ``heparin``; not
+  ``lol``, ``tmrw``, ``guys``). In chat such a word is far more often a name than anything else, and
+  the rarest words are the most identifying; a rare word on no name list is also a given name a
+  surname may follow (``changhyun park``). Text of a specialised domain (clinical notes) loses its
+  rare terms to it: turn it off there, and the names guard still protects the names of its lists and
+  those after a title.
 * ``"addresses"``, kind ``address``: street addresses as one span (:func:`address_spans`): a house
-  number, up to three words and a street type (``14 admiralty way``, ``27 dorset st``, ``350
-  fifth avenue``, ``1234 n main st``, ``1600 pennsylvania ave nw``), with a flat or unit before it
-  (``flat 3, 27 dorset st``); a street's name and a strong type without a number (``dorset
-  street``, ``5th ave``); a street type before the name (``rue de la paix``, ``via roma 12``,
-  ``calle mayor 5``, ``ul. marszałkowska 10``, ``улица ленина, 5``); one-word streets
-  (``hauptstraße 5``); units and postal boxes (``apt 4b``, ``кв. 5``, ``po box 10``, ``rd 4``:
-  a rural delivery); romanized Korean, Japanese and Chinese
-  streets and districts (``gangnam-daero``, ``teheran-ro 152``, ``shibuya-ku``). Postcodes and
-  house numbers are ``"identifiers"`` too.
+  number, up to three words and a street type (``14 admiralty way``, ``27 dorset st``, ``350 fifth
+  avenue``, ``1234 n main st``, ``1600 pennsylvania ave nw``), with a flat or unit before it (``flat
+  3, 27 dorset st``); a street's name and a strong type without a number (``dorset street``, ``5th
+  ave``); a street type before the name (``rue de la paix``, ``via roma 12``, ``calle mayor 5``,
+  ``ul. marszałkowska 10``, ``улица ленина, 5``); one-word streets (``hauptstraße 5``); units and
+  postal boxes (``apt 4b``, ``кв. 5``, ``po box 10``, ``rd 4``: a rural delivery); romanized Korean,
+  Japanese and Chinese streets and districts (``gangnam-daero``, ``teheran-ro 152``,
+  ``shibuya-ku``). Postcodes and house numbers are ``"identifiers"`` too.
 * ``"places"``, kind ``place``: cities and towns (:data:`PLACES_FILE`: GeoNames places of 5,000
   people or more, their names in other languages for those of 100,000 or more), one word or
   several (``dublin``, ``sao paulo``, ``москва``); one that is also a common word (``reading``,
@@ -457,11 +456,11 @@ def span_may_continue(token: str, language: str = "en", previous: str = "") -> b
 
     False only after one of the frequent words of ``language`` after which no rule of the guard
     reads on (``cut``, :mod:`edgedp.languages.lexicon`: ``the``, ``is``, ``very``; punctuation
-    around it aside; a street article right after a house number aside: ``132 the square``),
-    written in lower case without digits, a double quote or ``)``, and not of
-    four letters (an IBAN group), and, for English, after a word in
-    another script (the English rules read Latin letters only). True after anything else: a
-    digit, a capital letter, a title, greeting, verb of address, sign-off, ``and``/``or``, a
+    around it aside; a street article right after a house number, ``132 the square``, and a copula
+    right after a password cue, ``password is hunter2``, aside), written in lower case without
+    digits, a double quote or ``)``, and not of four letters (an IBAN group), and, for English,
+    after a word in another script (the English rules read Latin letters only). True after anything
+    else: a digit, a capital letter, a title, greeting, verb of address, sign-off, ``and``/``or``, a
     month name, ``of``, a name, a place, a street type, and any other word, which may be a street's
     name before its type (``14 admiralty way``) or a name before a surname. A stream may be cut
     after a space only where this is false (:mod:`edgedp.words.streaming`), so a stream is cut
@@ -770,22 +769,20 @@ def _starts_place(words: Sequence[str], index: int) -> bool:
     return any(" ".join(words[index : index + n]) in places() for n in range(1, size + 1))
 
 
-def rare_slots(
-    words: Sequence[str], language: str = "en", gaps: Sequence[str] | None = None
-) -> list[int]:
+def rare_slots(words: Sequence[str], gaps: Sequence[str], language: str = "en") -> list[int]:
     """The word slots the ``"rare-words"`` guard protects, in order: words of three letters or
     more (two with an accented Latin letter: ``mỹ``), of letters alone, that are no common or
     frequent word of ``language`` nor one of its chat spellings (``okafo``, ``nunzia``,
     ``obiageli``, ``heparin``; not ``lol``, ``tmrw``), nor the first part of a negation
-    (``mightn't``; with ``gaps``, as :func:`name_slots` takes them).
+    (``mightn't``).
 
-    ``words``: the slots' lookup keys (lower case). A public, fixed function of each word and
-    the clitic after it.
+    ``words``, ``gaps``: as :func:`name_slots` takes them. A public, fixed function of each word
+    and the clitic after it.
     """
     return [
         index
         for index, word in enumerate(words)
-        if _rare(word, language) and not (gaps and _clitic(index, words, gaps, language) == "t")
+        if _rare(word, language) and _clitic(index, words, gaps, language) != "t"
     ]
 
 
@@ -1063,7 +1060,8 @@ def _password_pattern(language: str) -> re.Pattern[str] | None:
     if not lex.password_cues:
         return None
     cues, links = _alternatives(lex.password_cues), _alternatives(lex.copulas) or "(?!x)x"
-    return re.compile(rf"(?<![\w\-])(?i:{cues})(?:[:=] ?| (?i:{links}):? )(\S+)")
+    gap = r"[^\S\n\r]"  # spaces and tabs, never a line break (a stream is always cut there)
+    return re.compile(rf"(?<![\w\-])(?i:{cues})(?:[:=]{gap}*|{gap}+(?i:{links}):?{gap}+)(\S+)")
 
 
 def password_spans(text: str, language: str = "en") -> list[tuple[int, int, str]]:

@@ -323,7 +323,7 @@ def slots(
         pieces.append(_released_whitespace(text[position:]))
         starts.gap(text[position:])
     words = tuple(normalize_word(word) for word in raw_words)
-    gaps = _gaps(text, spans) if {"names", "places"} & protect else []
+    gaps = _gaps(text, spans) if {"names", "places", "rare-words"} & protect else []
     if "places" in protect:
         for index in place_slots(words, raw_words, gaps, starts.first, language):
             kinds.setdefault(index, "place")
@@ -331,7 +331,7 @@ def slots(
         for index in name_slots(words, raw_words, gaps, starts.first, language):
             kinds.setdefault(index, "name")
     if "rare-words" in protect:
-        for index in rare_slots(words, language, gaps or None):
+        for index in rare_slots(words, gaps, language):
             kinds.setdefault(index, "rare-word")
     if "proper-nouns" in protect:
         common = common_words() if language == "en" else _CommonWords(language)

@@ -193,6 +193,8 @@ def test_an_unknown_language_is_refused():
         ("de", "das passwort ist geheim123 ok", "geheim123"),
         ("es", "la contraseña es perro y ya", "perro"),
         ("pl", "hasło to kotek ok", "kotek"),
+        ("en", "password is\thunter2 thx", "hunter2"),  # any spaces or tabs between
+        ("en", "pw:  hunter2 thx", "hunter2"),
     ],
 )
 def test_what_follows_a_password_cue_is_a_password(language, text, password):

@@ -152,6 +152,10 @@ def test_clitics_and_elisions_glue_no_name(language, text, protected):
     assert {segmented.words[i] for i in segmented.protected} == protected
 
 
+def test_a_negation_is_no_rare_word_whichever_guards_are_on():
+    assert not segment("i mightn't, it wasn't", frozenset({"rare-words"})).protected
+
+
 def test_a_span_is_one_protected_slot_and_layout_stays():
     text = "Mail jane.doe@example.com, or call +44 20 7946 0958."
     segmented = segment(text, GUARD)
