@@ -113,7 +113,7 @@ MECHANISMS = {"BRR": _brr, "DeepCandidate": _deepcandidate}
 
 
 def rows(report: Report, *, quick: bool) -> None:
-    calls = {"BRR": 200 if quick else 2000, "DeepCandidate": 10 if quick else 60}
+    calls = {"BRR": 100 if quick else 2000, "DeepCandidate": 4 if quick else 60}
     policy = (
         f"OMP_WAIT_POLICY={os.environ.get('OMP_WAIT_POLICY', 'unset')}, "
         f"serial below {getattr(native, 'SERIAL_SEARCH_QUERIES', 'n/a')}"

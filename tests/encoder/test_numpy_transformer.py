@@ -39,8 +39,9 @@ def encoder_on(pack, tier: str, monkeypatch) -> SentenceEncoder:
 
 @pytest.fixture(scope="module")
 def public_sentences(sentence_pack) -> list[str]:
+    # every third of 300 BBC lines: 6,700 words, 4 to 339 a line (the longest cut at 256 tokens)
     lines = [line for text in bbc_articles()[::40] for line in text.split("\n") if line.strip()]
-    return [*sentence_pack.reference_sentences, *lines[:300]]
+    return [*sentence_pack.reference_sentences, *lines[:300:3]]
 
 
 @pytest.mark.slow
@@ -48,7 +49,7 @@ def test_numpy_embeddings_are_onnxruntimes(encoder_pack, public_sentences, monke
     native = encoder_on(encoder_pack, "native", monkeypatch).encode(public_sentences)
     numpy_tier = encoder_on(encoder_pack, "numpy", monkeypatch)
     ours = numpy_tier.encode(public_sentences)
-    assert len(public_sentences) > 300
+    assert len(public_sentences) > 100
     assert np.min(np.sum(native * ours, axis=1)) > 1 - 1e-5  # brief: 1e-3; measured 1.2e-7
     alone = numpy_tier.encode(public_sentences[:12], independent=True)
     np.testing.assert_allclose(alone, ours[:12], atol=2e-5)

@@ -45,8 +45,8 @@ def test_keep_returns_the_smallest_epsilon_that_keeps_the_target(default_pack, k
     assert high == result.epsilon and high / low <= 1.02  # the stated tolerance
     measured = table(brr, [low, high], "keep")
     assert measured[high] >= keep > measured[low]  # meets it; 2 % less epsilon does not
-    # on a grid of 1 % steps, nothing meets the target more than 2 % below the result
-    grid = result.epsilon * 1.01 ** np.arange(-12, 0)
+    # on a grid of 1 % steps, nothing meets the target 2 to 8 % below the result
+    grid = result.epsilon * 1.01 ** np.arange(-8, 0)
     below = table(brr, grid[grid < low], "keep")
     assert all(value < keep for value in below.values()), below
     assert result.estimate is not None and result.estimate.value >= keep
