@@ -90,8 +90,15 @@ class Lexicon:
     street_articles : frozenset of str
         Articles a street's name may start with right after a house number (``132 the square``):
         cut words everywhere else, so not among :attr:`rule_words`.
+    article_street_types : frozenset of str
+        Words that make a street only right after a house number and an article (``68 the
+        croft``, ``230 the ridings``), never after other words (``3 green limes``); names and
+        frequent words elsewhere (``warren``, ``downs``), so not among :attr:`rule_words`.
     unit_words : frozenset of str
         Flats, units and their numbers (``flat 3``, ``apt 4b``, ``кв. 5``).
+    floor_words : frozenset of str
+        Floors and their numbers, taken only right before a numbered street (``level 8, 678 karen
+        villas``; ``level 8`` of a game stays words).
     address_suffixes : tuple of str
         Endings after a hyphen of romanized Asian streets and districts (``teheran-ro``).
     place_cues : frozenset of str
@@ -137,7 +144,9 @@ class Lexicon:
     street_particles: frozenset[str]
     street_directions: frozenset[str]
     street_articles: frozenset[str]
+    article_street_types: frozenset[str]
     unit_words: frozenset[str]
+    floor_words: frozenset[str]
     address_suffixes: tuple[str, ...]
     place_cues: frozenset[str]
     epithets: frozenset[str]
@@ -157,6 +166,7 @@ class Lexicon:
             | self.sign_offs
             | self.conjunctions
             | self.unit_words
+            | self.floor_words
             | self.street_types_before
             | self.street_particles
             | self.street_directions

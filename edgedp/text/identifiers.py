@@ -799,23 +799,25 @@ def place_slots(
     single spaces or hyphens (``sao paulo``, ``stoke-on-trent``), the longest first. One whose
     words are all common words of ``language`` (``reading``, ``bath``, ``nice``, ``little rock``)
     only capitalized inside a sentence or right after a place cue (``in``, ``from``, ``near``).
-    English reads names in Latin letters only. Countries, nationalities and languages are not on
-    the list: ordinary words.
+    English reads names in Latin letters only; a capital dotted I reads as ``i`` (``İstanbul``).
+    Countries, nationalities and languages are not on the list: ordinary words.
     """
     table, heads, lex = places(), _place_heads(), lexicon(language)
+    # a capital dotted I lower-cases to i and a combining dot (İstanbul: i̇stanbul)
+    keys = [word.replace("i\u0307", "i") for word in words]
     found: list[int] = []
     index = 0
     while index < len(words):
-        word = words[index]
+        word = keys[index]
         longest = min(_PLACE_WORDS, len(words) - index) if word in heads else 1
         for size in range(longest, 0, -1):
             span = range(index, index + size)
             if any(gaps[i] not in _JOINED for i in span[1:]):
                 continue
-            key = " ".join(words[i] for i in span) if size > 1 else word
+            key = " ".join(keys[i] for i in span) if size > 1 else word
             if len(key) < 3 or key not in table or (language == "en" and not _latin(key)):
                 continue
-            if _ambiguous_place([words[i] for i in span], language):
+            if _ambiguous_place([keys[i] for i in span], language):
                 before = words[index - 1] if index else ""
                 capitalized = raw_words[index][:1].isupper() and not starts_sentence[index]
                 cued = before in lex.place_cues and gaps[index] == " "
@@ -896,7 +898,7 @@ def _address_patterns(language: str) -> tuple[re.Pattern[str], ...]:
     """The anchors of address spans in ``language``: a street type after the name, a strong one,
     a type before the name, a unit, a one-word street with a street ending, a romanized street."""
     lex = lexicon(language)
-    after = _alternatives(lex.street_types)
+    after = _alternatives(lex.street_types | lex.article_street_types)
     strong = _alternatives(lex.strong_street_types)
     before = _alternatives(lex.street_types_before)
     units = _alternatives(lex.unit_words)
@@ -963,7 +965,9 @@ def address_spans(text: str, language: str = "en") -> list[tuple[int, int, str]]
     * up to three words and a strong street type without a number (``dorset street``);
     * a street type before the name (``rue de la paix``, ``via roma 12``, ``ul. marszałkowska
       10``, ``улица ленина, 5``), with the street's words and a house number after;
-    * a unit and its number (``apt 4b``, ``flat 3``, ``кв. 5``);
+    * a unit and its number (``apt 4b``, ``flat 3``, ``кв. 5``), and a floor and its number right
+      before a numbered street (``level 8, 678 karen villas``);
+    * a house number, an article and a word that makes a street only there (``68 the croft``);
     * a one-word street with a street ending (``hauptstraße 5``) and a romanized Korean, Japanese
       or Chinese street or district (``gangnam-daero``, ``teheran-ro 152``, ``shibuya-ku``).
 
@@ -976,8 +980,11 @@ def address_spans(text: str, language: str = "en") -> list[tuple[int, int, str]]
     spans: list[tuple[int, int]] = []
     articles = lexicon(language).street_articles
     directions = lexicon(language).street_directions
+    article_types = lexicon(language).article_street_types
     for match in after.finditer(text):
         start = _words_before(text, match.start(), 3, language)
+        if start < match.start() and match.group().lower() in article_types:
+            continue  # "68 the croft", never "3 green limes"
         article = _WORD_BEFORE.search(text, max(0, start - 20), start)
         if article is not None and article.group(1).lower() in articles:
             # "132 the square", "14 the old mill lane": the article joins a numbered street
@@ -1028,7 +1035,19 @@ def address_spans(text: str, language: str = "en") -> list[tuple[int, int, str]]
                 if pattern is ending and tail is None and not street.endswith(strong_endings):
                     continue
             spans.append((match.start(), end))
+    streets = {start for start, _ in spans}
+    for match in _floor_pattern(language).finditer(text):
+        gap = re.match(r",? ", text[match.end() :])
+        if gap is not None and match.end() + len(gap.group()) in streets:  # level 8, 678 x st
+            spans.append((match.start(), match.end()))
     return [(start, end, "address") for start, end in _merged(spans, text)]
+
+
+@cache
+def _floor_pattern(language: str) -> re.Pattern[str]:
+    """A floor word of ``language`` and its number (``level 8``; lexicon field ``floor_words``)."""
+    floors = _alternatives(lexicon(language).floor_words) or "(?!x)x"
+    return re.compile(rf"(?<![\w\-])(?i:{floors})\.? \d{{1,3}}[^\W\d_]?(?![\w])")
 
 
 def _merged(spans: list[tuple[int, int]], text: str) -> list[tuple[int, int]]:

@@ -90,6 +90,10 @@ def test_chat_words_are_never_names(word):
         ("meet at 5th ave and 42nd st", "5th ave and 42nd st"),
         ("send it to 1600 pennsylvania ave nw, washington", "1600 pennsylvania ave nw"),
         ("my place is 1234 n main st, austin", "1234 n main st"),  # compass points
+        ("meet me at 68 the croft at 6", "68 the croft"),  # a street after "the" alone
+        ("I live at 12 The Paddocks, Leeds", "12 The Paddocks"),
+        ("send it to level 8 678 karen villas pls", "level 8 678 karen villas"),  # a floor
+        ("send it to level 8, 678 karen villas pls", "level 8, 678 karen villas"),
     ],
 )
 def test_street_addresses_are_one_address_span(text, address):
@@ -108,8 +112,16 @@ def test_ordinary_chat_around_streets_is_no_address():
         "the street",
         "the square is busy",  # an article starts a street's name only after a house number
         "we were 10. the square was busy",
+        "i bought 3 green limes",  # a street after "the" alone: never after other words
+        "the croft is old",
+        "im at level 8 lol",  # a floor only right before a numbered street
+        "level 8, then 9",
     ):
         assert address_spans(text) == [], text
+
+
+def test_a_capital_dotted_i_reads_as_i_in_places():
+    assert kinds("she lives near İstanbul now") == {"i̇stanbul": "place"}
 
 
 def test_places_are_their_own_kind_and_countries_and_languages_are_words():
@@ -236,7 +248,8 @@ CHATS = {
     "moved to 132 the square, by the old mill\ndon park said po box 10 or 4 horohanga street, rd "
     "10 is fine, ask minh loan tăng or colonel brandon\nthx for the help - ho park\nit is 1600 "
     "pennsylvania ave nw, not 350 fifth avenue or 1234 n main st, the 5th place we saw\nthe wifi "
-    "password is sunshine, pw: hunter2 and my password is 12 34 56\n",
+    "password is sunshine, pw: hunter2 and my password is 12 34 56\nsend it to level 8 678 karen "
+    "villas, or 68 the croft, not level 8 of the game\n",
     "es": "hola maría, no sé si te dije que ahora vivo en calle mayor 5, madrid. llama a carmen "
     "blanco el 12 de marzo, porque no tengo tiempo hoy, mañana te cuento todo\n",
     "ru": "привет, дмитрий, что это было? позвони ольге, я уже не знаю. улица ленина, 5, кв. 12 "
