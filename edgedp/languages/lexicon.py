@@ -97,8 +97,8 @@ class Lexicon:
     unit_words : frozenset of str
         Flats, units and their numbers (``flat 3``, ``apt 4b``, ``кв. 5``).
     floor_words : frozenset of str
-        Floors and their numbers, taken only right before a numbered street (``level 8, 678 karen
-        villas``; ``level 8`` of a game stays words).
+        Floors and their numbers, taken only right before another part of an address (``level 8,
+        678 karen villas``; ``level 8`` of a game stays words).
     address_suffixes : tuple of str
         Endings after a hyphen of romanized Asian streets and districts (``teheran-ro``).
     place_cues : frozenset of str

@@ -966,7 +966,7 @@ def address_spans(text: str, language: str = "en") -> list[tuple[int, int, str]]
     * a street type before the name (``rue de la paix``, ``via roma 12``, ``ul. marszałkowska
       10``, ``улица ленина, 5``), with the street's words and a house number after;
     * a unit and its number (``apt 4b``, ``flat 3``, ``кв. 5``), and a floor and its number right
-      before a numbered street (``level 8, 678 karen villas``);
+      before another part of an address (``level 8, 678 karen villas``, ``level 2, flat 3``);
     * a house number, an article and a word that makes a street only there (``68 the croft``);
     * a one-word street with a street ending (``hauptstraße 5``) and a romanized Korean, Japanese
       or Chinese street or district (``gangnam-daero``, ``teheran-ro 152``, ``shibuya-ku``).

@@ -94,6 +94,7 @@ def test_chat_words_are_never_names(word):
         ("I live at 12 The Paddocks, Leeds", "12 The Paddocks"),
         ("send it to level 8 678 karen villas pls", "level 8 678 karen villas"),  # a floor
         ("send it to level 8, 678 karen villas pls", "level 8, 678 karen villas"),
+        ("ring level 2, flat 3 when you arrive", "level 2, flat 3"),
     ],
 )
 def test_street_addresses_are_one_address_span(text, address):
