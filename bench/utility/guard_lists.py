@@ -476,6 +476,11 @@ def build(language: str, shared: dict[str, set[str]]) -> dict[str, list[str]]:
         and w not in surname_words
         and w not in lex.rule_words
         and not any(w.endswith(suffix) for suffix in lex.street_suffixes)
+        # berliner (of berlin) may name a street: berliner platz 89
+        and not any(
+            w.endswith(suffix) and w[: -len(suffix)] in place_set
+            for suffix in lex.place_adjective_suffixes
+        )
     }
     surname_words -= cut
     del public_names

@@ -101,6 +101,10 @@ class Lexicon:
         678 karen villas``; ``level 8`` of a game stays words).
     address_suffixes : tuple of str
         Endings after a hyphen of romanized Asian streets and districts (``teheran-ro``).
+    place_adjective_suffixes : tuple of str
+        Endings that make an adjective of a place (German ``berliner`` of ``berlin``): such a word
+        is no cut word (bench/utility/guard_lists.py leaves it out of the list), so it may name a
+        street (``berliner platz 89``).
     place_cues : frozenset of str
         Words before a place that is also a common word (``in reading``).
     epithets : frozenset of str
@@ -148,6 +152,7 @@ class Lexicon:
     unit_words: frozenset[str]
     floor_words: frozenset[str]
     address_suffixes: tuple[str, ...]
+    place_adjective_suffixes: tuple[str, ...]
     place_cues: frozenset[str]
     epithets: frozenset[str]
     clitics: frozenset[str]

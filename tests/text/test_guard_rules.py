@@ -149,6 +149,8 @@ def test_a_place_that_is_a_common_word_needs_a_cue():
         ("es", "hola maría, llama a carmen mañana", {"maría": "name", "carmen": "name"}),
         ("es", "vivo en calle mayor 5, madrid", {"calle mayor 5": "address", "madrid": "place"}),
         ("de", "hallo jürgen, ich wohne in der hauptstraße 5", {"jürgen": "name"}),
+        ("de", "ich wohne in der berliner straße 12", {"berliner straße 12": "address"}),
+        ("de", "schick es an berliner platz 89 bitte", {"berliner platz 89": "address"}),
         ("fr", "salut amélie, c'est au 12 rue de la paix", {"amélie": "name"}),
         ("pt", "oi joão, moro na rua augusta 100", {"joão": "name"}),
         (
@@ -256,7 +258,8 @@ CHATS = {
     "ru": "привет, дмитрий, что это было? позвони ольге, я уже не знаю. улица ленина, 5, кв. 12 "
     "в москве, но это очень далеко. живу на улице пушкина, дом 10\n",
     "de": "das passwort ist geheim123, hallo anna, ich wohne jetzt am neuenhof 291 in köln. ruf "
-    "mark morgen an, er sagt, im rottland 188 ist frei. wir sehen uns am montag zur mittagszeit\n",
+    "mark morgen an, er sagt, im rottland 188 ist frei. wir sehen uns am montag zur mittagszeit\n"
+    "oder in der berliner straße 12, der berliner ist da\n",
     "pt": "oi maria, a rosa disse que o rogério liga amanhã. glória chega hoje e maurício disse "
     "que sim, mas a rosa é uma flor\n",
 }
