@@ -115,7 +115,7 @@ def test_ordinary_chat_around_streets_is_no_address():
         "we were 10. the square was busy",
         "i bought 3 green limes",  # a street after "the" alone: never after other words
         "the croft is old",
-        "im at level 8 lol",  # a floor only right before a numbered street
+        "im at level 8 lol",  # a floor only right before another part of an address
         "level 8, then 9",
     ):
         assert address_spans(text) == [], text
