@@ -99,12 +99,13 @@ words and common names matter more than the people they may name):
 * ``"addresses"``, kind ``address``: street addresses as one span (:func:`address_spans`): a house
   number, up to three words and a street type (``14 admiralty way``, ``27 dorset st``, ``350 fifth
   avenue``, ``1234 n main st``, ``1600 pennsylvania ave nw``), with a flat or unit before it (``flat
-  3, 27 dorset st``); a street's name and a strong type without a number (``dorset street``, ``5th
-  ave``); a street type before the name (``rue de la paix``, ``via roma 12``, ``calle mayor 5``,
-  ``ul. marszałkowska 10``, ``улица ленина, 5``); one-word streets (``hauptstraße 5``); units and
-  postal boxes (``apt 4b``, ``кв. 5``, ``po box 10``, ``rd 4``: a rural delivery); romanized Korean,
-  Japanese and Chinese streets and districts (``gangnam-daero``, ``teheran-ro 152``,
-  ``shibuya-ku``). Postcodes and house numbers are ``"identifiers"`` too.
+  3, 27 dorset st``) or a floor (``level 8, 678 karen villas``); a house or street name after the
+  number and ``the`` (``68 the croft``); a street's name and a strong type without a number
+  (``dorset street``, ``5th ave``); a street type before the name (``rue de la paix``, ``via roma
+  12``, ``calle mayor 5``, ``ul. marszałkowska 10``, ``улица ленина, 5``); one-word streets
+  (``hauptstraße 5``); units and postal boxes (``apt 4b``, ``кв. 5``, ``po box 10``, ``rd 4``: a
+  rural delivery); romanized Korean, Japanese and Chinese streets and districts (``gangnam-daero``,
+  ``teheran-ro 152``, ``shibuya-ku``). Postcodes and house numbers are ``"identifiers"`` too.
 * ``"places"``, kind ``place``: cities and towns (:data:`PLACES_FILE`: GeoNames places of 5,000
   people or more, their names in other languages for those of 100,000 or more), one word or
   several (``dublin``, ``sao paulo``, ``москва``); one that is also a common word (``reading``,
@@ -145,7 +146,7 @@ name on no list that is a frequent word, outside the contexts above (and not cap
 mark``), or an identifier in a format not covered here, is an ordinary word slot and gets the
 mechanism's metric-DP guarantee only; so is a town of fewer than 5,000 people that is a frequent
 word (``python -m bench guard`` measures how many), a street written without its type or number
-(``i live on dorset``, ``68 the croft``, ``auf der weide 54``), a street type the lexicon lacks,
+(``i live on dorset``, ``68 the old croft``, ``auf der weide 54``), a street type the lexicon lacks,
 or a name in a script or language whose lists are not loaded. Rules also
 protect some words that name no one (``meet early``, ``give maria an update``, a rare word or a
 typo): a utility cost, never a leak. A digit group shaped like a local phone number
@@ -763,10 +764,16 @@ def name_slots(
 def _starts_place(words: Sequence[str], index: int) -> bool:
     """Do the words from slot ``index`` on start with a place of the gazetteer (``berlin``,
     ``sao paulo``)?"""
-    if words[index] not in _place_heads():
-        return words[index] in places()
-    size = min(_PLACE_WORDS, len(words) - index)
-    return any(" ".join(words[index : index + n]) in places() for n in range(1, size + 1))
+    keys = [_place_key(word) for word in words[index : index + _PLACE_WORDS]]
+    if keys[0] not in _place_heads():
+        return keys[0] in places()
+    return any(" ".join(keys[:n]) in places() for n in range(1, len(keys) + 1))
+
+
+def _place_key(word: str) -> str:
+    """A word slot's key in the gazetteer: a capital dotted I lower-cases to ``i`` and a combining
+    dot (``İstanbul``: ``i̇stanbul``), read as ``i`` (``istanbul``)."""
+    return word.replace("i\u0307", "i")
 
 
 def rare_slots(words: Sequence[str], gaps: Sequence[str], language: str = "en") -> list[int]:
@@ -803,8 +810,7 @@ def place_slots(
     Countries, nationalities and languages are not on the list: ordinary words.
     """
     table, heads, lex = places(), _place_heads(), lexicon(language)
-    # a capital dotted I lower-cases to i and a combining dot (İstanbul: i̇stanbul)
-    keys = [word.replace("i\u0307", "i") for word in words]
+    keys = [_place_key(word) for word in words]
     found: list[int] = []
     index = 0
     while index < len(words):
