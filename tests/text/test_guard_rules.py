@@ -309,3 +309,39 @@ def test_names_are_found_without_the_accents_of_latin_letters_only():
     # rogerio, dong and thien are on the lists; rogério, đông and thiện are not
     assert all(is_name(word, "pt") for word in ["rogério", "đông", "thiện"])
     assert is_name("иван", "ru") and not is_name("йван", "ru")  # й is a letter, not и + breve
+
+
+@pytest.mark.parametrize(
+    ("language", "text", "word", "kind"),
+    [
+        # inflected forms and loanwords a lemma list lacks, names of other origins only: words
+        ("es", "ayer hice la cena y ya", "hice", None),
+        ("es", "ojalá que tengan suerte", "tengan", None),
+        ("es", "tengo muchas dudas", "dudas", None),
+        ("es", "dale, nos vemos", "dale", None),
+        ("it", "ho fatto un test ieri", "test", None),
+        ("it", "mandami il link stasera", "link", None),
+        # yet a name of the language's own locales in any role stays a name (a surname here) ...
+        ("es", "ayer vi torres en el centro", "torres", "name"),
+        # ... and so does one its dictionary also writes with a capital (alice: an anchovy too)
+        ("it", "ieri ho visto alice al bar", "alice", "name"),
+        # and a name that is also a word is still one where the context names someone
+        ("es", "hola lee, ¿qué tal?", "lee", "name"),
+        # Russian names and surnames in every case, beyond Faker's lists (антон, майкл) ...
+        ("ru", "думаю антон нормально", "антон", "name"),
+        ("ru", "вчера видел майкла в центре", "майкла", "name"),
+        ("ru", "это сказал иван петрович", "петрович", "name"),
+        # ... but not a word that is only now and then a surname (машина: a car)
+        ("ru", "моя машина сломалась", "машина", None),
+        # a large city's name in the language is a place without a cue, though a word list that
+        # writes names in lower case (Italian, Portuguese) holds it and chat uses it often
+        ("it", "ok allora milano domani", "milano", "place"),
+        ("pt", "ok então lisboa amanhã", "lisboa", "place"),
+        ("ru", "ок тогда москва завтра", "москва", "place"),
+        # a place that is a word of the language stays a word without a cue (a pomegranate)
+        ("es", "compré una granada", "granada", None),
+        ("es", "vivo en granada", "granada", "place"),
+    ],
+)
+def test_words_names_and_places_are_told_apart_in_each_language(language, text, word, kind):
+    assert kinds(text, language).get(word) == kind
