@@ -24,7 +24,11 @@ lists are NOT built from, and measures the guard (every kind, the default) on it
 * **Languages**: for each of Spanish, German, French, Portuguese, Italian, Russian and Polish, 200
   held-out first names (nam_dict's column of the country, faker-js's locale for Russian, in
   Cyrillic) in lower case in chat templates of the language (>= 95 % protected), and that
-  language's 3,000 most frequent wordfreq words in its templates (over-protection).
+  language's 3,000 most frequent wordfreq words in its templates (over-protection), less the
+  held-out first names and, as the English table reads SCOWL's capitals, the proper nouns among
+  them (words Hunspell's dictionary of the language writes with a capital and does not take in
+  lower case: ``madrid``, ``sánchez``, not ``calles``; none for German, whose dictionary
+  capitalizes every noun), each counted apart.
 
 Recall counts an identifier as protected when every word slot of it is protected (any kind); the
 floor beside it is what an input-independent release protects (nothing: 0). Also measured: the
@@ -443,14 +447,18 @@ def languages(report: Report, quick: bool) -> None:
                     missed.append(name)
         chat = [w for w in top_n_list(language, 4000) if re.fullmatch(r"[^\W\d_]+", w)]
         chat = chat[: 200 if quick else 3000]
+        proper = _proper_nouns(chat, language)
         over = []
-        named = named_protected = 0
+        named = named_protected = nouns = nouns_protected = 0
         for index, word in enumerate(chat):
             template = LANGUAGE_CHAT[language][index % 2]
             _, kinds, _ = _protection(template.format(word), word, language, template.index("{}"))
             if word in given_names:  # a name of the held-out list: protecting it is right
                 named += 1
                 named_protected += bool(kinds)
+            elif word in proper:  # a proper noun (madrid, sánchez): protecting it is right too
+                nouns += 1
+                nouns_protected += bool(kinds)
             elif kinds:
                 over.append(f"{word} ({','.join(sorted(kinds))})")
         report.add(
@@ -460,10 +468,12 @@ def languages(report: Report, quick: bool) -> None:
             source=source,
             protected=hits / total,
             floor=0.95,
-            ordinary_words=len(chat) - named,
-            ordinary_protected=len(over) / (len(chat) - named),
+            ordinary_words=len(chat) - named - nouns,
+            ordinary_protected=len(over) / (len(chat) - named - nouns),
             held_out_names_among_them=named,
             those_protected=named_protected / max(1, named),
+            proper_nouns_among_them=nouns,
+            proper_nouns_protected=nouns_protected / max(1, nouns),
             missed_examples="; ".join(missed),
             protected_words="; ".join(over[:25]),
         )
@@ -483,6 +493,18 @@ _EVERY_COUNTRY = {
         "other_countries",
     ]
 }
+
+
+def _proper_nouns(words: list[str], language: str) -> set[str]:
+    """The ``words`` Hunspell's dictionaries of ``language`` write with a capital and do not take
+    in lower case (``madrid``, ``sánchez``; not ``calles``, ``todos``), as the English table reads
+    SCOWL's capitals; none for German, whose dictionary capitalizes every noun."""
+    from bench.utility.guard_lists import hunspell_entries, spelled_words
+
+    if language == "de":
+        return set()
+    capitals = hunspell_entries(language)[0]
+    return {word for word in words if word in capitals} - spelled_words(words, language)
 
 
 def _nam_dict_country(country: str) -> list[str]:
