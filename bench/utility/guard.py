@@ -496,15 +496,16 @@ _EVERY_COUNTRY = {
 
 
 def _proper_nouns(words: list[str], language: str) -> set[str]:
-    """The ``words`` Hunspell's dictionaries of ``language`` write with a capital and do not take
-    in lower case (``madrid``, ``sánchez``; not ``calles``, ``todos``), as the English table reads
+    """The ``words`` Hunspell's dictionaries of ``language`` take capitalized but not in lower case
+    (``madrid``, ``sánchez``, ``москве``; not ``calles``, ``todos``), as the English table reads
     SCOWL's capitals; none for German, whose dictionary capitalizes every noun."""
-    from bench.utility.guard_lists import hunspell_entries, spelled_words
+    from bench.utility.guard_lists import spelled_words
 
     if language == "de":
         return set()
-    capitals = hunspell_entries(language)[0]
-    return {word for word in words if word in capitals} - spelled_words(words, language)
+    capitalized = spelled_words([word.capitalize() for word in words], language)
+    lower = spelled_words(words, language)
+    return {word for word in words if word.capitalize() in capitalized} - lower
 
 
 def _nam_dict_country(country: str) -> list[str]:

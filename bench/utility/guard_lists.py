@@ -46,6 +46,7 @@ import subprocess
 import tempfile
 import unicodedata
 from pathlib import Path
+from typing import Any
 
 from bench.harness import ROOT
 
@@ -290,10 +291,37 @@ def opencorpora_names() -> tuple[set[str], set[str]]:
         and LETTERS.fullmatch(word)  # not абдул-азиз: the guard reads the parts as words
         and _zipf(word, "ru") >= RU_NAME_FORM_ZIPF
     }
+    return _opencorpora_split(analyzer, found, person)
+
+
+def opencorpora_place_forms(entries: set[str]) -> tuple[set[str], set[str]]:
+    """The singular case forms of the gazetteer's one-word places in Cyrillic that OpenCorpora knows
+    as places (``москве``, ``казани`` of ``москва``, ``казань``), of Zipf >= RU_NAME_FORM_ZIPF,
+    with ``е`` for ``ё`` too; and those of them read as another word at least as often."""
+    import pymorphy3
+
+    analyzer = pymorphy3.MorphAnalyzer()
+    found = {
+        form.word
+        for entry in entries
+        if re.fullmatch("[а-яё]+", entry)
+        for parse in analyzer.parse(entry)
+        if "Geox" in parse.tag and parse.normal_form == entry
+        for form in parse.lexeme
+        if "sing" in form.tag and _zipf(form.word, "ru") >= RU_NAME_FORM_ZIPF
+    }
+    return _opencorpora_split(analyzer, found, {"Geox"})
+
+
+def _opencorpora_split(
+    analyzer: Any, found: set[str], grammemes: set[str]
+) -> tuple[set[str], set[str]]:
+    """``found`` with ``е`` for ``ё`` too, and those of its words whose readings with one of
+    ``grammemes`` weigh less than RU_NAME_SHARE (pymorphy3's estimate)."""
     words = {
         word
         for word in found
-        if sum(p.score for p in analyzer.parse(word) if person & p.tag.grammemes) < RU_NAME_SHARE
+        if sum(p.score for p in analyzer.parse(word) if grammemes & p.tag.grammemes) < RU_NAME_SHARE
     }
     plain = str.maketrans("ё", "е")
     return found | {w.translate(plain) for w in found}, words | {w.translate(plain) for w in words}
@@ -347,7 +375,7 @@ def dictionary_words(language: str) -> set[str]:
 
 
 def spelled_words(words: list[str], language: str) -> set[str]:
-    """The ``words`` that Hunspell's dictionaries of ``language`` accept as written in lower case:
+    """The ``words`` that Hunspell's dictionaries of ``language`` accept as written: in lower case,
     inflected forms and loanwords the word lists lack (``tengan``, ``calles``; Italian ``test``),
     never a name those dictionaries write with a capital (``sánchez``, ``katarzyna``)."""
     binary = debian_package("hunspell") / "usr" / "bin" / "hunspell"
@@ -374,21 +402,19 @@ def hunspell_dictionaries(language: str) -> list[Path]:
     ]
 
 
-def hunspell_entries(language: str) -> tuple[set[str], set[str]]:
-    """The entries of Hunspell's dictionaries of ``language``: those written with a capital, lower
-    case (the names the language knows: Italian ``alice``, ``oscar``; Spanish ``torres``), and
-    those written in lower case."""
+def hunspell_capitals(language: str) -> set[str]:
+    """The entries of Hunspell's dictionaries of ``language`` written with a capital, lower case:
+    the names the language knows (Italian ``alice``, ``oscar``; Spanish ``torres``)."""
     capitals: set[str] = set()
-    lower: set[str] = set()
     for dictionary in hunspell_dictionaries(language):
-        text = dictionary.with_suffix(".dic").read_text(encoding="utf-8", errors="replace")
+        affixes = dictionary.with_suffix(".aff").read_text(encoding="latin-1").splitlines()
+        encoding = next((line.split()[1] for line in affixes if line.startswith("SET ")), "UTF-8")
+        text = dictionary.with_suffix(".dic").read_text(encoding=encoding)
         for line in text.splitlines()[1:]:
             entry = " ".join(line.split("/")[0].split()[:1])  # pt_PT: "Mendes\t[CAT=np]"
             if entry[:1].isupper():
                 capitals.add(entry.lower())
-            elif entry.islower():
-                lower.add(entry)
-    return capitals, lower
+    return capitals
 
 
 def dictionary_has_case(language: str) -> bool:
@@ -524,7 +550,7 @@ def build(language: str, shared: dict[str, set[str]]) -> dict[str, list[str]]:
         # inflected forms and loanwords the word list lacks (tengan, calles; test, link)
         # (not a name it also writes with a capital: alice, torres)
         accepted = spelled_words(frequent, language)
-        capitals = hunspell_entries(language)[0]
+        capitals = hunspell_capitals(language)
         spelled = accepted - dictionary - capitals
         # the names Hunspell writes with a capital and refuses in lower case (milano, sevilla,
         # lisboa), though a word list that writes names in lower case holds them; not German's
@@ -584,16 +610,25 @@ def build(language: str, shared: dict[str, set[str]]) -> dict[str, list[str]]:
     dictionary_words_ = common if language == "en" else (dictionary & frequent_set) - proper
     function_words = {w for w in frequent if _zipf(w, language) >= PLACE_WORD_ZIPF}
     english = set(common_words().iter_words())  # google, phoenix: words of chat everywhere
+    forms = shared["ru_place_forms"]
     ambiguous_places = {
         p
         for p in place_set
-        if all(w in dictionary_words_ for w in p.split())
-        or (
-            all(w in function_words for w in p.split())
-            and p not in shared["large"]
-            # a large city's name in the language, a proper noun there (milano, lisboa, москва),
-            # unless an English word too
-            and not (p in proper and p in shared["large_other_names"] and p not in english)
+        # a case form of a Russian place: a word where read as another word more often (орла);
+        # English reads places in Latin letters only
+        if (
+            p in shared["ru_place_words"] and language != "en"
+            if p in forms
+            else (
+                all(w in dictionary_words_ for w in p.split())
+                or (
+                    all(w in function_words for w in p.split())
+                    and p not in shared["large"]
+                    # a large city's name in the language, a proper noun there (milano, lisboa,
+                    # москва), unless an English word too
+                    and not (p in proper and p in shared["large_other_names"] and p not in english)
+                )
+            )
         )
     }
     surnames = all_faker_surnames() | shared["census_surnames"]
@@ -770,9 +805,13 @@ def build_all() -> dict[str, str]:
     from edgedp.text.identifiers import public_names
 
     every_name = set(public_names().iter_words())
+    gazetteer = places(every_name)
+    place_forms, place_words = opencorpora_place_forms(gazetteer)
     shared = {
         "names": every_name,
-        "places": places(every_name),
+        "places": gazetteer | place_forms,
+        "ru_place_forms": place_forms - gazetteer,
+        "ru_place_words": place_words - gazetteer,
         "census_surnames": census_surnames(),
         "popular_surnames": census_surnames(POPULAR_SHARE),
         "large": large_cities(),

@@ -338,6 +338,8 @@ def test_names_are_found_without_the_accents_of_latin_letters_only():
         ("it", "ok allora milano domani", "milano", "place"),
         ("pt", "ok então lisboa amanhã", "lisboa", "place"),
         ("ru", "ок тогда москва завтра", "москва", "place"),
+        ("ru", "встретимся в москве у метро", "москве", "place"),  # and its case forms
+        ("ru", "нет орла в небе", "орла", None),  # an eagle's, not oryol's (орёл), without a cue
         # a place that is a word of the language stays a word without a cue (a pomegranate)
         ("es", "compré una granada", "granada", None),
         ("es", "vivo en granada", "granada", "place"),
