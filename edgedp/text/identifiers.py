@@ -107,9 +107,11 @@ words and common names matter more than the people they may name):
   rural delivery); romanized Korean, Japanese and Chinese streets and districts (``gangnam-daero``,
   ``teheran-ro 152``, ``shibuya-ku``). Postcodes and house numbers are ``"identifiers"`` too.
 * ``"places"``, kind ``place``: cities and towns (:data:`PLACES_FILE`: GeoNames places of 5,000
-  people or more, their names in other languages for those of 100,000 or more), one word or
-  several (``dublin``, ``sao paulo``, ``москва``); one that is also a common word (``reading``,
-  ``bath``, ``nice``) only capitalized inside a sentence or after a place cue (``in reading``).
+  people or more, their names in other languages for those of 100,000 or more, Russian and Polish
+  ones in their case forms), one word or several (``dublin``, ``sao paulo``, ``москве``,
+  ``stoke-on-trent``: a name with a function word only hyphenated); one that is also a common
+  word (``reading``, ``bath``, ``nice``) only capitalized inside a sentence or after a place cue
+  (``in reading``).
   **Countries, nationalities and languages are ordinary words** (``english``, ``germany``): a
   place smaller than a country narrows where a person lives or is (HIPAA's Safe Harbor removes
   every geographic subdivision smaller than a state), a country or language rarely singles anyone
@@ -804,10 +806,10 @@ def place_slots(
 
     A city or town of the public gazetteer (:func:`places`), of one word or several joined by
     single spaces or hyphens (``sao paulo``, ``saint-étienne``), the longest first; one with a
-    function word of its name only hyphenated (``stoke-on-trent``, ``aix-en-provence``: a stream
-    may be cut after ``on`` and ``en`` followed by a space, never inside a hyphenated word). One whose
-    words are all common words of ``language`` (``reading``, ``bath``, ``nice``, ``little rock``)
-    only capitalized inside a sentence or right after a place cue (``in``, ``from``, ``near``).
+    function word only hyphenated (``stoke-on-trent``: a stream may be cut after ``on`` and a
+    space, never inside a hyphenated word). One whose words are all common words of ``language``
+    (``reading``, ``bath``, ``nice``, ``little rock``) only capitalized inside a sentence or right
+    after a place cue (``in``, ``from``, ``near``).
     English reads names in Latin letters only; a capital dotted I reads as ``i`` (``İstanbul``).
     Countries, nationalities and languages are not on the list: ordinary words.
     """
