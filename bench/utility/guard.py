@@ -26,8 +26,8 @@ lists are NOT built from, and measures the guard (every kind, the default) on it
   Cyrillic) in lower case in chat templates of the language (>= 95 % protected), and that
   language's 3,000 most frequent wordfreq words in its templates (over-protection), less the
   held-out first names and, as the English table reads SCOWL's capitals, the proper nouns among
-  them (words Hunspell's dictionary of the language writes with a capital and does not take in
-  lower case: ``madrid``, ``sánchez``, not ``calles``; none for German, whose dictionary
+  them (words Hunspell's dictionary of the language takes capitalized but not in lower case:
+  ``madrid``, ``sánchez``, ``москве``, not ``calles``; none for German, whose dictionary
   capitalizes every noun), each counted apart.
 
 Recall counts an identifier as protected when every word slot of it is protected (any kind); the

@@ -446,8 +446,10 @@ def spelled_words(words: list[str], language: str) -> set[str]:
 
 
 def _hunspell_library() -> Path:
-    """The folder of Hunspell's shared library (Debian ``libhunspell``, unpacked)."""
-    return debian_package(HUNSPELL_LIBRARY) / "usr" / "lib" / "x86_64-linux-gnu"
+    """The folder of Hunspell's shared library (Debian ``libhunspell``, unpacked; the machine's
+    architecture, ``x86_64-linux-gnu`` or another)."""
+    (folder,) = (debian_package(HUNSPELL_LIBRARY) / "usr" / "lib").glob("*-linux-gnu*")
+    return folder
 
 
 def _hunspell_encoding(affixes: Path) -> str:
