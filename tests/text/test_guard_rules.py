@@ -335,6 +335,10 @@ def test_names_are_found_without_the_accents_of_latin_letters_only():
         # Faker's (котов: cats', a surname first)
         ("ru", "моя машина сломалась", "машина", None),
         ("ru", "думаю котов прав", "котов", "name"),
+        # Portuguese names its Hunspell dictionary marks as persons' (on no Faker list)
+        ("pt", "ontem vi inácio no centro", "inácio", "name"),
+        ("pt", "oi glória, tudo bem?", "glória", "name"),  # a word too: after a cue
+        ("pt", "a glória de deus", "glória", None),
         # a large city's name in the language is a place without a cue, though a word list that
         # writes names in lower case (Italian, Portuguese) holds it and chat uses it often
         ("it", "ok allora milano domani", "milano", "place"),
