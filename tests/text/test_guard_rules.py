@@ -252,11 +252,12 @@ CHATS = {
     "10 is fine, ask minh loan tăng or colonel brandon\nthx for the help - ho park\nit is 1600 "
     "pennsylvania ave nw, not 350 fifth avenue or 1234 n main st, the 5th place we saw\nthe wifi "
     "password is sunshine, pw: hunter2 and my password is 12 34 56\nsend it to level 8 678 karen "
-    "villas, or 68 the croft, not level 8 of the game\n",
+    "villas, or 68 the croft, not level 8 of the game\ni grew up in stoke-on-trent, not stoke on "
+    "trent or aix-en-provence\n",
     "es": "hola maría, no sé si te dije que ahora vivo en calle mayor 5, madrid. llama a carmen "
     "blanco el 12 de marzo, porque no tengo tiempo hoy, mañana te cuento todo\n",
     "ru": "привет, дмитрий, что это было? позвони ольге, я уже не знаю. улица ленина, 5, кв. 12 "
-    "в москве, но это очень далеко. живу на улице пушкина, дом 10\n",
+    "в москве, но это очень далеко. живу на улице пушкина, дом 10. антон был в казани\n",
     "de": "das passwort ist geheim123, hallo anna, ich wohne jetzt am neuenhof 291 in köln. ruf "
     "mark morgen an, er sagt, im rottland 188 ist frei. wir sehen uns am montag zur mittagszeit\n"
     "oder in der berliner straße 12, der berliner ist da\n",
