@@ -44,6 +44,7 @@ are reproduced exactly). Sources (each file's header repeats its own):
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib
 import pkgutil
 import re
@@ -282,14 +283,20 @@ FORM_EXCESS_ZIPF = 1.0
 _RU_ENDINGS = {"а": "ыуеойой", "я": "июеейей", "й": "яюемеи", "": "ауомеы"}
 
 
+@functools.cache
+def _morphology() -> Any:
+    """pymorphy3's analyzer of Russian (OpenCorpora's dictionary), loaded once."""
+    import pymorphy3
+
+    return pymorphy3.MorphAnalyzer()
+
+
 def opencorpora_names() -> tuple[set[str], set[str]]:
     """Russian given names, surnames and patronymics in every case form (``антон``, ``антону``,
     ``путина``, ``ивановичем``; OpenCorpora's dictionary, CC BY-SA 3.0, as shipped in PyPI
     ``pymorphy3-dicts-ru``), of Zipf >= RU_NAME_FORM_ZIPF, with ``е`` for ``ё`` too; and those of
     them read as another word at least as often (``вера`` "faith", ``роман`` "novel")."""
-    import pymorphy3
-
-    analyzer = pymorphy3.MorphAnalyzer()
+    analyzer = _morphology()
     person = {"Name", "Surn", "Patr"}
     found = {
         word
@@ -298,16 +305,14 @@ def opencorpora_names() -> tuple[set[str], set[str]]:
         and LETTERS.fullmatch(word)  # not абдул-азиз: the guard reads the parts as words
         and _zipf(word, "ru") >= RU_NAME_FORM_ZIPF
     }
-    return _opencorpora_split(analyzer, found, person)
+    return _opencorpora_split(found, person)
 
 
 def opencorpora_place_forms(entries: set[str]) -> tuple[set[str], set[str]]:
     """The singular case forms of the gazetteer's one-word places in Cyrillic that OpenCorpora knows
     as places (``москве``, ``казани`` of ``москва``, ``казань``), of Zipf >= RU_NAME_FORM_ZIPF,
     with ``е`` for ``ё`` too; and those of them read as another word at least as often."""
-    import pymorphy3
-
-    analyzer = pymorphy3.MorphAnalyzer()
+    analyzer = _morphology()
     found = {
         form.word
         for entry in entries
@@ -317,7 +322,7 @@ def opencorpora_place_forms(entries: set[str]) -> tuple[set[str], set[str]]:
         for form in parse.lexeme
         if "sing" in form.tag and _place_form(form.word, entry, "ru")
     }
-    return _opencorpora_split(analyzer, found, {"Geox"})
+    return _opencorpora_split(found, {"Geox"})
 
 
 def _place_form(form: str, place: str, language: str) -> bool:
@@ -337,8 +342,11 @@ def polish_place_forms(entries: set[str], large: set[str]) -> tuple[set[str], se
     (dictionary,) = hunspell_dictionaries("pl")
     affixes = dictionary.with_suffix(".aff")
     encoding = _hunspell_encoding(affixes)
-    lines = dictionary.with_suffix(".dic").read_text(encoding=encoding).splitlines()[1:]
-    named = [line for line in lines if line[:1].isupper() and line.split("/")[0].lower() in entries]
+    named = [
+        line
+        for line in _dictionary_lines(dictionary)
+        if line[:1].isupper() and line.split("/")[0].lower() in entries
+    ]
     with tempfile.TemporaryDirectory() as tmp:
         listed = Path(tmp) / "places.dic"
         listed.write_text(f"{len(named)}\n" + "\n".join(named) + "\n", encoding=encoding)
@@ -365,15 +373,14 @@ def polish_place_forms(entries: set[str], large: set[str]) -> tuple[set[str], se
     return {form for form, place in found if form not in words or place in large}, words
 
 
-def _opencorpora_split(
-    analyzer: Any, found: set[str], grammemes: set[str]
-) -> tuple[set[str], set[str]]:
+def _opencorpora_split(found: set[str], grammemes: set[str]) -> tuple[set[str], set[str]]:
     """``found`` with ``е`` for ``ё`` too, and those of its words whose readings with one of
     ``grammemes`` weigh less than RU_NAME_SHARE (pymorphy3's estimate)."""
     words = {
         word
         for word in found
-        if sum(p.score for p in analyzer.parse(word) if grammemes & p.tag.grammemes) < RU_NAME_SHARE
+        if sum(p.score for p in _morphology().parse(word) if grammemes & p.tag.grammemes)
+        < RU_NAME_SHARE
     }
     plain = str.maketrans("ё", "е")
     return found | {w.translate(plain) for w in found}, words | {w.translate(plain) for w in words}
@@ -459,6 +466,15 @@ def _hunspell_encoding(affixes: Path) -> str:
     return next((line.split()[1] for line in lines if line.startswith("SET ")), "UTF-8")
 
 
+def _dictionary_lines(dictionary: Path) -> list[str]:
+    """The entry lines of a Hunspell dictionary (its ``.dic`` after the count line), read in the
+    encoding its ``.aff`` names."""
+    text = dictionary.with_suffix(".dic").read_text(
+        encoding=_hunspell_encoding(dictionary.with_suffix(".aff"))
+    )
+    return text.splitlines()[1:]
+
+
 def hunspell_dictionaries(language: str) -> list[Path]:
     """The paths of Hunspell's dictionaries of ``language``, without the ``.dic``/``.aff`` suffix."""
     return [
@@ -473,8 +489,7 @@ def hunspell_person_names(language: str) -> set[str]:
     where a dictionary marks no meaning."""
     found: set[str] = set()
     for dictionary in hunspell_dictionaries(language):
-        encoding = _hunspell_encoding(dictionary.with_suffix(".aff"))
-        for line in dictionary.with_suffix(".dic").read_text(encoding=encoding).splitlines()[1:]:
+        for line in _dictionary_lines(dictionary):
             if "SEM=p]" in line or "SEM=p," in line:
                 found |= keys(line.split("/")[0].split()[0])
     return found
@@ -485,9 +500,7 @@ def hunspell_capitals(language: str) -> set[str]:
     the names the language knows (Italian ``alice``, ``oscar``; Spanish ``torres``)."""
     capitals: set[str] = set()
     for dictionary in hunspell_dictionaries(language):
-        encoding = _hunspell_encoding(dictionary.with_suffix(".aff"))
-        text = dictionary.with_suffix(".dic").read_text(encoding=encoding)
-        for line in text.splitlines()[1:]:
+        for line in _dictionary_lines(dictionary):
             entry = " ".join(line.split("/")[0].split()[:1])  # pt_PT: "Mendes\t[CAT=np]"
             if entry[:1].isupper():
                 capitals.add(entry.lower())
