@@ -1,6 +1,6 @@
-"""One chat message, and 300 in one process, privatized with every default on the numpy tier stay
-within a memory budget (issue 50: the targets are 48 and 52 MB peak RSS;
-bench/reports/2026-11-29-footprint.md says where they are).
+"""One chat message, and 300 in one process, privatized with every default on each tier stay
+within a memory budget (issue 50: the targets are 48 and 52 MB peak RSS on the numpy tier, 10 MB
+more on the native tier; bench/reports/2026-11-29-footprint.md says where they are).
 
 The peak is the child's ``ru_maxrss`` (``resource.getrusage(RUSAGE_CHILDREN)``), read by a small
 launcher process rather than by pytest: Linux starts a child's high-water mark at its parent's
@@ -17,11 +17,12 @@ import sys
 import pytest
 from helpers import REPO_ROOT
 
-#: Peak RSS, MB, of the command below for one message and for 300: 46.9 and 47.1 MB measured on
-#: 2026-11-29 (bench/reports/2026-11-29-footprint.md, second pass) plus ~10 % headroom. Issue
-#: 50's targets are 48 and 52 MB: lower this as the footprint comes down, never raise it without a
-#: reason in the report.
-BUDGET_MB = 52.0
+#: Peak RSS, MB, of the command below for one message and for 300, per tier: numpy 46.9 and 47.1
+#: MB measured on 2026-11-29 (bench/reports/2026-11-29-footprint.md, second pass), native 55.8
+#: and 56.4 MB on 2026-11-30 (fifth pass), plus 7-10 % headroom. Issue 50's targets are 48 and 52
+#: MB, 10 MB more on the native tier: lower these as the footprint comes down, never raise them
+#: without a reason in the report.
+BUDGET_MB = {"numpy": 52.0, "native": 60.0}
 MESSAGE = b"hey maria, can you call dr. okafor at 555-0142 tmrw? we need the report by friday\n"
 LAUNCHER = (
     "import resource, subprocess, sys\n"
@@ -31,12 +32,15 @@ LAUNCHER = (
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="ru_maxrss in KB: Linux only")
+@pytest.mark.parametrize("tier", ["numpy", "native"])
 @pytest.mark.parametrize("messages", [1, 300])
-def test_messages_on_the_numpy_tier_stay_within_the_memory_budget(messages):
+def test_messages_stay_within_the_memory_budget(tier, messages):
     """300 messages are batched (and searched) together: the batch's temporaries count too."""
+    if tier == "native":
+        pytest.importorskip("faiss")
     command = [sys.executable, "-m", "edgedp", "privatize", "--epsilon", "0.5"]
     path = os.pathsep.join(filter(None, [str(REPO_ROOT), os.environ.get("PYTHONPATH")]))
-    env = {**os.environ, "EDGEDP_BACKEND": "numpy", "PYTHONPATH": path}
+    env = {**os.environ, "EDGEDP_BACKEND": tier, "PYTHONPATH": path}
     result = subprocess.run(
         [sys.executable, "-c", LAUNCHER, *command],
         input=MESSAGE * messages,
@@ -47,8 +51,8 @@ def test_messages_on_the_numpy_tier_stay_within_the_memory_budget(messages):
         timeout=300,
     )
     peak_mb = int(result.stdout.decode().split()[-1]) / 1024
-    assert peak_mb <= BUDGET_MB, (
-        f"{messages} message(s) privatized on the numpy tier peaked at {peak_mb:.1f} MB resident, "
-        f"over the {BUDGET_MB} MB budget (issue 50's targets: 48 MB, 52 MB for 300); see "
-        "bench/reports/2026-11-29-footprint.md"
+    assert peak_mb <= BUDGET_MB[tier], (
+        f"{messages} message(s) privatized on the {tier} tier peaked at {peak_mb:.1f} MB "
+        f"resident, over the {BUDGET_MB[tier]} MB budget (issue 50's targets: 48 MB, 52 MB for "
+        "300, 10 MB more on the native tier); see bench/reports/2026-11-29-footprint.md"
     )

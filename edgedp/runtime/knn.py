@@ -1,10 +1,11 @@
 """Exact nearest-neighbour search in numpy alone: the ``numpy`` tier of :mod:`edgedp.runtime.backend`.
 
 :func:`knn_hamming` and :func:`knn_l2` run on the tier :func:`edgedp.runtime.backend.backend` chooses
-(``"search"``): FAISS, imported on first use (small searches on one thread,
-:func:`edgedp.runtime.native.search_threads`), or the numpy functions below. Each of these answers
-as its FAISS counterpart does, ties included (FAISS orders equal distances by id, checked in
-tests/runtime/test_knn.py), with one exception said at :func:`squared_l2_knn`:
+(``"search"``): FAISS's compiled core, loaded on first use (:mod:`edgedp.runtime.faiss_core`; small
+searches on one thread, :func:`edgedp.runtime.native.search_threads`), or the numpy functions
+below. Each of these answers as its FAISS counterpart does, ties included (FAISS orders equal
+distances by id, checked in tests/runtime/test_knn.py), with one exception said at
+:func:`squared_l2_knn`:
 
 * :func:`hamming_knn`: ``faiss.knn_hamming``, the ``k`` nearest codes by (distance, id);
 * :func:`hamming_range`: ``IndexBinaryFlat.range_search``, CSR rows with ids ascending;
@@ -39,6 +40,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
+from edgedp.runtime import faiss_core
 from edgedp.runtime.backend import backend
 from edgedp.runtime.native import search_threads
 
@@ -289,10 +291,8 @@ def knn_hamming(queries: np.ndarray, codes: np.ndarray, k: int) -> tuple[np.ndar
     uint8) of each query, by (distance, id), on the search tier."""
     if backend("search") == "numpy":
         return hamming_knn(queries, codes, k)
-    import faiss
-
     with search_threads(len(queries)):
-        distances, ids = faiss.knn_hamming(queries, codes, k)
+        distances, ids = faiss_core.knn_hamming(queries, codes, k)
     return distances, ids.astype(np.int64, copy=False)
 
 
@@ -302,8 +302,6 @@ def knn_l2(queries: np.ndarray, vectors: np.ndarray, k: int) -> tuple[np.ndarray
     queries = np.ascontiguousarray(queries, dtype=np.float32)
     if backend("search") == "numpy":
         return squared_l2_knn(queries, vectors, k)
-    import faiss
-
     with search_threads(len(queries)):
-        distances, ids = faiss.knn(queries, vectors, k)
+        distances, ids = faiss_core.knn_l2(queries, vectors, k)
     return distances, ids.astype(np.int64, copy=False)

@@ -11,7 +11,7 @@
   ``$TMPDIR`` or ``$HOME``; :mod:`edgedp.runtime.environment`).
 * Thread policy, never slower than one thread: :func:`search_threads` runs small FAISS searches on
   one thread (FAISS's thread settings are no-ops on the numpy search tier, :mod:`edgedp.runtime.backend`,
-  which never imports FAISS); :func:`session_threads` gives onnxruntime sessions one thread
+  which never loads FAISS); :func:`session_threads` gives onnxruntime sessions one thread
   unless a count was set.
 * :class:`Lazy` builds a value (a session, an index) on first use, once, thread-safely: the one
   lazy-cache helper of the package.
@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from edgedp.errors import REBUILD_HINT, SENTENCES_EXTRA, AssetError, DependencyError
 from edgedp.privacy.validation import check_positive_int
+from edgedp.runtime import faiss_core
 from edgedp.runtime.backend import backend
 from edgedp.runtime.environment import configure as configure_environment
 
@@ -99,12 +100,11 @@ def reset_num_threads() -> None:
 
 
 def _faiss() -> ModuleType | None:
-    """FAISS when it runs the searches (the native tier), else None (never imported then)."""
+    """FAISS (its compiled core where it loads alone, :mod:`edgedp.runtime.faiss_core`) when it runs
+    the searches (the native tier), else None (never loaded then)."""
     if backend("search") != "native":
         return None
-    import faiss
-
-    return faiss
+    return faiss_core.library()
 
 
 def get_num_threads() -> int | None:

@@ -8,8 +8,10 @@ realised exactly as T / 2**64 with T from :func:`edgedp.privacy.noise.rr_flip_th
 more flips (more privacy).
 
 **Search** over a pack's binary codes, on the tier :func:`edgedp.runtime.backend.backend` chooses
-(``"search"``): FAISS (imported on first use) or numpy alone (:mod:`edgedp.runtime.knn`). Exact
-searches give the same answer on both, ties included: by (distance, id).
+(``"search"``): FAISS or numpy alone (:mod:`edgedp.runtime.knn`). Exact searches give the same
+answer on both, ties included: by (distance, id). Exact k-nearest searches load FAISS's compiled
+core alone (:mod:`edgedp.runtime.faiss_core`); a range search and an approximate index import the
+``faiss`` package, on first use.
 
 Three index types, recorded in the pack manifest and honoured at load:
 

@@ -51,6 +51,13 @@ def run_console(*args: str, stdin: bytes = b"", interrupt_import: str | None = N
         "        raise KeyboardInterrupt\n"
         "    return real_module(name, *rest, **kw)\n"
         "importlib.import_module = hooked_module\n"
+        "import importlib.util\n"  # FAISS's compiled core is loaded from its spec
+        "real_spec = importlib.util.module_from_spec\n"
+        "def hooked_spec(spec):\n"
+        "    if spec.name == target:\n"
+        "        raise KeyboardInterrupt\n"
+        "    return real_spec(spec)\n"
+        "importlib.util.module_from_spec = hooked_spec\n"
         f"from {module} import {function} as entry\n"
         "sys.exit(entry())\n"
     )
@@ -65,10 +72,10 @@ def run_console(*args: str, stdin: bytes = b"", interrupt_import: str | None = N
 
 
 class TestCtrlCWhileImporting:
-    # faiss is imported at the first search (a text to privatize), the others at start-up
+    # FAISS's core is loaded at the first search (a text to privatize), the others at start-up
     @pytest.mark.parametrize(
         ("module", "stdin"),
-        [("numpy", b""), ("faiss", b"the cat\n"), ("edgedp.cli.privatize", b"")],
+        [("numpy", b""), ("faiss._swigfaiss", b"the cat\n"), ("edgedp.cli.privatize", b"")],
     )
     def test_exits_130_quietly(self, module, stdin):
         result = run_console("privatize", "--epsilon", "1", interrupt_import=module, stdin=stdin)
