@@ -17,7 +17,8 @@ First, from this checkout (issue 50, target 48 MB on the numpy tier): the peak R
 VmHWM, median of 3 fresh processes after a warm-up) of one chat message privatized with every
 default, ``echo MESSAGE | python -m edgedp privatize --epsilon 0.5``, per runtime tier
 (``EDGEDP_BACKEND=numpy`` and ``native``) with the default context decoding and with ``--decode
-nearest``, beside each tier's floor (``import numpy``; ``import numpy, faiss``); its ``seconds``
+nearest``, beside each tier's floor (``import numpy``; numpy and FAISS's compiled core loaded as
+the tier loads it, :mod:`edgedp.runtime.faiss_core`); its ``seconds``
 is the cold start (a fresh process, one message). Then the warm latency per tier: p50 and p95 of
 one message per call in a child pinned to one core, for ``BRR`` and ``Multilingual`` (which also
 identifies the language) with each decoding, beside the exact search of the message's words alone
@@ -37,6 +38,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from bench.harness import ROOT, Report, median_python
+from edgedp.languages.packs import installed_languages
 
 FOOTPRINTS = {
     "words only": ("edgedp", []),
@@ -55,8 +57,18 @@ SMOKE = {
 #: The message of issue 50's one-message footprint.
 MESSAGE = b"hey maria, can you call dr. okafor at 555-0142 tmrw? we need the report by friday\n"
 ONE_MESSAGE = ["-m", "edgedp", "privatize", "--epsilon", "0.5"]
-TIERS = {"numpy": "import numpy", "native": "import numpy, faiss"}
+TIERS = {
+    "numpy": "import numpy",
+    "native": "import numpy; from edgedp.runtime.faiss_core import library; library()",
+}
 DECODINGS = {"context (default)": [], "nearest": ["--decode", "nearest"]}
+#: Issue 50's message in Spanish, released with the Spanish pack alone (``--language es``) and as
+#: the default command releases it (``auto``: the default language's English pack is loaded too).
+SPANISH = (
+    "hola maría, ¿puedes llamar al dr. okafor al 555-0142 mañana? necesitamos el informe el "
+    "viernes\n"
+).encode()
+SPANISH_RUNS = {"es, --language es": ["--language", "es"], "es, auto": []}
 #: Issue 50's target for the numpy tier with every default, MB.
 TARGET_MB = 48
 #: Warm calls timed per row (after 20 untimed ones).
@@ -116,9 +128,12 @@ def one_message_rows(report: Report, *, quick: bool) -> None:
             except RuntimeError as error:  # the tier's libraries are not installed
                 report.notes.append(f"{tier} tier not measured: {error}")
                 continue
-            for decoding, flags in DECODINGS.items():
+            runs = [(decoding, MESSAGE, flags) for decoding, flags in DECODINGS.items()]
+            if "es" in installed_languages():
+                runs += [(label, SPANISH, flags) for label, flags in SPANISH_RUNS.items()]
+            for decoding, message, flags in runs:
                 run = median_python(
-                    [*ONE_MESSAGE, *flags], repeats=repeats, stdin=MESSAGE, warmup=not quick
+                    [*ONE_MESSAGE, *flags], repeats=repeats, stdin=message, warmup=not quick
                 )
                 report.add(
                     table="one message, peak RSS (MB)",
@@ -133,7 +148,8 @@ def one_message_rows(report: Report, *, quick: bool) -> None:
         f"one message: `echo '{MESSAGE.decode().strip()}' | EDGEDP_BACKEND=TIER python "
         f"{' '.join(ONE_MESSAGE)} [--decode nearest]`, from this checkout; floor: the "
         f"tier's libraries imported alone; issue 50's target: {TARGET_MB} MB on the numpy tier "
-        "with every default"
+        "with every default; rows `es, ...`: the message in Spanish (context decoding), with "
+        "the Spanish pack alone and with `--language auto` (English's pack loaded at start too)"
     )
 
 

@@ -86,10 +86,12 @@ class Multilingual:
         (:func:`edgedp.languages.packs.installed_languages`). Keyword only.
     language : str, default "auto"
         ``"auto"``: the language of each run is found by the identifier; a language code: every
-        text is in that language (nothing is identified). Keyword only.
+        text is in that language (nothing is identified, no other pack is loaded). Keyword only.
     default_language : str, default "en"
         The language of text the identifier leaves undetermined; if it is not served, such text is
-        protected. Keyword only.
+        protected. Its pack is the one loaded at once (another language's when a run of it comes):
+        an app sets it to its user's language so that one language costs one pack's memory.
+        Keyword only.
     rng : ~edgedp.RandomSource, int or None, default None
         ``None`` for OS entropy (private); an int seed for tests (NOT private; warns once), shared
         by every language's mechanism. Keyword only.
@@ -217,7 +219,10 @@ class Multilingual:
     @property
     def primary(self) -> WordMechanism:
         """The mechanism that speaks for all of them (parameters, guarantee, protected runs): the
-        default language's if it is served, else the first served language's."""
+        fixed ``language``'s (no other pack is loaded then), else the default language's if it is
+        served, else the first served language's."""
+        if self.language != AUTO:
+            return self.mechanism(self.language)
         served = self.default_language if self.default_language in self._packs else None
         return self.mechanism(served or next(iter(self._packs)))
 

@@ -72,6 +72,21 @@ def test_a_fixed_language_is_not_identified():
     assert routed.runs(DUTCH) == [Run(0, len(DUTCH), "en")]
 
 
+def test_only_the_languages_released_in_are_loaded():
+    """Issue 50: a pack is 5-10 MB resident; a fixed language or a default language that is the
+    user's loads no other language's pack until a line of it comes."""
+    packs = {"en": "words-small", "es": "words-small"}  # one pack, two codes: what gets built
+    fixed = Multilingual(edgedp.BRR, epsilon=0.5, languages=packs, language="es")
+    fixed.privatize(ENGLISH[0])
+    assert fixed.used() == ("es",)
+    assert fixed.guarantee().epsilon == fixed.mechanism("es").guarantee().epsilon
+    users = Multilingual(edgedp.BRR, epsilon=0.5, languages=packs, default_language="es")
+    users.privatize("ok")  # undetermined: the default language
+    assert users.used() == ("es",)
+    users.privatize(ENGLISH[0])
+    assert users.used() == ("es", "en")
+
+
 def test_a_stream_releases_each_line_as_the_line_alone():
     lines = [*(f"{text}\n" for text in ENGLISH), f"{DUTCH}\n", "last line without an end"]
     pieces = [piece for line in lines for piece in re.split(r"(?<= )", line)]
