@@ -17,13 +17,19 @@ import sys
 import pytest
 from helpers import REPO_ROOT
 
+from edgedp.languages.packs import installed_languages
+
 #: Peak RSS, MB, of the command below for one message and for 300, per tier: numpy 46.9 and 47.1
 #: MB measured on 2026-11-29 (bench/reports/2026-11-29-footprint.md, second pass), native 55.8
 #: and 56.4 MB on 2026-11-30 (fifth pass), plus 7-10 % headroom. Issue 50's targets are 48 and 52
 #: MB, 10 MB more on the native tier: lower these as the footprint comes down, never raise them
 #: without a reason in the report.
 BUDGET_MB = {"numpy": 52.0, "native": 60.0}
-MESSAGE = b"hey maria, can you call dr. okafor at 555-0142 tmrw? we need the report by friday\n"
+MESSAGES = {
+    "en": b"hey maria, can you call dr. okafor at 555-0142 tmrw? we need the report by friday\n",
+    "es": "hola maría, ¿puedes llamar al dr. okafor al 555-0142 mañana? necesitamos el informe el "
+    "viernes\n".encode(),
+}
 LAUNCHER = (
     "import resource, subprocess, sys\n"
     "subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL)\n"
@@ -33,17 +39,21 @@ LAUNCHER = (
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="ru_maxrss in KB: Linux only")
 @pytest.mark.parametrize("tier", ["numpy", "native"])
-@pytest.mark.parametrize("messages", [1, 300])
-def test_messages_stay_within_the_memory_budget(tier, messages):
-    """300 messages are batched (and searched) together: the batch's temporaries count too."""
+@pytest.mark.parametrize(("language", "messages"), [("en", 1), ("en", 300), ("es", 1)])
+def test_messages_stay_within_the_memory_budget(tier, language, messages):
+    """300 messages are batched (and searched) together: the batch's temporaries count too. The
+    Spanish message is found Spanish (``--language auto``): the Spanish pack is loaded beside the
+    English one, the default language's."""
     if tier == "native":
         pytest.importorskip("faiss")
+    if language not in installed_languages():
+        pytest.skip(f"the {language} word pack is not installed")
     command = [sys.executable, "-m", "edgedp", "privatize", "--epsilon", "0.5"]
     path = os.pathsep.join(filter(None, [str(REPO_ROOT), os.environ.get("PYTHONPATH")]))
     env = {**os.environ, "EDGEDP_BACKEND": tier, "PYTHONPATH": path}
     result = subprocess.run(
         [sys.executable, "-c", LAUNCHER, *command],
-        input=MESSAGE * messages,
+        input=MESSAGES[language] * messages,
         capture_output=True,
         cwd=REPO_ROOT,
         env=env,
@@ -52,7 +62,7 @@ def test_messages_stay_within_the_memory_budget(tier, messages):
     )
     peak_mb = int(result.stdout.decode().split()[-1]) / 1024
     assert peak_mb <= BUDGET_MB[tier], (
-        f"{messages} message(s) privatized on the {tier} tier peaked at {peak_mb:.1f} MB "
+        f"{messages} {language} message(s) privatized on the {tier} tier peaked at {peak_mb:.1f} MB "
         f"resident, over the {BUDGET_MB[tier]} MB budget (issue 50's targets: 48 MB, 52 MB for "
         "300, 10 MB more on the native tier); see bench/reports/2026-11-29-footprint.md"
     )

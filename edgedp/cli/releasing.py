@@ -129,10 +129,16 @@ class WordRelease(Release):
             from edgedp.evaluation.keep_rate import keep_warning
 
             # warn if epsilon keeps < 5 % or > 95 % of words: a small Monte Carlo on public
-            # words, cached in memory per pack and parameters. Computed before the first batch,
-            # whose work then reuses its freed memory (less peak RSS), and said once that batch
-            # is released (not if the ledger refuses it).
-            self._warning.append(keep_warning(self.speaker))
+            # words of the first batch's language, cached in memory per pack and parameters.
+            # Computed before the first batch, whose work then reuses its freed memory (less peak
+            # RSS), and said once that batch is released (not if the ledger refuses it).
+            mechanism = self.word_mechanism
+            measured = (
+                mechanism.first_mechanism(batch)
+                if isinstance(mechanism, Multilingual)
+                else mechanism
+            )
+            self._warning.append(keep_warning(measured))
         if self.kept is not None:
             self.slots += self.word_mechanism.units(batch)
 

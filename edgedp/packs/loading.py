@@ -536,6 +536,22 @@ def read_pack_manifest(
     >>> read_pack_manifest("lm-general", kind="lm").name
     'lm-general'
     """
+    manifest = find_pack_manifest(path, kind=kind, expected_digest=expected_digest)
+    manifest.verify(checksums=verify)
+    return manifest
+
+
+def find_pack_manifest(
+    path: PackRef | None = None, *, kind: str | None = None, expected_digest: str | None = None
+) -> Manifest:
+    """:func:`read_pack_manifest` without reading the pack's files: its manifest, found, pinned
+    and of ``kind``, for a caller that decides from it and loads the pack later (or never).
+
+    Raises
+    ------
+    ~edgedp.AssetError
+        As :func:`read_pack_manifest`, but for the files.
+    """
     directory, location_pin = _locate(path)
     manifest = read_manifest(directory)
     for pin in (location_pin, expected_digest):  # expected_digest never lifts a location's pin
@@ -549,5 +565,4 @@ def read_pack_manifest(
             f"pack {manifest.name} ({directory}) is a {manifest.kind} pack; this needs a {kind} "
             "pack"
         )
-    manifest.verify(checksums=verify)
     return manifest

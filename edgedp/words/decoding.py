@@ -42,8 +42,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from edgedp.errors import AssetError, InputError
+from edgedp.packs.loading import find_pack_manifest
 from edgedp.privacy.validation import check_choice, check_positive_int
-from edgedp.words.language_model import START, LanguageModelPack
+from edgedp.runtime.native import Lazy
+from edgedp.words.language_model import START, LanguageModelPack, check_model_vocabulary
 
 if TYPE_CHECKING:
     from edgedp.words.pack import WordPack
@@ -92,41 +94,56 @@ def check_decoder(decode: str, candidates: int) -> tuple[str, int]:
 
 def load_language_model(
     language_model: LanguageModelPack | str | Path | None, words: WordPack
-) -> tuple[LanguageModelPack, str]:
+) -> tuple[Lazy[LanguageModelPack], str]:
     """The language model a decoder uses (a pack, a pack name or directory; ``None``: the one
-    ``words``' manifest names, :func:`pack_language_model`), checked to be built for ``words``'
-    vocabulary, and the name or path that loads it again."""
+    ``words``' manifest names, :func:`pack_language_model`), and the name or path that loads it
+    again.
+
+    The model is found and checked to be built for ``words``' vocabulary now, from its manifest;
+    its files are read and verified when a :class:`Decoder` first decodes: a mechanism that never
+    decodes (another language's, in a multilingual chat) holds none of its megabytes.
+    """
     if isinstance(language_model, LanguageModelPack):
-        model, source = language_model, str(language_model.path)
-    else:
-        name = pack_language_model(words) if language_model is None else language_model
-        if not isinstance(name, str | Path):
-            raise InputError(f"language_model must be an lm pack, its name or path, got {name!r}")
-        try:
-            model = _load_named_model(name, words, named=language_model is None)
-        except AssetError as error:
-            raise AssetError(
-                f"decode='map' and 'context' need a public language model pack: {error} "
-                f"(the default, {DEFAULT_LANGUAGE_MODEL}, ships inside edgedp for the default "
-                "words pack; another words pack needs a model built for its vocabulary: "
-                "edgedp-export lm)"
-            ) from None
-        source = str(name)
-    model.check_vocabulary(words)
-    return model, source
-
-
-def _load_named_model(name: str | Path, words: WordPack, *, named: bool) -> LanguageModelPack:
-    """``LanguageModelPack.load(name)``; for the model a pack's manifest names (``named``) that
-    loads by no name, the pack directory's sibling of that name (``assets/words-es`` and
-    ``assets/lm-es`` side by side)."""
+        model = language_model
+        model.check_vocabulary(words)
+        return Lazy(lambda: model), str(model.path)
+    name = pack_language_model(words) if language_model is None else language_model
+    if not isinstance(name, str | Path):
+        raise InputError(f"language_model must be an lm pack, its name or path, got {name!r}")
     try:
-        return LanguageModelPack.load(name)
+        found = _find_named_model(name, words, named=language_model is None)
+    except AssetError as error:
+        raise AssetError(
+            f"decode='map' and 'context' need a public language model pack: {error} "
+            f"(the default, {DEFAULT_LANGUAGE_MODEL}, ships inside edgedp for the default "
+            "words pack; another words pack needs a model built for its vocabulary: "
+            "edgedp-export lm)"
+        ) from None
+    return Lazy(lambda: _load_checked_model(found, words)), str(name)
+
+
+def _find_named_model(name: str | Path, words: WordPack, *, named: bool) -> str | Path:
+    """Where ``name``'s lm pack is, checked against ``words``' vocabulary from its manifest: the
+    name itself or, for the model a pack's manifest names (``named``) that loads by no name, the
+    pack directory's sibling of that name (``assets/words-es`` and ``assets/lm-es`` side by side)."""
+    try:
+        found: str | Path = name
+        manifest = find_pack_manifest(name, kind="lm")
     except AssetError:
         sibling = words.path.parent / str(name)
         if not named or name == DEFAULT_LANGUAGE_MODEL or not (sibling / "manifest.json").is_file():
             raise
-        return LanguageModelPack.load(sibling)
+        found, manifest = sibling, find_pack_manifest(sibling, kind="lm")
+    check_model_vocabulary(manifest, words)
+    return found
+
+
+def _load_checked_model(found: str | Path, words: WordPack) -> LanguageModelPack:
+    """The lm pack at ``found`` loaded and verified, checked again against ``words``' vocabulary
+    (it may have changed since it was found)."""
+    model = LanguageModelPack.load(found)
+    model.check_vocabulary(words)
+    return model
 
 
 def pack_language_model(words: WordPack) -> str:
@@ -145,14 +162,29 @@ class Decoder:
     """
 
     def __init__(
-        self, space: Space, language_model: LanguageModelPack, *, mode: str, candidates: int
+        self,
+        space: Space,
+        language_model: LanguageModelPack | Lazy[LanguageModelPack],
+        *,
+        mode: str,
+        candidates: int,
     ) -> None:
         if mode not in ("map", "context"):
             raise InputError(f"a Decoder decodes 'map' or 'context', got {mode!r}")
-        self.space, self.language_model, self.mode = space, language_model, mode
+        self.space, self.mode = space, mode
+        if isinstance(language_model, Lazy):
+            self._model = language_model
+        else:
+            loaded = language_model
+            self._model = Lazy(lambda: loaded)
         self.candidates = min(
             check_positive_int(candidates, "candidates"), len(space.pack.vocabulary)
         )
+
+    @property
+    def language_model(self) -> LanguageModelPack:
+        """The public lm pack (loaded and verified on first use, :func:`load_language_model`)."""
+        return self._model.get()
 
     def release_alone(self, word_ids: np.ndarray) -> np.ndarray:
         """Each vocabulary id perturbed (the DP release) and decoded as a sentence of one word:

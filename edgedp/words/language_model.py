@@ -165,13 +165,7 @@ class LanguageModelPack(LoadablePack):
 
     def check_vocabulary(self, words_pack: WordPack) -> None:
         """Raise AssetError unless this model was built for ``words_pack``'s vocabulary."""
-        vocabulary_file = words_pack.manifest.field("vocabulary", "file", str)
-        digest = words_pack.manifest.data["files"][vocabulary_file]["sha256"]
-        if digest != self.vocabulary_sha256:
-            raise AssetError(
-                f"language model {self.name} was built for the vocabulary of "
-                f"{self.vocabulary_name}, not that of words pack {words_pack.name}"
-            )
+        check_model_vocabulary(self.manifest, words_pack)
 
     def _outcomes(self, ids: np.ndarray, what: str) -> np.ndarray:
         """Outcome rows: ids 0..V-1, -1 (unknown) -> V."""
@@ -271,6 +265,19 @@ def _id_array(ids: object, what: str) -> np.ndarray:
     if array.ndim != 1 or not (array.size == 0 or np.issubdtype(array.dtype, np.integer)):
         raise InputError(f"{what} ids must be a 1-D integer array")
     return array.astype(np.int64, copy=False)
+
+
+def check_model_vocabulary(manifest: Manifest, words_pack: WordPack) -> None:
+    """Raise AssetError unless the lm pack of ``manifest`` was built for ``words_pack``'s
+    vocabulary (read from the two manifests alone: no file of either pack is needed)."""
+    vocabulary: Mapping[str, Any] = manifest.section("lm")["vocabulary"]
+    vocabulary_file = words_pack.manifest.field("vocabulary", "file", str)
+    digest = words_pack.manifest.data["files"][vocabulary_file]["sha256"]
+    if digest != str(vocabulary["sha256"]):
+        raise AssetError(
+            f"language model {manifest.name} was built for the vocabulary of "
+            f"{vocabulary['name']}, not that of words pack {words_pack.name}"
+        )
 
 
 def load_language_model_pack(manifest: Manifest) -> LanguageModelPack:

@@ -84,7 +84,7 @@ from edgedp.privacy.mechanism import Mechanism
 from edgedp.privacy.randomness import RandomSource
 from edgedp.privacy.validation import check_choice, check_epsilon, check_iterable
 from edgedp.progress import ProgressCallback
-from edgedp.runtime.native import map_in_threads, worker_threads
+from edgedp.runtime.native import Lazy, map_in_threads, worker_threads
 from edgedp.text.emoji import EMOJI
 from edgedp.text.identifiers import DEFAULT_PROTECT, check_protect
 from edgedp.text.segmentation import (
@@ -228,7 +228,8 @@ class WordMechanism(Mechanism[WordPack]):
         The words (>= 1) weighed per slot by ``"map"`` and ``"context"``.
     language_model : LanguageModelPack, str, Path or None, default None
         The public language model of ``"map"`` and ``"context"``: a pack, its name or its
-        directory; ``None`` is ``lm-general``.
+        directory; ``None`` is the one the pack names (``lm-general`` for ``words-small``). It is
+        found and checked against the pack's vocabulary now, read at the first decode.
 
     Raises
     ------
@@ -323,9 +324,10 @@ class WordMechanism(Mechanism[WordPack]):
 
     def _auto_decoder(
         self, language_model: LanguageModelPack | str | Path | None
-    ) -> tuple[str, tuple[LanguageModelPack, str] | None]:
-        """:attr:`auto_decode` and its language model if it loads for this pack, else nearest
-        (decoding is post-processing: the choice changes readability, never the guarantee)."""
+    ) -> tuple[str, tuple[Lazy[LanguageModelPack], str] | None]:
+        """:attr:`auto_decode` and its language model if one is installed for this pack, else
+        nearest (decoding is post-processing: the choice changes readability, never the
+        guarantee)."""
         if self.auto_decode == "nearest" or self.space is None:
             return "nearest", None
         try:

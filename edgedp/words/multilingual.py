@@ -226,6 +226,16 @@ class Multilingual:
         served = self.default_language if self.default_language in self._packs else None
         return self.mechanism(served or next(iter(self._packs)))
 
+    def first_mechanism(self, texts: Iterable[str]) -> WordMechanism:
+        """The mechanism of the first run of ``texts`` in a served language (the first to release
+        a word of them), else :attr:`primary`: what a figure about the words about to be released
+        is measured on, without loading a language none of them is in."""
+        for text in texts:
+            for run in self.runs(text):
+                if run.language is not None:
+                    return self.mechanism(run.language)
+        return self.primary
+
     def __getattr__(self, name: str) -> Any:
         """The parameters every language's mechanism shares (``epsilon``, ``oov``, ``protect``,
         ``decode``, ``name``, ...), read from :attr:`primary`."""

@@ -87,6 +87,37 @@ def test_only_the_languages_released_in_are_loaded():
     assert users.used() == ("es", "en")
 
 
+def test_a_language_that_releases_nothing_reads_no_language_model(monkeypatch):
+    """The default language's mechanism is built at once (it speaks for all), its language model
+    only when it decodes: a Spanish message loads one model (issue 50: 4 MB for English's)."""
+    from edgedp.words import decoding
+
+    loaded = []
+    load = decoding.LanguageModelPack.load.__func__  # type: ignore[attr-defined]
+    monkeypatch.setattr(
+        decoding.LanguageModelPack,
+        "load",
+        classmethod(lambda cls, *args, **kw: loaded.append(args) or load(cls, *args, **kw)),
+    )
+    packs = {"en": "words-small", "es": "words-small"}
+    routed = Multilingual(edgedp.BRR, epsilon=0.5, languages=packs, decode="context")
+    assert loaded == []
+    routed.privatize("hola maría, ¿me llamas mañana por la tarde? necesito el informe")
+    assert routed.used() == ("en", "es") and len(loaded) == 1
+    routed.privatize(ENGLISH[0])
+    assert len(loaded) == 2
+
+
+def test_figures_about_a_batch_are_measured_in_its_first_language():
+    """``edgedp privatize``'s keep-rate warning is measured on the mechanism that releases first,
+    so that a Spanish chat loads no English model for it."""
+    packs = {"en": "words-small", "es": "words-small"}
+    routed = Multilingual(edgedp.BRR, epsilon=0.5, languages=packs)
+    spanish = "hola maría, ¿me llamas mañana por la tarde? necesito el informe"
+    assert routed.first_mechanism([DUTCH, spanish]) is routed.mechanism("es")
+    assert routed.first_mechanism([DUTCH]) is routed.primary is routed.mechanism("en")
+
+
 def test_a_stream_releases_each_line_as_the_line_alone():
     lines = [*(f"{text}\n" for text in ENGLISH), f"{DUTCH}\n", "last line without an end"]
     pieces = [piece for line in lines for piece in re.split(r"(?<= )", line)]

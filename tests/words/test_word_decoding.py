@@ -12,6 +12,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -258,6 +259,32 @@ def test_bad_decoder_settings_are_clear_errors(euclid_pack, tiny_pack, language_
         edgedp.BRR(tiny_pack, epsilon=1.0, decode="context", language_model=language_model)
     with pytest.raises(AssetError, match="language model pack"):
         edgedp.BRR(tiny_pack, epsilon=1.0, decode="map", language_model="no-such-lm")
+
+
+def test_a_language_model_is_found_at_once_and_read_at_its_first_decode(
+    euclid_pack, tiny_pack, language_model, planted, seeded, tmp_path
+):
+    """Issue 50: a mechanism that never decodes (another language's, in a multilingual chat)
+    holds none of its model; what can be told from the manifests is still an error at once, and
+    the files are verified when they are read."""
+    copy = tmp_path / "planted-lm"
+    shutil.copytree(language_model.path, copy)
+    with pytest.raises(AssetError, match="built for the vocabulary"):
+        edgedp.BRR(tiny_pack, epsilon=1.0, decode="context", language_model=str(copy))
+    mechanism = edgedp.Madlib(
+        euclid_pack, epsilon=1.0, decode="context", language_model=str(copy), rng=seeded(3)
+    )
+    following = copy / str(language_model.manifest.section("lm")["following"])
+    changed = bytearray(following.read_bytes())
+    changed[-1] ^= 1
+    following.write_bytes(bytes(changed))  # after the mechanism was built: not read yet
+    words = " ".join(planted[0][:LENGTH])
+    with pytest.raises(AssetError, match="SHA-256"):
+        mechanism.privatize(words)
+    built = edgedp.Madlib(
+        euclid_pack, epsilon=1.0, decode="context", language_model=language_model, rng=seeded(3)
+    )
+    assert built.decoder is not None and built.decoder.language_model is language_model
 
 
 def test_the_cli_decodes_with_a_language_model_pack(euclid_pack, language_model):
