@@ -392,13 +392,9 @@ class WordMechanism(Mechanism[WordPack]):
 
     def parameters(self) -> dict[str, object]:
         """The keyword arguments that rebuild this mechanism on its pack (without ``rng``)."""
-        decoding: dict[str, object] = {}
+        decoding: dict[str, object] = {"decode": self.decode}  # "auto" may decode otherwise
         if self.decoder is not None:
-            decoding = {
-                "decode": self.decode,
-                "candidates": self.candidates,
-                "language_model": self.language_model,
-            }
+            decoding |= {"candidates": self.candidates, "language_model": self.language_model}
         return {
             "epsilon": self.epsilon,
             "oov": self.oov,

@@ -19,6 +19,15 @@ def test_brr_decodes_in_context_by_default_on_the_bundled_pack(default_pack):
     assert edgedp.BRR(default_pack, epsilon=0.6, decode="nearest").decoder is None
 
 
+@pytest.mark.parametrize("decode", ["nearest", "map", "context"])
+def test_parameters_rebuild_the_same_decoder(default_pack, decode):
+    """What the keep-rate warning, explain and tune rebuild a mechanism from:
+    ``nearest`` left out meant BRR's default, context decoding, measured instead."""
+    brr = edgedp.BRR(default_pack, epsilon=0.6, decode=decode)
+    again = edgedp.BRR(default_pack, **brr.parameters())
+    assert again.decode == decode and (again.decoder is None) == (decode == "nearest")
+
+
 def test_without_a_language_model_for_the_pack_auto_is_nearest(euclid_pack):
     # lm-general is built for words-small's vocabulary; another pack has no model to decode with
     assert edgedp.BRR(euclid_pack, epsilon=0.6).decode == "nearest"
