@@ -547,10 +547,30 @@ def find_pack_manifest(
     """:func:`read_pack_manifest` without reading the pack's files: its manifest, found, pinned
     and of ``kind``, for a caller that decides from it and loads the pack later (or never).
 
+    Parameters
+    ----------
+    path : str, PathLike or None, default None
+        As :func:`read_pack_manifest`.
+    kind : str or None, default None
+        The kind the pack must be; ``None`` accepts any.
+    expected_digest : str or None, default None
+        Pins the manifest's SHA-256, as :func:`read_pack_manifest`.
+
+    Returns
+    -------
+    Manifest
+        The manifest, its schema checked; its files not read (``contents`` refuses them).
+
     Raises
     ------
     ~edgedp.AssetError
         As :func:`read_pack_manifest`, but for the files.
+
+    Examples
+    --------
+    >>> from edgedp.packs.loading import find_pack_manifest
+    >>> find_pack_manifest("lm-general", kind="lm").section("lm")["vocabulary"]["name"]
+    'words-small'
     """
     directory, location_pin = _locate(path)
     manifest = read_manifest(directory)
