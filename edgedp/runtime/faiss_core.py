@@ -72,10 +72,7 @@ def knn_hamming(queries: np.ndarray, codes: np.ndarray, k: int) -> tuple[np.ndar
     if not is_core(faiss):
         distances, ids = faiss.knn_hamming(queries, codes, k)
         return distances, ids
-    queries = np.ascontiguousarray(queries, dtype=np.uint8)
-    codes = np.ascontiguousarray(codes, dtype=np.uint8)
-    distances = np.empty((len(queries), k), dtype=np.int32)
-    ids = np.empty((len(queries), k), dtype=np.int64)
+    queries, codes, distances, ids = _buffers(queries, codes, np.uint8, np.int32, k)
     heap = faiss.new_int_maxheap_array_t()
     try:  # the fields faiss.knn_hamming sets through its proxy class
         faiss.int_maxheap_array_t_k_set(heap, k)
@@ -97,10 +94,7 @@ def knn_l2(queries: np.ndarray, vectors: np.ndarray, k: int) -> tuple[np.ndarray
     if not is_core(faiss):
         distances, ids = faiss.knn(queries, vectors, k)
         return distances, ids
-    queries = np.ascontiguousarray(queries, dtype=np.float32)
-    vectors = np.ascontiguousarray(vectors, dtype=np.float32)
-    distances = np.empty((len(queries), k), dtype=np.float32)
-    ids = np.empty((len(queries), k), dtype=np.int64)
+    queries, vectors, distances, ids = _buffers(queries, vectors, np.float32, np.float32, k)
     faiss.knn_L2sqr(
         faiss.swig_ptr(queries),
         faiss.swig_ptr(vectors),
@@ -112,6 +106,19 @@ def knn_l2(queries: np.ndarray, vectors: np.ndarray, k: int) -> tuple[np.ndarray
         faiss.swig_ptr(ids),
     )
     return distances, ids
+
+
+def _buffers(
+    queries: np.ndarray, base: np.ndarray, dtype: type, distance: type, k: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``queries`` and ``base`` as C-contiguous ``dtype`` arrays (pointers the core may read),
+    and the (distances, ids) arrays of ``k`` per query it writes."""
+    return (
+        np.ascontiguousarray(queries, dtype=dtype),
+        np.ascontiguousarray(base, dtype=dtype),
+        np.empty((len(queries), k), dtype=distance),
+        np.empty((len(queries), k), dtype=np.int64),
+    )
 
 
 def _load_core() -> ModuleType | None:
