@@ -129,6 +129,10 @@ class Lexicon:
         Verbs of saying after their subject (``said``, ``dice``, ``disse``, ``sagt``): a name that
         is also a word right before one names someone (``rosa disse que não``). The rule reads
         the word after the name, so it never applies to a name that is a cut word.
+    interjections : frozenset of str
+        Interjections of the language's chat (``ok``, ``naja``, ``лол``): words, never rare; a
+        name of the lists spelled so is protected only where the context names someone
+        (English's own lists decide this for English, which leaves the field empty).
     """
 
     language: str
@@ -160,6 +164,7 @@ class Lexicon:
     password_cues: frozenset[str]
     copulas: frozenset[str]
     speech_verbs: frozenset[str]
+    interjections: frozenset[str]
 
     @property
     def context_words(self) -> frozenset[str]:

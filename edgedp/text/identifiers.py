@@ -89,13 +89,14 @@ words and common names matter more than the people they may name):
   word, outside such a context (``i saw hyung``), is an ordinary word slot.
 * ``"rare-words"``, kind ``rare-word``: a word of three letters or more (two with an accented Latin
   letter: ``mỹ``, ``lê``), of letters alone, that is no common or frequent word of the language
-  (wordfreq Zipf < 3, which counts chat, not on the dictionary lists, and no chat spelling of
-  :mod:`edgedp.languages.slang`: ``i saw okafo``, ``nunzia``, ``obiageli``, ``heparin``; not
-  ``lol``, ``tmrw``, ``guys``). In chat such a word is far more often a name than anything else, and
-  the rarest words are the most identifying; a rare word on no name list is also a given name a
-  surname may follow (``changhyun park``). Text of a specialised domain (clinical notes) loses its
-  rare terms to it: turn it off there, and the names guard still protects the names of its lists and
-  those after a title.
+  (wordfreq Zipf < 3, which counts chat, not on the dictionary lists, no chat spelling of
+  :mod:`edgedp.languages.slang`, no interjection of the language's lexicon and no laughter,
+  :func:`is_laughter`: ``i saw okafo``, ``nunzia``, ``obiageli``, ``heparin``; not ``lol``,
+  ``tmrw``, ``guys``, ``kkkk``, ``rsrs``). In chat such a word is far more often a name than
+  anything else, and the rarest words are the most identifying; a rare word on no name list is
+  also a given name a surname may follow (``changhyun park``). Text of a specialised domain
+  (clinical notes) loses its rare terms to it: turn it off there, and the names guard still
+  protects the names of its lists and those after a title.
 * ``"addresses"``, kind ``address``: street addresses as one span (:func:`address_spans`): a house
   number, up to three words and a street type (``14 admiralty way``, ``27 dorset st``, ``350 fifth
   avenue``, ``1234 n main st``, ``1600 pennsylvania ave nw``), with a flat or unit before it (``flat
@@ -541,6 +542,8 @@ def is_ambiguous(word: str, language: str = "en") -> bool:
 
 
 def _listed(word: str, language: str) -> bool:
+    if is_laughter(word):  # jaja, hehe: a name of some lists, laughter in chat
+        return False
     if language == "en":
         return word in public_names()
     if word in word_list("function", language):  # de, la, con; die, sie: never a name there
@@ -551,7 +554,25 @@ def _listed(word: str, language: str) -> bool:
 def _ambiguous_as_written(word: str, language: str) -> bool:
     if language == "en":
         return word in ambiguous_names()
-    return word in word_list("ambiguous", language)
+    return word in word_list("ambiguous", language) or word in lexicon(language).interjections
+
+
+#: Laughter as chat writes it in any language: a syllable of h, j or х repeated (``jajaja``,
+#: ``hehe``, ``хаха``), ``a`` and ``ha`` repeated (``ahahah``, ``ахах``), ``js`` or ``rs``
+#: repeated (``jsjs``, ``rsrs``), or k's (``kkkk``); four letters or more.
+_LAUGHTER = re.compile(r"([hjх][aeiаеи])\1+[hjх]?|[aа](?:[hх][aа])+[hх]?|([jr]s)\2+[jr]?|k+")
+
+
+def is_laughter(word: str) -> bool:
+    """Is ``word`` (a lookup key) laughter as chat writes it (``jajaja``, ``kkkk``, ``ахаха``)?
+    Never a name nor a rare word, in any language (``haji``, ``jojo``, ``lulu`` are no laughter).
+
+    Examples
+    --------
+    >>> [is_laughter(word) for word in ("jajaja", "ahahah", "kkkk", "хаха", "haji", "jojo")]
+    [True, True, True, True, False, False]
+    """
+    return len(word) >= 4 and _LAUGHTER.fullmatch(word) is not None
 
 
 #: Latin letters with no decomposition and their usual spelling in names written without accents
@@ -578,7 +599,12 @@ def is_common(word: str, language: str = "en") -> bool:
     them), never a name by the cue rule?"""
     if language == "en" and word in common_words():
         return True
-    return word in word_list("words", language) or word in slang_table(language)
+    return (
+        word in word_list("words", language)
+        or word in slang_table(language)
+        or word in lexicon(language).interjections
+        or is_laughter(word)
+    )
 
 
 #: The gap between a cue word and the name after it: spaces, after a full stop or comma

@@ -362,3 +362,32 @@ def test_names_are_found_without_the_accents_of_latin_letters_only():
 )
 def test_words_names_and_places_are_told_apart_in_each_language(language, text, word, kind):
     assert kinds(text, language).get(word) == kind
+
+
+@pytest.mark.parametrize(
+    ("language", "text"),
+    [
+        ("es", "jajaja no sé, jaja ok nos vemos jeje jsjs"),  # jaja, ok: names of some lists
+        ("de", "haha naja ok, hihi"),
+        ("pt", "kkkk rsrs ok haha"),  # kkkk, rsrs, haha: rare words before
+        ("it", "ahahah ok boh"),
+        ("ru", "ахах ок хаха лол ахаха"),
+        ("fr", "mdr ok hahaha"),
+        ("pl", "hehe ok xd"),
+    ],
+)
+def test_laughter_and_interjections_of_chat_are_words(language, text):
+    assert kinds(text, language) == {}
+
+
+@pytest.mark.parametrize(
+    ("language", "text", "name"),
+    [
+        ("es", "hola lulu, dile a coco que jojo viene", "jojo"),  # doubled names stay names
+        ("pt", "fala com kiki e mimi amanhã", "mimi"),
+        ("es", "saludos a ok", "ok"),  # a name spelled as an interjection: in a naming context
+        ("es", "el haji llega mañana", "haji"),  # two syllables, no laughter
+    ],
+)
+def test_names_that_look_like_laughter_or_interjections_stay_names(language, text, name):
+    assert kinds(text, language).get(name) == "name"
