@@ -1,18 +1,19 @@
 """FAISS on the native tier: its compiled core alone for exact searches, the package for indexes.
 
 ``import faiss`` runs FAISS's Python layer: SWIG proxy classes and wrappers for every class of the
-library, about 10 MB resident before any search. The exact searches of the word mechanisms
-(:func:`knn_hamming`, :func:`knn_l2`) and the OpenMP thread count need five functions of the
-compiled extension under that layer, so :func:`library` loads the extension alone, under the name
-the package gives it (``faiss._swigfaiss``): a later ``import faiss`` (an HNSW or IVF index,
-Madlib's projection) finds it in ``sys.modules`` and reuses it instead of loading it twice.
+library, about 5 MB resident before any search (bench/reports/2026-11-29-footprint.md, fifth
+pass). The exact searches of the word mechanisms (:func:`knn_hamming`, :func:`knn_l2`) and the
+OpenMP thread count need a few functions of the compiled extension under that layer, so
+:func:`library` loads the extension alone, under the name the package gives it
+(``faiss._swigfaiss``): a later ``import faiss`` (an HNSW or IVF index, Madlib's projection) finds
+it in ``sys.modules`` and reuses it instead of loading it twice.
 
 It does so where the installed package has exactly one such extension, which its loader then
-always imports (the faiss-cpu wheels' layout since FAISS chose SIMD code at run time); where it has
-variants per instruction set (chosen by ``faiss.loader``) or the extension lacks a function named
-here, and wherever ``faiss`` is already imported, :func:`library` is the ``faiss`` package. Either
-way the searches call the C++ functions ``faiss.knn_hamming`` and ``faiss.knn`` call, with the
-same arguments, so their answers are the same bit for bit (tests/runtime/test_faiss_core.py).
+always imports (faiss-cpu 1.15.1's wheels: ``_swigfaiss.abi3.so``); where it has variants per
+instruction set (chosen by ``faiss.loader``) or the extension lacks a function named here, and
+wherever ``faiss`` is already imported, :func:`library` is the ``faiss`` package. Either way the
+searches call the C++ functions ``faiss.knn_hamming`` and ``faiss.knn`` call, with the same
+arguments, so their answers are the same bit for bit (tests/runtime/test_faiss_core.py).
 """
 
 from __future__ import annotations
