@@ -31,7 +31,8 @@ are reproduced exactly). Sources (each file's header repeats its own):
   (``hice``, ``tengan``; Italian ``test``, ``link``), and chat spellings of the language's slang
   table (``pa``, ``nao``); common_places: for every language, places
   whose words are all dictionary words (``reading``, ``león``) or all frequent words unless the
-  place is a city of 100,000 people or more (``sido``, ``bro``, not ``paris``; Zipf >= 3.5).
+  place is a city of 100,000 people or more (``sido``, ``bro``, not ``paris``; Zipf >= 3.5) whose
+  name is no word of the language as frequent as a function word (Spanish ``van``, ``sale``).
 * surnames: surnames that are also words of the language (``park``, ``long``, ``blanco``): Faker's
   last names of every locale and the 1990 Census surnames of 0.002 % of people or more.
 * words: English: wordfreq's words of Zipf >= 3.0 (CC BY-SA 4.0) that are not names nor on
@@ -711,6 +712,9 @@ def build(language: str, shared: dict[str, set[str]]) -> dict[str, list[str]]:
     # frequent as function words unless it is the name of a large city (sido, not paris)
     dictionary_words_ = common if language == "en" else (dictionary & frequent_set) - proper
     function_words = {w for w in frequent if _zipf(w, language) >= PLACE_WORD_ZIPF}
+    lower_function_words = (
+        set() if language == "en" else {w for w in accepted if _zipf(w, language) >= FUNCTION_ZIPF}
+    )
     english = set(common_words().iter_words())  # google, phoenix: words of chat everywhere
 
     def common_place(place: str) -> bool:
@@ -724,11 +728,12 @@ def build(language: str, shared: dict[str, set[str]]) -> dict[str, list[str]]:
             return True
         # words as frequent as function words, unless the name of a large city (sido, not paris),
         # or a large city's name in the language, a proper noun there (milano, lisboa, москва),
-        # unless an English word too
+        # unless an English word too; a large city whose name is a word of the language as
+        # frequent as its function words, in lower case (van, sale: verb forms in Spanish), is no
+        # exception
         local = place in proper and place in shared["large_other_names"] and place not in english
-        return (
-            all(w in function_words for w in words) and place not in shared["large"] and not local
-        )
+        large = place in shared["large"] and not all(w in lower_function_words for w in words)
+        return all(w in function_words for w in words) and not large and not local
 
     ambiguous_places = {place for place in place_set if common_place(place)}
     surnames = all_faker_surnames() | shared["census_surnames"]
@@ -800,7 +805,8 @@ HEADERS = {
     "chat spellings of slang-{code}.txt: protected only where the context names someone.",
     "common_places": "Places (places.txt) whose words are all {dictionary_words}, or all of "
     "wordfreq 3.1.1 Zipf >= 3.5 in {name} (data CC BY-SA 4.0) unless it is the name of a city of "
-    "100,000 people or more: protected only capitalized or after a place cue.",
+    "100,000 people or more (that is no word of Zipf >= 5.0 Hunspell takes in lower case: van, "
+    "sale in Spanish): protected only capitalized or after a place cue.",
     "surnames": "Surnames that are also words of {name} (Faker 40.63.0 last names{census}; a word: "
     "on the language's dictionary or of wordfreq 3.1.1 Zipf >= 3.0, data CC BY-SA 4.0): "
     "protected right after a given name (ji-woo park, juan blanco){korean}.",

@@ -358,6 +358,10 @@ def test_names_are_found_without_the_accents_of_latin_letters_only():
         # a place that is a word of the language stays a word without a cue (a pomegranate)
         ("es", "compré una granada", "granada", None),
         ("es", "vivo en granada", "granada", "place"),
+        # a large city named by a verb form of the language (Van, Turkey; Sale, England)
+        ("es", "ellos van a venir", "van", None),
+        ("es", "sale a las cinco", "sale", None),
+        ("es", "nací en van", "van", "place"),
     ],
 )
 def test_words_names_and_places_are_told_apart_in_each_language(language, text, word, kind):
