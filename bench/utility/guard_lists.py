@@ -29,7 +29,12 @@ are reproduced exactly). Sources (each file's header repeats its own):
   language (Debian ``hunspell-es`` and the like; LGPL/GPL/MPL, used to decide, not shipped) takes
   in lower case and never writes with a capital: inflected forms and loanwords the word lists lack
   (``hice``, ``tengan``; Italian ``test``, ``link``), and chat spellings of the language's slang
-  table (``pa``, ``nao``); common_places: for every language, places
+  table (``pa``, ``nao``); for Spanish, whose Faker locales of Argentina, Chile and Colombia
+  carry national shares of people, also the names Hunspell takes in lower case, of Zipf >= 4.0
+  and no more frequent in English, whose Zipf minus log10 of the per cent of people named so (a
+  name on none of the lists: the largest of their smallest shares) is 5.0 or more, English's rule
+  (``amor``, ``sol``, ``casas``; not ``juan``, ``flores``); and in every language its month names
+  (``abril``, ``august``), as English's list holds ``june``; common_places: for every language, places
   whose words are all dictionary words (``reading``, ``león``) or all frequent words unless the
   place is a city of 100,000 people or more (``sido``, ``bro``, not ``paris``; Zipf >= 3.5) whose
   name is no word of the language as frequent as a function word (Spanish ``van``, ``sale``).
@@ -47,6 +52,7 @@ from __future__ import annotations
 import argparse
 import functools
 import importlib
+import math
 import pkgutil
 import re
 import subprocess
@@ -56,6 +62,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.harness import ROOT
+from bench.utility.names import WORD_EXCESS
 
 DATA = ROOT / "edgedp" / "languages" / "data"
 CACHE = Path.home() / ".cache" / "edgedp-bench" / "guard"
@@ -153,6 +160,11 @@ SURNAME_ZIPF = 5.0
 POPULAR_SHARE = 0.01
 #: Short surnames of East Asia that are words (``an``, ``ha``, ``do``) unless this frequent (``to``).
 SHORT_SURNAME_ZIPF = 6.6
+#: Faker locales whose names carry the share of people named so (national statistics: Argentina's
+#: registry, Chile's and Colombia's civil data), for the languages that have them: there a name
+#: that is a word is ambiguous as English's are, where its frequency in text is more than the
+#: people named so explain (:data:`bench.utility.names.WORD_EXCESS`).
+SHARE_LOCALES = {"es": ("es_AR", "es_CL", "es_CO")}
 LETTERS = re.compile(r"[^\W\d_]+")
 
 
@@ -195,6 +207,31 @@ def faker_person(locales: tuple[str, ...], role: str = "", folded: bool = True) 
                         if part[:1].isupper():
                             names |= keys(part, folded)
     return names
+
+
+def faker_shares(locales: tuple[str, ...]) -> tuple[dict[str, float], float]:
+    """The per cent of people named so in the weighted name lists of Faker's ``locales`` (each
+    name's largest share of its list: of one sex's given names, or of surnames; lower case, as
+    written), and the largest share a name on none of them can have (the largest of the lists'
+    smallest shares: a list holds the most frequent names)."""
+    import faker.providers.person as person
+
+    shares: dict[str, float] = {}
+    smallest: list[float] = []
+    for locale in locales:
+        provider = importlib.import_module(f"{person.__name__}.{locale}").Provider
+        for attribute in sorted(dir(provider)):
+            value = getattr(provider, attribute)
+            if "name" not in attribute or not isinstance(value, dict) or not value:
+                continue
+            if not all(isinstance(weight, float) for weight in value.values()):
+                continue  # formats, prefixes
+            total = sum(value.values())
+            smallest.append(100 * min(value.values()) / total)
+            for name, weight in value.items():
+                for key in keys(name, folded=False):
+                    shares[key] = max(shares.get(key, 0.0), 100 * weight / total)
+    return shares, max(smallest)
 
 
 def all_faker_surnames() -> set[str]:
@@ -698,6 +735,20 @@ def build(language: str, shared: dict[str, set[str]]) -> dict[str, list[str]]:
         # a Russian name of OpenCorpora read more often as another word (машина), not one of its
         # own locales (котов, романов: surnames first)
         ambiguous |= (ru_words & names) - own_names - given_names
+        # where national shares of people exist, a name that Hunspell takes in lower case, as
+        # frequent as a common word and no more frequent in English (jamar's "james": a foreign
+        # name's frequency), whose frequency is more than the people named so explain, as English's
+        # rule reads it (amor, sol, cielo, casas; not juan, flores, rosa, torres); given names too
+        if language in SHARE_LOCALES:
+            shares, largest = faker_shares(SHARE_LOCALES[language])
+            ambiguous |= {
+                w
+                for w in names & accepted
+                if _zipf(w, language) >= max(COMMON_ZIPF, _zipf(w, "en"))
+                and _zipf(w, language) - math.log10(shares.get(w, largest)) >= WORD_EXCESS
+            }
+        # a month's name (abril, august), as English's list holds june and may
+        ambiguous |= names & set(lexicon(language).months)
 
     # the language's function words that the name lists hold (de, la, con, su; die, sie; że):
     # never a name in it, unless a given name of its Faker locales as written (paulo), but for a
@@ -802,7 +853,8 @@ HEADERS = {
     "except the given names of the language's Faker locales as written (aimé, not aime); names "
     "of other origins only of Zipf >= 4.0 that Hunspell's {name} dictionary (Debian {hunspell}) "
     "takes in lower case and never writes with a capital (inflected forms, loanwords); and the "
-    "chat spellings of slang-{code}.txt: protected only where the context names someone.",
+    "chat spellings of slang-{code}.txt{shares}; and its month names (abril, august): protected "
+    "only where the context names someone.",
     "common_places": "Places (places.txt) whose words are all {dictionary_words}, or all of "
     "wordfreq 3.1.1 Zipf >= 3.5 in {name} (data CC BY-SA 4.0) unless it is the name of a city of "
     "100,000 people or more (that is no word of Zipf >= 5.0 Hunspell takes in lower case: van, "
@@ -859,6 +911,12 @@ def header(kind: str, language: str) -> str:
         dictionary=DICTIONARIES.get(language, ("",))[0],
         hunspell=", ".join(package for package, _ in HUNSPELL.get(language, [])),
         korean="; with common romanized Korean surnames (song, moon)" if language == "en" else "",
+        shares="; names Hunspell takes in lower case, of Zipf >= 4.0 and no more frequent in "
+        "English, whose Zipf minus log10 of the per cent of people named so is 5.0 or more (the "
+        f"weighted lists of Faker's {', '.join(SHARE_LOCALES[language])}: national statistics; a "
+        "name on none of them: their largest smallest share; amor, sol, casas)"
+        if language in SHARE_LOCALES
+        else "",
         dictionary_words="words of edgedp/text/common_words.txt"
         if language == "en"
         else f"lower-case words of Debian's {DICTIONARIES[language][0]} (used to decide, not "
