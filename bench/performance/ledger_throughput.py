@@ -9,10 +9,11 @@ machine's drift hits them alike; medians):
   its default decoder, one thread) without a ledger and with one (a fresh ledger file each run),
   and the ratio of their speeds.
 * **charges alone**: the same records' events charged one transaction each
-  (``PrivacyLedger.charge``, what the command line does now, batch by batch through
-  ``edgedp.cli.charging.Charges.charge_each``) against one transaction for all of them
-  (``PrivacyLedger.charge_batch``, the corpus jobs' call), and what computing the events costs
-  (``privacy_cost``: the records' word slots).
+  (``PrivacyLedger.charge``, what the command line did until 2026-11-29), in one transaction
+  (``PrivacyLedger.charge_each``: each event decided as if charged alone, in order; the command
+  line's call, once per batch of records through ``edgedp.cli.charging.Charges.charge_each``), and
+  one transaction for the list of (scope, event) pairs (``PrivacyLedger.charge_batch``, the corpus
+  jobs' call); and what computing the events costs (``privacy_cost``: the records' word slots).
 
 Run: ``python -m bench ledger-throughput [--quick]``.
 """
@@ -78,7 +79,7 @@ def run(report: Report, *, quick: bool) -> None:
 
         runs: dict[str, Callable[[], object]] = {
             "without --ledger": privatize,
-            "with --ledger (each record its own charge)": with_ledger,
+            "with --ledger (each record its own charge, one transaction per batch)": with_ledger,
         }
         with threads(1):
             timings = in_turns(runs, 2 if quick else 5)
@@ -97,7 +98,7 @@ def run(report: Report, *, quick: bool) -> None:
         charges_alone(report, lines, folder, quick)
     report.notes.append(
         "A speed ratio of at least 0.8 is the goal for --ledger; the charges table shows what "
-        "one transaction per batch of records would save."
+        "one transaction per batch of records saves against one per record."
     )
 
 
@@ -115,6 +116,9 @@ def charges_alone(report: Report, lines: list[str], folder: Path, quick: bool) -
         for event in events:
             ledger.charge("me", event)
 
+    def each_in_one_transaction() -> None:
+        fresh().charge_each("me", events)
+
     def one_transaction() -> None:
         fresh().charge_batch([("me", event) for event in events])
 
@@ -122,8 +126,11 @@ def charges_alone(report: Report, lines: list[str], folder: Path, quick: bool) -
         "events computed (privacy_cost of each record)": lambda: [
             brr.privacy_cost([text]) for text in texts
         ],
-        "charged one transaction each (now)": each,
-        "charged in one transaction": one_transaction,
+        "charged one transaction each (charge)": each,
+        "charged in one transaction, each decided alone (charge_each: the command line's)": (
+            each_in_one_transaction
+        ),
+        "charged in one transaction (charge_batch: the corpus jobs')": one_transaction,
         "a fresh ledger opened (included in both)": fresh,
     }
     timings = in_turns(runs, 2 if quick else 5)

@@ -13,6 +13,7 @@ refuses is not released: one ``edgedp: line N not released`` line on stderr, and
 
 from __future__ import annotations
 
+import contextlib
 import warnings
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
@@ -62,9 +63,11 @@ class Release:
         before the first refused one."""
         for batch in batches(messages, limit=BATCH_CHARS, size=_size, closes=_drained):
             texts = [item for item in batch if item.text is not None]
-            outcomes = self._charge(texts)
-            accepted = [item for item, refusal in zip(texts, outcomes, strict=False) if not refusal]
-            released = dict(zip(map(id, accepted), self._release(accepted), strict=True))
+            # charged, each message is read once: its release reuses what the charge counted
+            with self.mechanism.reading_once() if self.charges else contextlib.nullcontext():
+                outcomes = self._charge(texts)
+                accepted = [item for item, no in zip(texts, outcomes, strict=False) if not no]
+                released = dict(zip(map(id, accepted), self._release(accepted), strict=True))
             refused = {id(item) for item, refusal in zip(texts, outcomes, strict=False) if refusal}
             for item in batch:
                 if self.failure is not None and id(item) in refused:

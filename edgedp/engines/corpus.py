@@ -55,6 +55,7 @@ used is released as the layout is (see :mod:`edgedp.words.multilingual`).
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import sys
@@ -420,31 +421,34 @@ def _privatize_batch(batch: Any, job: CorpusJob, mechanism: Any, ledger: Any) ->
                 f"column {job.column!r} must hold text, found {type(texts[index]).__name__}"
             )
     inputs = [texts[index] for index in present]
-    by_column = None
-    if job.language_column is not None:
-        by_column = _ByColumn(mechanism, _column(batch, job.language_column, arrow))
-        events = [by_column.privacy_cost(index, texts[index]) for index in present]
-    else:
-        events = [mechanism.privacy_cost([text]) for text in inputs]  # one DpEvent per record
-    if ledger is not None:
-        scopes = (
-            [job.scope] * len(present)
-            if job.scope_column is None
-            else [
-                _scope(value) for value in _pick(_column(batch, job.scope_column, arrow), present)
-            ]
-        )
-        ledger.charge_batch(list(zip(scopes, events, strict=True)))
-    values: list[Any] = [None] * len(texts)
-    if inputs:
-        if by_column is not None:
-            released = by_column.privatize_batch(inputs, present)
-        elif job.task == "privatize":
-            released = mechanism.privatize_batch(inputs)
+    # the release reuses what the charges read (a word mechanism's cut of each text)
+    with getattr(mechanism, "reading_once", contextlib.nullcontext)():
+        by_column = None
+        if job.language_column is not None:
+            by_column = _ByColumn(mechanism, _column(batch, job.language_column, arrow))
+            events = [by_column.privacy_cost(index, texts[index]) for index in present]
         else:
-            released = list(mechanism.embed_batch(inputs))
-        for index, value in zip(present, released, strict=True):
-            values[index] = value
+            events = [mechanism.privacy_cost([text]) for text in inputs]  # one DpEvent per record
+        if ledger is not None:
+            scopes = (
+                [job.scope] * len(present)
+                if job.scope_column is None
+                else [
+                    _scope(value)
+                    for value in _pick(_column(batch, job.scope_column, arrow), present)
+                ]
+            )
+            ledger.charge_batch(list(zip(scopes, events, strict=True)))
+        values: list[Any] = [None] * len(texts)
+        if inputs:
+            if by_column is not None:
+                released = by_column.privatize_batch(inputs, present)
+            elif job.task == "privatize":
+                released = mechanism.privatize_batch(inputs)
+            else:
+                released = list(mechanism.embed_batch(inputs))
+            for index, value in zip(present, released, strict=True):
+                values[index] = value
     out = _with_column(batch, job.out_column, values, job.task, arrow)
     if job.cost_column is not None:
         spent: list[float | None] = [None] * len(texts)

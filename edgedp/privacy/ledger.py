@@ -72,6 +72,7 @@ refuses a ledger written by a newer one.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import sqlite3
@@ -989,8 +990,11 @@ class Budgeted:
 
     def _release(self, method: str, inputs: Iterable[Any]) -> Any:
         batch = list(inputs)
-        self.ledger.charge(self.scope, self.mechanism.privacy_cost(batch))
-        return getattr(self.mechanism, method)(batch)
+        # the release reuses what the charge read (a word mechanism's cut of each text)
+        reading_once = getattr(self.mechanism, "reading_once", contextlib.nullcontext)
+        with reading_once():
+            self.ledger.charge(self.scope, self.mechanism.privacy_cost(batch))
+            return getattr(self.mechanism, method)(batch)
 
     def privatize(self, text: str) -> Any:
         return self._release("privatize_batch", [text])[0]

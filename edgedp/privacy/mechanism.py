@@ -9,7 +9,8 @@ privacy arguments validated at construction (:mod:`edgedp.privacy.validation`). 
 * says whether the output is private (:attr:`is_private`: a private mechanism *and* OS entropy);
 * turns :meth:`parameters` into ``repr`` and lets workers rebuild the mechanism on another process;
 * turns :meth:`guarantee` and :meth:`units` into the :class:`~edgedp.privacy.guarantee.DpEvent` that a
-  ledger charges before a release (:meth:`privacy_cost`).
+  ledger charges before a release (:meth:`privacy_cost`); inside :meth:`reading_once` the release
+  reuses what counting the units read.
 
 Subclasses define :attr:`name` (the CLI's ``--mechanism``), :attr:`pack_type`, :meth:`guarantee`,
 :meth:`units` and their release methods (word mechanisms: ``privatize``; document mechanisms:
@@ -18,9 +19,11 @@ Subclasses define :attr:`name` (the CLI's ``--mechanism``), :attr:`pack_type`, :
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from typing import Any, ClassVar, Generic, Self, TypeVar
 
 from edgedp.errors import InputError
@@ -139,6 +142,13 @@ class Mechanism(ABC, Generic[PackT]):
     @abstractmethod
     def units(self, inputs: Sequence[Any]) -> int:
         """How many units (words, sentences, documents) releasing ``inputs`` spends."""
+
+    def reading_once(self) -> AbstractContextManager[None]:
+        """A context in which inputs charged (:meth:`privacy_cost`) and then released are read
+        once: what counting their units computes, the release reuses, and nothing of it is kept
+        after the context. Word mechanisms share each text's cut into slots; this base class has
+        nothing to share."""
+        return contextlib.nullcontext()
 
     def privacy_cost(self, inputs: Sequence[Any]) -> DpEvent:
         """The event a ledger charges before ``inputs`` are released."""

@@ -66,6 +66,7 @@ mechanism's metric. The layout (token count, separators) is released as is.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import itertools
 import warnings
@@ -306,6 +307,8 @@ class WordMechanism(Mechanism[WordPack]):
         #: :meth:`count_kept` (what ``--summary`` reports of the text it released).
         self.kept: KeptCount | None = None
         self._checked_epsilon = False
+        #: Inside :meth:`reading_once`: each text's cut into slots, by (text, sentence start).
+        self._cuts: dict[tuple[str, bool], Segmented] | None = None
         loaded = None
         if self.decode == AUTO:
             self.decode, loaded = self._auto_decoder(language_model)
@@ -338,14 +341,47 @@ class WordMechanism(Mechanism[WordPack]):
             return "nearest", None  # no public model for this vocabulary is installed
 
     def segment(self, text: str, *, sentence_start: bool = True) -> Segmented:
-        """``text`` cut into slots under this mechanism's guard (its kinds and deny-list)."""
-        return segment(
-            text,
-            self.protect,
-            sentence_start=sentence_start,
-            deny=self.deny,
-            language=self.language,
-        )
+        """``text`` cut into slots under this mechanism's guard (its kinds and deny-list); inside
+        :meth:`reading_once`, cut once."""
+        cuts, key = self._cuts, (text, sentence_start)
+        found = None if cuts is None else cuts.get(key)
+        if found is None:
+            found = segment(
+                text,
+                self.protect,
+                sentence_start=sentence_start,
+                deny=self.deny,
+                language=self.language,
+            )
+            if cuts is not None:
+                cuts[key] = found
+        return found
+
+    @contextlib.contextmanager
+    def reading_once(self) -> Iterator[None]:
+        """A context in which each text is cut into slots once: a ledger's charge of a batch
+        (:meth:`privacy_cost`, which counts its slots) and the batch's release read the same cut,
+        a pure function of the text. The cuts are dropped when the context ends; inside one
+        already, nothing changes.
+
+        Examples
+        --------
+        >>> import edgedp
+        >>> brr = edgedp.BRR(edgedp.load_pack(), epsilon=0.5)
+        >>> with brr.reading_once():
+        ...     cost = brr.privacy_cost(["see you at noon"])
+        ...     released = brr.privatize_batch(["see you at noon"])
+        >>> cost.count
+        4
+        """
+        if self._cuts is not None:
+            yield
+            return
+        self._cuts = {}
+        try:
+            yield
+        finally:
+            self._cuts = None
 
     def stream_guards(self) -> dict[str, Callable[..., Segmented]]:
         """The guard's segmentation of a stream of this mechanism's text, by language: a stream

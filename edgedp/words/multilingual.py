@@ -29,6 +29,7 @@ need not hold it whole; every shorter line is cut as :func:`language_runs` cuts 
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import threading
 import warnings
@@ -173,6 +174,9 @@ class Multilingual:
         self._mechanisms: dict[str, WordMechanism] = {}
         self._lock = threading.Lock()
         self.kept: KeptCount | None = None
+        #: Inside :meth:`reading_once`: each text's runs, and the languages' cuts kept till its end.
+        self._runs: dict[str, list[Run]] | None = None
+        self._reading: contextlib.ExitStack | None = None
         self.primary  # noqa: B018 - validates the parameters now, with the first mechanism
 
     @property
@@ -197,6 +201,8 @@ class Multilingual:
                 if self.kept is not None:
                     built.kept = self.kept
                 self._mechanisms[language] = built
+                if self._reading is not None:
+                    self._reading.enter_context(built.reading_once())
             return built
 
     @property
@@ -246,8 +252,38 @@ class Multilingual:
     # -- routing --------------------------------------------------------------------------------
 
     def runs(self, text: str) -> list[Run]:
-        """``text`` cut into :class:`Run` s, line by line (see the module docstring)."""
+        """``text`` cut into :class:`Run` s, line by line (see the module docstring); inside
+        :meth:`reading_once`, once."""
         text = check_text(text)
+        memo = self._runs
+        found = None if memo is None else memo.get(text)
+        if found is None:
+            found = self._cut_runs(text)
+            if memo is not None:
+                memo[text] = found
+        return found
+
+    @contextlib.contextmanager
+    def reading_once(self) -> Iterator[None]:
+        """A context in which each message is read once: the languages of its runs and each
+        run's cut into slots are what a ledger's charge counted (:meth:`privacy_cost`) and what
+        the release then uses; nothing of it is kept after the context (see
+        :meth:`WordMechanism.reading_once <edgedp.words.mechanism.WordMechanism.reading_once>`)."""
+        if self._reading is not None:
+            yield
+            return
+        with contextlib.ExitStack() as stack:
+            with self._lock:
+                for built in self._mechanisms.values():
+                    stack.enter_context(built.reading_once())
+                self._runs, self._reading = {}, stack
+            try:
+                yield
+            finally:
+                with self._lock:
+                    self._runs, self._reading = None, None
+
+    def _cut_runs(self, text: str) -> list[Run]:
         runs: list[Run] = []
         offset = 0
         for line in _lines(text):
