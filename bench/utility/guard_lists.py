@@ -26,7 +26,8 @@ are reproduced exactly). Sources (each file's header repeats its own):
   they mark) of Zipf >= 3.0, or of Zipf >= 5.0 (``hay``, ``fue``), except the given names of the
   language's own Faker locales (``juan``, ``marek``); and names of other origins only (no name of
   the language's own locales in any role) of Zipf >= 4.0 that Hunspell's dictionary of the
-  language (Debian ``hunspell-es`` and the like; LGPL/GPL/MPL, used to decide, not shipped) takes
+  language (Debian ``hunspell-es`` and the like, for German also the Swiss one, ss for ß: ``bloss``;
+  LGPL/GPL/MPL, used to decide, not shipped) takes
   in lower case and never writes with a capital: inflected forms and loanwords the word lists lack
   (``hice``, ``tengan``; Italian ``test``, ``link``), and chat spellings of the language's slang
   table (``pa``, ``nao``); for Spanish, whose Faker locales of Argentina, Chile and Colombia
@@ -89,7 +90,8 @@ DICTIONARIES = {
 #: Hunspell's dictionaries of each language (Debian package, dictionary name), and its library.
 HUNSPELL = {
     "es": [("hunspell-es", "es_ES")],
-    "de": [("hunspell-de-de", "de_DE")],
+    # Swiss spelling too: ss for ß (bloss, mass), as chat writes German without an ß key
+    "de": [("hunspell-de-de", "de_DE"), ("hunspell-de-ch", "de_CH")],
     "fr": [("hunspell-fr-classical", "fr")],
     "pt": [("hunspell-pt-pt", "pt_PT")],  # pt_BR takes names in lower case (jones, beto)
     "it": [("hunspell-it", "it_IT")],
@@ -460,13 +462,16 @@ def debian_package(package: str) -> Path:
 
 def dictionary_words(language: str) -> set[str]:
     """The lower-case words of the language's Debian word list (German: every word, lower-cased,
-    less those written only capitalized that Faker's German locales give as names)."""
+    less those written only capitalized that Faker's German locales give as names, as written or
+    without the accents of other languages, not without an umlaut or ß: ``theodore`` of
+    ``théodore`` is a name, ``schutz`` a word, though ``schütz`` without its umlaut is spelled so)."""
     package, path = DICTIONARIES[language]
     file = debian_package(package) / path
     lines = file.read_text(encoding="utf-8", errors="replace").splitlines()
     words = [line.split("/")[0].strip() for line in lines[1 if language == "ru" else 0 :]]
     if language == "de":  # nouns are capitalized: a capitalized word is a word unless a name
-        names = faker_person(FAKER_LOCALES["de"])
+        written = faker_person(FAKER_LOCALES["de"], folded=False)
+        names = written | {fold(name) for name in written if not set(name) & set("äöüß")}
         return {w.lower() for w in words if w.islower() or w.lower() not in names}
     return {word for word in words if word.islower()}
 

@@ -420,6 +420,14 @@ def test_names_that_look_like_laughter_or_interjections_stay_names(language, tex
         ("es", "nos vemos en abril", "abril", None),
         ("de", "wir sehen uns im august", "august", None),
         ("de", "hallo august, wie geht's?", "august", "name"),
+        # German words that are names only without an umlaut or in another spelling (schütz,
+        # täsche), Swiss spellings (bloss), interjections (ha): words; the names themselves stay
+        ("de", "das ist mein schutz", "schutz", None),
+        ("de", "wo ist meine tasche", "tasche", None),
+        ("de", "das ist bloss ein test", "bloss", None),
+        ("de", "ha, erwischt", "ha", None),
+        ("de", "ruf schütz morgen an", "schütz", "name"),
+        ("de", "ich habe theodore gestern gesehen", "theodore", "name"),
     ],
 )
 def test_names_that_are_words_more_often_need_a_naming_context(language, text, word, kind):
