@@ -645,10 +645,7 @@ def is_name_slot(
     gap = gaps[index]
     before = words[index - 1] if index else ""
     titled = before in lex.titles and _CUE_GAP.fullmatch(gap) is not None
-    cued = titled or (
-        (before in lex.greetings or before in lex.address_verbs)
-        and _CUE_GAP.fullmatch(gap) is not None
-    )
+    cued = titled or _cued(index, words, gaps, language)
     after = gaps[index + 1]  # the text up to the next slot, or to the end after the last one
     last_of_line = _LINE_END.match(after) is not None and (
         index + 2 == len(gaps) or "\n" in after or "\r" in after
@@ -685,6 +682,19 @@ def is_name_slot(
     if titled:
         return any(char.isalpha() for char in word)
     return (cued or signed) and _rare(word, language)
+
+
+def _cued(
+    index: int, words: Sequence[str], gaps: Sequence[str], language: str, verbs: bool = True
+) -> bool:
+    """Does a cue that names someone come right before word slot ``index``: a title, a greeting
+    or (``verbs``) a verb of address of ``language`` (``dr. okafor``, ``hey, maria``, ``call
+    rose``)?"""
+    lex = lexicon(language)
+    before = words[index - 1] if index else ""
+    cue = before in lex.titles or before in lex.greetings
+    cue = cue or (verbs and before in lex.address_verbs)
+    return cue and _CUE_GAP.fullmatch(gaps[index]) is not None
 
 
 #: The apostrophes a clitic or an elision is joined with.
@@ -730,8 +740,9 @@ def name_slots(
     cue (title, greeting, verb of address), before a verb of saying (``rosa disse``), signing the
     message off (alone or first of two: ``thx - ho park``), joined by ``and``/``or``/``&`` or a
     hyphen to a protected name, or right before one (``don park said``); a surname that is also a
-    word right after a protected name (``ji-woo park``); a word on no list after a title, or after
-    a cue if it is no common word.
+    word right after a protected name (``ji-woo park``); after a greeting or a title, a word and a
+    surname or name right after it (``hey bin lee``); a word on no list after a title, or after a
+    cue if it is no common word.
     """
     count = len(words)
     listed = [is_name(word, language) for word in words]
@@ -769,6 +780,27 @@ def name_slots(
             # ``dr. the``: a name after a title, yet a word no rule reads past
             surname = words[index] in surnames or _without_accents(words[index]) in surnames
             protected[index] = surname and words[index - 1] not in ends  # also ``dũng hồ``
+    # after a title or a greeting, a word and a surname that is also a word, or a name, right
+    # after it: a given name and its surname (``hey bin lee``, ``hi an song``; not after a verb,
+    # ``with an apple``), never a cut word (nothing reads past it) nor a place (``hi new york``)
+    cues = lexicon(language).rule_words | lexicon(language).epithets
+    for index in range(count - 1):
+        greeted = _cued(index, words, gaps, language, verbs=False)
+        if protected[index] or gaps[index + 1] != " " or not greeted:
+            continue
+        word, after = words[index], words[index + 1]
+        surname = after in surnames or _without_accents(after) in surnames
+        named = protected[index + 1] and listed[index + 1]
+        if (
+            (surname or named)
+            and word.isalpha()
+            and word not in ends
+            and word not in cues  # ``rev dr tom``, ``morning show``: the context, not a name
+            and after not in cues
+            and not _starts_place(words, index)
+            and not _starts_place(words, index + 1)
+        ):
+            protected[index] = protected[index + 1] = True
     # a name of the lists right before a protected name that is no place (``don park said``,
     # ``moon han``; not ``via berlin``), right to left so that a chain grows (``minh loan tăng``);
     # never a cut word (nothing reads past it) nor a cue or epithet (``miss``, ``dear``,
@@ -776,7 +808,6 @@ def name_slots(
     # names that are words keeps those whose frequency in text is a word's (Census shares against
     # wordfreq); the other languages' lists hold their function words (Spanish ``con``, ``su``,
     # ``de`` are names too), which the rule would take before every name
-    cues = lexicon(language).rule_words | lexicon(language).epithets
     for index in range(count - 2, -1, -1) if language == "en" else ():
         if not protected[index] and listed[index] and protected[index + 1]:
             word = words[index]

@@ -43,6 +43,11 @@ def test_the_new_kinds_are_on_by_default():
         ("minh loan tăng said so", ["minh", "loan", "tăng"]),  # a chain, right to left
         ("thx for the help - ho park", ["ho", "park"]),  # two words signing off
         ("i saw mỹ thuần đỗ there", ["mỹ", "thuần", "đỗ"]),
+        # after a greeting or a title, a word and a surname or name: a given name and surname
+        ("hey bin lee, are we on?", ["bin", "lee"]),
+        ("hi an song lol", ["an", "song"]),
+        ("hey an tâm hoàng", ["an", "tâm", "hoàng"]),
+        ("dr an kim said so", ["an", "kim"]),
     ],
 )
 def test_a_surname_that_is_a_word_is_protected_after_a_given_name(text, names):
@@ -53,6 +58,10 @@ def test_a_surname_that_is_a_word_is_protected_after_a_given_name(text, names):
 
 def test_the_same_words_without_a_name_before_them_are_ordinary():
     assert kinds("we went to the park and sang a song, it was a long day") == {}
+    # after a verb, the word and surname are no given name (a verb takes articles: with an ...)
+    assert kinds("lunch with an apple pie, call an uber") == {}
+    # a title or greeting after a cue is the context, not a given name
+    assert "dr" not in kinds("the rt rev dr tom wright") and kinds("hey good morning") == {}
 
 
 def test_epithets_cues_and_places_are_not_taken_into_the_name_after_them():
