@@ -73,6 +73,10 @@ class Lexicon:
         as ``may``, are ambiguous).
     street_types : frozenset of str
         Street types after the street's name (``27 dorset st``, ``14 admiralty way``).
+    numbered_street_types : frozenset of str
+        Street types that are ordinary nouns too (German ``heide``, ``wiesen``, ``garten``): a
+        street only with a house number right after them (``alte heide 188``), never with one
+        before (``2 kinder im garten``).
     strong_street_types : frozenset of str
         Street types that make an address without a house number (``dorset street``).
     street_types_before : frozenset of str
@@ -145,6 +149,7 @@ class Lexicon:
     month_abbreviations: tuple[str, ...]
     weekdays: tuple[str, ...]
     street_types: frozenset[str]
+    numbered_street_types: frozenset[str]
     strong_street_types: frozenset[str]
     street_types_before: frozenset[str]
     street_suffixes: tuple[str, ...]
@@ -188,7 +193,8 @@ class Lexicon:
     @property
     def rule_words(self) -> frozenset[str]:
         """Every word of this lexicon (none of them may be a word after which a stream is cut)."""
-        return self.context_words | self.street_types | frozenset(self.weekdays)
+        street_types = self.street_types | self.numbered_street_types
+        return self.context_words | street_types | frozenset(self.weekdays)
 
 
 def check_language(language: object) -> str:

@@ -198,6 +198,24 @@ def test_german_streets_named_after_am_im_zum_zur(text, address):
     assert found == ([address] if address else [])
 
 
+@pytest.mark.parametrize(
+    ("text", "address"),
+    [
+        # street types that are nouns too (heide, wiesen, aussicht): with their number after
+        ("ich wohne jetzt in der alte heide 188, komm vorbei", "alte heide 188"),
+        ("schick es an grunder wiesen 229 bitte", "grunder wiesen 229"),
+        ("die adresse ist lindener feld 12", "lindener feld 12"),
+        # never with a number before them, nor without one
+        ("habe 2 kinder im garten", None),
+        ("3 leute im park heute", None),
+        ("der alte hof ist schön", None),
+    ],
+)
+def test_german_streets_of_nouns_need_their_house_number_after(text, address):
+    found = [word for word, kind in kinds(text, "de").items() if kind == "address"]
+    assert found == ([address] if address else [])
+
+
 def test_dates_with_the_months_of_the_language():
     assert kinds("nos vemos el 12 de marzo", "es") == {"12 de marzo": "date"}
     assert kinds("am 3. mai treffen wir uns", "de").get("3. mai") == "date"
