@@ -389,6 +389,34 @@ def test_names_are_found_without_the_accents_of_latin_letters_only():
         ("es", "ellos van a venir", "van", None),
         ("es", "sale a las cinco", "sale", None),
         ("es", "nací en van", "van", "place"),
+        # Spanish words more frequent than the people named so explain (national shares of
+        # people, as English's census rule): words without a cue ...
+        ("es", "te quiero mucho amor", "amor", None),
+        ("es", "hace sol y el cielo está azul", "sol", None),
+        ("es", "fui a la tienda con las casas al lado", "casas", None),
+        ("es", "ojalá tengas paz", "paz", None),
+        # ... and names where the context names someone, or after a given name
+        ("es", "hola sol, ¿qué tal?", "sol", "name"),
+        ("es", "llama a paz mañana", "paz", "name"),
+        ("es", "ayer vi a juan casas en el centro", "casas", "name"),
+        # names whose frequency the people named so explain stay names everywhere
+        ("es", "ok entonces juan mañana", "juan", "name"),
+        ("es", "jaja creo que flores está bien", "flores", "name"),
+        ("es", "jaja creo que rosa está bien", "rosa", "name"),
+        # a foreign name whose frequency no Spanish word explains (jamar's "james")
+        ("es", "ok entonces james mañana", "james", "name"),
+        # a month's name is a month without a cue, as English's june and may
+        ("es", "nos vemos en abril", "abril", None),
+        ("de", "wir sehen uns im august", "august", None),
+        ("de", "hallo august, wie geht's?", "august", "name"),
+        # German words that are names only without an umlaut or in another spelling (schütz,
+        # täsche), Swiss spellings (bloss), interjections (ha): words; the names themselves stay
+        ("de", "das ist mein schutz", "schutz", None),
+        ("de", "wo ist meine tasche", "tasche", None),
+        ("de", "das ist bloss ein test", "bloss", None),
+        ("de", "ha, erwischt", "ha", None),
+        ("de", "ruf schütz morgen an", "schütz", "name"),
+        ("de", "ich habe theodore gestern gesehen", "theodore", "name"),
     ],
 )
 def test_words_names_and_places_are_told_apart_in_each_language(language, text, word, kind):
@@ -422,40 +450,3 @@ def test_laughter_and_interjections_of_chat_are_words(language, text):
 )
 def test_names_that_look_like_laughter_or_interjections_stay_names(language, text, name):
     assert kinds(text, language).get(name) == "name"
-
-
-@pytest.mark.parametrize(
-    ("language", "text", "word", "kind"),
-    [
-        # Spanish words more frequent than the people named so explain (national shares of
-        # people, as English's census rule): words without a cue ...
-        ("es", "te quiero mucho amor", "amor", None),
-        ("es", "hace sol y el cielo está azul", "sol", None),
-        ("es", "fui a la tienda con las casas al lado", "casas", None),
-        ("es", "ojalá tengas paz", "paz", None),
-        # ... and names where the context names someone, or after a given name
-        ("es", "hola sol, ¿qué tal?", "sol", "name"),
-        ("es", "llama a paz mañana", "paz", "name"),
-        ("es", "ayer vi a juan casas en el centro", "casas", "name"),
-        # names whose frequency the people named so explain stay names everywhere
-        ("es", "ok entonces juan mañana", "juan", "name"),
-        ("es", "jaja creo que flores está bien", "flores", "name"),
-        ("es", "jaja creo que rosa está bien", "rosa", "name"),
-        # a foreign name whose frequency no Spanish word explains (jamar's "james")
-        ("es", "ok entonces james mañana", "james", "name"),
-        # a month's name is a month without a cue, as English's june and may
-        ("es", "nos vemos en abril", "abril", None),
-        ("de", "wir sehen uns im august", "august", None),
-        ("de", "hallo august, wie geht's?", "august", "name"),
-        # German words that are names only without an umlaut or in another spelling (schütz,
-        # täsche), Swiss spellings (bloss), interjections (ha): words; the names themselves stay
-        ("de", "das ist mein schutz", "schutz", None),
-        ("de", "wo ist meine tasche", "tasche", None),
-        ("de", "das ist bloss ein test", "bloss", None),
-        ("de", "ha, erwischt", "ha", None),
-        ("de", "ruf schütz morgen an", "schütz", "name"),
-        ("de", "ich habe theodore gestern gesehen", "theodore", "name"),
-    ],
-)
-def test_names_that_are_words_more_often_need_a_naming_context(language, text, word, kind):
-    assert kinds(text, language).get(word) == kind
