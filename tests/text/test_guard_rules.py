@@ -389,6 +389,10 @@ def test_names_are_found_without_the_accents_of_latin_letters_only():
         ("es", "ellos van a venir", "van", None),
         ("es", "sale a las cinco", "sale", None),
         ("es", "nací en van", "van", "place"),
+        # Polish "saw" names the one seen, as English's saw and Spanish vi do (marka: a brand too)
+        ("pl", "wczoraj widziałem marka w centrum", "marka", "name"),
+        ("pl", "marka tego auta jest dobra", "marka", None),
+        ("pl", "widziałem film wczoraj", "film", None),
         # Spanish words more frequent than the people named so explain (national shares of
         # people, as English's census rule): words without a cue ...
         ("es", "te quiero mucho amor", "amor", None),
