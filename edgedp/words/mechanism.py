@@ -361,8 +361,9 @@ class WordMechanism(Mechanism[WordPack]):
     def reading_once(self) -> Iterator[None]:
         """A context in which each text is cut into slots once: a ledger's charge of a batch
         (:meth:`privacy_cost`, which counts its slots) and the batch's release read the same cut,
-        a pure function of the text. The cuts are dropped when the context ends; inside one
-        already, nothing changes.
+        a pure function of the text. It keeps every cut until it ends, so it belongs around one
+        batch (as the command line, ``PrivacyLedger.guard`` and the corpus jobs use it); inside
+        one already, nothing changes.
 
         Examples
         --------
