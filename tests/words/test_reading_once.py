@@ -15,6 +15,7 @@ import pytest
 import edgedp
 from edgedp.cli import main
 from edgedp.engines import corpus
+from edgedp.runtime.native import reset_num_threads
 from edgedp.words import mechanism as mechanism_module
 from edgedp.words.multilingual import Multilingual
 
@@ -121,3 +122,20 @@ def test_a_corpus_batch_cuts_each_charged_record_once(cuts, tmp_path):
     batch = pd.DataFrame({"text": TEXTS})
     (out,) = corpus.privatize_batches([batch], job)
     assert len(out) == len(TEXTS) and sorted(cuts) == sorted(TEXTS)
+
+
+def test_worker_threads_share_one_cut_of_each_text(cuts):
+    # flip probability 2**-64: the release is the text itself, whatever thread releases it
+    identity = edgedp.BRR(edgedp.load_pack(), epsilon=50.0, protect=(), decode="nearest")
+    identity.privatize("hi")  # the first call's keep-rate estimate cuts public words too
+    cuts.clear()
+    texts = [f"the {word} sat on the mat number {i}" for i, word in enumerate(["cat", "dog"] * 300)]
+    edgedp.set_num_threads(3)
+    try:
+        with identity.reading_once():
+            count = identity.privacy_cost(texts).count
+            released = identity.privatize_batch(texts)
+    finally:
+        reset_num_threads()
+    assert released == texts and count == 8 * len(texts)
+    assert sorted(cuts) == sorted(texts)
