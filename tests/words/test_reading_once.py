@@ -40,11 +40,11 @@ def cuts(monkeypatch) -> list[str]:
     return seen
 
 
-def _seeded(seed: int, routed: bool = False):
+def _seeded(seed: int, routed: bool = False, languages: tuple[str, ...] = ("en",)):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", edgedp.NotPrivateWarning)
         if routed:
-            return Multilingual(edgedp.BRR, epsilon=0.5, languages=["en"], rng=seed)
+            return Multilingual(edgedp.BRR, epsilon=0.5, languages=list(languages), rng=seed)
         return edgedp.BRR(edgedp.load_pack(), epsilon=0.5, rng=seed)
 
 
@@ -77,7 +77,7 @@ def test_nothing_read_is_kept_after_the_context(cuts):
 
 
 def test_routed_messages_are_identified_once_by_every_language_built_inside(cuts, monkeypatch):
-    routed = _seeded(2, routed=True)
+    routed = _seeded(2, routed=True, languages=("en", "es"))
     identified: list[str] = []
     original = Multilingual._cut_runs
 
@@ -91,6 +91,7 @@ def test_routed_messages_are_identified_once_by_every_language_built_inside(cuts
         spanish = ["hola, ¿nos vemos mañana en la oficina?"]
         routed.privacy_cost(spanish)
         routed.privatize_batch(spanish)
+    assert routed.used() == ("en", "es")  # Spanish's mechanism was built inside the block
     assert sorted(identified) == sorted(TEXTS + spanish)
     assert sorted(cuts) == sorted(TEXTS + spanish)
     assert routed._runs is None and all(m._cuts is None for m in routed._mechanisms.values())
