@@ -55,7 +55,6 @@ used is released as the layout is (see :mod:`edgedp.words.multilingual`).
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import os
 import sys
@@ -422,7 +421,7 @@ def _privatize_batch(batch: Any, job: CorpusJob, mechanism: Any, ledger: Any) ->
             )
     inputs = [texts[index] for index in present]
     # the release reuses what the charges read (a word mechanism's cut of each text)
-    with getattr(mechanism, "reading_once", contextlib.nullcontext)():
+    with mechanism.reading_once():
         by_column = None
         if job.language_column is not None:
             by_column = _ByColumn(mechanism, _column(batch, job.language_column, arrow))

@@ -14,7 +14,8 @@
   which never loads FAISS); :func:`session_threads` gives onnxruntime sessions one thread
   unless a count was set.
 * :class:`Lazy` builds a value (a session, an index) on first use, once, thread-safely: the one
-  lazy-cache helper of the package.
+  lazy-cache helper of the package; :class:`ScopedMemo` keeps values computed per key only while a
+  scope is open (what a ledger's charge read of a text, for its release).
 * :func:`map_in_threads` spreads independent tasks over the count set with :func:`set_num_threads`:
   worker threads that each run their native libraries on one thread, so n threads use n cores.
 """
@@ -42,6 +43,7 @@ if TYPE_CHECKING:
 GraphIO = tuple[tuple[str, ...], tuple[str, ...]]
 T = TypeVar("T")
 R = TypeVar("R")
+K = TypeVar("K")
 
 _threads: int | None = None
 
@@ -130,6 +132,46 @@ class Lazy(Generic[T]):
                     self._value = self._factory()
                 value = self._value
         return value
+
+
+class ScopedMemo(Generic[K, T]):
+    """Values computed once per key while a :meth:`scope` is open, none kept after it (a text
+    read for a ledger's charge, then for its release:
+    :meth:`edgedp.words.mechanism.WordMechanism.reading_once`). Threads share the open memo; two
+    computing one key at once both compute it, the same value."""
+
+    __slots__ = ("_values",)
+
+    def __init__(self) -> None:
+        self._values: dict[K, T] | None = None
+
+    @property
+    def is_open(self) -> bool:
+        """Is a scope open (are values kept)?"""
+        return self._values is not None
+
+    @contextmanager
+    def scope(self) -> Iterator[bool]:
+        """Keep values for the block (yields True), or, inside an open scope, leave it as it is
+        (yields False: the outer block drops the values)."""
+        if self._values is not None:
+            yield False
+            return
+        self._values = {}
+        try:
+            yield True
+        finally:
+            self._values = None
+
+    def get(self, key: K, compute: Callable[[], T]) -> T:
+        """The value of ``key``: computed once while a scope is open, every time otherwise."""
+        values = self._values
+        found = None if values is None else values.get(key)
+        if found is None:
+            found = compute()
+            if values is not None:
+                values[key] = found
+        return found
 
 
 def open_session(

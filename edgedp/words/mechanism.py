@@ -85,7 +85,7 @@ from edgedp.privacy.mechanism import Mechanism
 from edgedp.privacy.randomness import RandomSource
 from edgedp.privacy.validation import check_choice, check_epsilon, check_iterable
 from edgedp.progress import ProgressCallback
-from edgedp.runtime.native import Lazy, map_in_threads, worker_threads
+from edgedp.runtime.native import Lazy, ScopedMemo, map_in_threads, worker_threads
 from edgedp.text.emoji import EMOJI
 from edgedp.text.identifiers import DEFAULT_PROTECT, check_protect
 from edgedp.text.segmentation import (
@@ -308,7 +308,7 @@ class WordMechanism(Mechanism[WordPack]):
         self.kept: KeptCount | None = None
         self._checked_epsilon = False
         #: Inside :meth:`reading_once`: each text's cut into slots, by (text, sentence start).
-        self._cuts: dict[tuple[str, bool], Segmented] | None = None
+        self._cuts: ScopedMemo[tuple[str, bool], Segmented] = ScopedMemo()
         loaded = None
         if self.decode == AUTO:
             self.decode, loaded = self._auto_decoder(language_model)
@@ -343,19 +343,16 @@ class WordMechanism(Mechanism[WordPack]):
     def segment(self, text: str, *, sentence_start: bool = True) -> Segmented:
         """``text`` cut into slots under this mechanism's guard (its kinds and deny-list); inside
         :meth:`reading_once`, cut once."""
-        cuts, key = self._cuts, (text, sentence_start)
-        found = None if cuts is None else cuts.get(key)
-        if found is None:
-            found = segment(
+        return self._cuts.get(
+            (text, sentence_start),
+            lambda: segment(
                 text,
                 self.protect,
                 sentence_start=sentence_start,
                 deny=self.deny,
                 language=self.language,
-            )
-            if cuts is not None:
-                cuts[key] = found
-        return found
+            ),
+        )
 
     @contextlib.contextmanager
     def reading_once(self) -> Iterator[None]:
@@ -375,14 +372,8 @@ class WordMechanism(Mechanism[WordPack]):
         >>> cost.count
         4
         """
-        if self._cuts is not None:
+        with self._cuts.scope():
             yield
-            return
-        self._cuts = {}
-        try:
-            yield
-        finally:
-            self._cuts = None
 
     def stream_guards(self) -> dict[str, Callable[..., Segmented]]:
         """The guard's segmentation of a stream of this mechanism's text, by language: a stream

@@ -44,6 +44,7 @@ from edgedp.languages.packs import DEFAULT_LANGUAGE, installed_languages, word_p
 from edgedp.privacy.guarantee import DpEvent, Guarantee
 from edgedp.privacy.randomness import RandomSource, resolve_rng
 from edgedp.privacy.validation import check_iterable
+from edgedp.runtime.native import ScopedMemo
 from edgedp.text.segmentation import Segmented, SentenceState, check_text, segment
 from edgedp.words.mechanism import KeptCount, WordMechanism
 from edgedp.words.pack import WordPack
@@ -175,7 +176,7 @@ class Multilingual:
         self._lock = threading.Lock()
         self.kept: KeptCount | None = None
         #: Inside :meth:`reading_once`: each text's runs, and the languages' cuts kept till its end.
-        self._runs: dict[str, list[Run]] | None = None
+        self._runs: ScopedMemo[str, list[Run]] = ScopedMemo()
         self._reading: contextlib.ExitStack | None = None
         self.primary  # noqa: B018 - validates the parameters now, with the first mechanism
 
@@ -255,13 +256,7 @@ class Multilingual:
         """``text`` cut into :class:`Run` s, line by line (see the module docstring); inside
         :meth:`reading_once`, once."""
         text = check_text(text)
-        memo = self._runs
-        found = None if memo is None else memo.get(text)
-        if found is None:
-            found = self._cut_runs(text)
-            if memo is not None:
-                memo[text] = found
-        return found
+        return self._runs.get(text, lambda: self._cut_runs(text))
 
     @contextlib.contextmanager
     def reading_once(self) -> Iterator[None]:
@@ -269,19 +264,19 @@ class Multilingual:
         run's cut into slots are what a ledger's charge counted (:meth:`privacy_cost`) and what
         the release then uses; nothing of it is kept after the context (see
         :meth:`WordMechanism.reading_once <edgedp.words.mechanism.WordMechanism.reading_once>`)."""
-        if self._reading is not None:
-            yield
-            return
-        with contextlib.ExitStack() as stack:
-            with self._lock:
+        with self._runs.scope() as opened, contextlib.ExitStack() as stack:
+            if not opened:  # inside one already
+                yield
+                return
+            with self._lock:  # the mechanisms built so far, and those built inside (mechanism)
                 for built in self._mechanisms.values():
                     stack.enter_context(built.reading_once())
-                self._runs, self._reading = {}, stack
+                self._reading = stack
             try:
                 yield
             finally:
                 with self._lock:
-                    self._runs, self._reading = None, None
+                    self._reading = None
 
     def _cut_runs(self, text: str) -> list[Run]:
         runs: list[Run] = []

@@ -71,7 +71,7 @@ def test_nothing_read_is_kept_after_the_context(cuts):
         with brr.reading_once():  # inside one already: the outer one keeps the cuts
             brr.privacy_cost(TEXTS)
         brr.privatize_batch(TEXTS)
-    assert len(cuts) == len(TEXTS) and brr._cuts is None
+    assert len(cuts) == len(TEXTS) and not brr._cuts.is_open
     brr.privatize_batch(TEXTS)
     assert len(cuts) == 2 * len(TEXTS)
 
@@ -94,7 +94,8 @@ def test_routed_messages_are_identified_once_by_every_language_built_inside(cuts
     assert routed.used() == ("en", "es")  # Spanish's mechanism was built inside the block
     assert sorted(identified) == sorted(TEXTS + spanish)
     assert sorted(cuts) == sorted(TEXTS + spanish)
-    assert routed._runs is None and all(m._cuts is None for m in routed._mechanisms.values())
+    assert not routed._runs.is_open
+    assert not any(m._cuts.is_open for m in routed._mechanisms.values())
 
 
 def test_a_guarded_mechanism_cuts_each_release_once(cuts, tmp_path):
