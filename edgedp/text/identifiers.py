@@ -81,7 +81,9 @@ words and common names matter more than the people they may name):
   bike``; not an epithet's). The first part of a negation is no name (``ain't``, ``don't``), and a
   clitic or elision glues no name to a word (``she'd``, ``he'll``, ``j'aime``). A surname that is
   also a word (``park``, ``lee``, ``song``, ``long``, ``an``, ``ha``; ``blanco`` in Spanish) is
-  protected right after a protected name (``ji-woo park``, ``bao an``). Elsewhere (``since early
+  protected right after a protected name (``ji-woo park``, ``bao an``), and, in English, a syllable
+  of two letters that is no dictionary word (``ae``, ``di``, ``du``) right before a name of the
+  lists or a surname (``ae kim``, ``du song``, ``di canio``). Elsewhere (``since early
   January``, ``the bill passed``) it goes through the mechanism. A word on no list is protected
   after a title (``ask dr. zyxwq``), and after a cue or signing off if it is a rare word (``hey
   okafo``); elsewhere, a rare word is the ``"rare-words"`` guard's. The cue words are each
@@ -740,9 +742,10 @@ def name_slots(
     cue (title, greeting, verb of address), before a verb of saying (``rosa disse``), signing the
     message off (alone or first of two: ``thx - ho park``), joined by ``and``/``or``/``&`` or a
     hyphen to a protected name, or right before one (``don park said``); a surname that is also a
-    word right after a protected name (``ji-woo park``); after a greeting or a title, a word and a
-    surname or name right after it (``hey bin lee``); a word on no list after a title, or after a
-    cue if it is no common word.
+    word right after a protected name (``ji-woo park``); in English, a two-letter syllable that is
+    no dictionary word right before a name of the lists or a surname (``ae kim``); after a greeting
+    or a title, a word and a surname or name right after it (``hey bin lee``); a word on no list
+    after a title, or after a cue if it is no common word.
     """
     count = len(words)
     listed = [is_name(word, language) for word in words]
@@ -769,9 +772,13 @@ def name_slots(
             if 0 <= neighbour < count and protected[neighbour] and gap == "-":
                 protected[index] = given[index] = True
     # a word on no list, after a title or rare, is a given name a surname may follow
-    # (``changhyun park``)
+    # (``changhyun park``), and so is a syllable (``ae kim``, ``du song``)
+    syllables = [
+        _syllable(word, language) and gaps[i] not in _APOSTROPHES  # not ``i've``
+        for i, word in enumerate(words)
+    ]
     for index in range(count):
-        unlisted = protected[index] or _rare(words[index], language)
+        unlisted = protected[index] or _rare(words[index], language) or syllables[index]
         given[index] = given[index] or (unlisted and not listed[index])
     surnames = word_list("surnames", language)
     ends = word_list("cut", language)  # a stream may be cut after them: nothing reads past them
@@ -801,15 +808,17 @@ def name_slots(
             and not _starts_place(words, index + 1)
         ):
             protected[index] = protected[index + 1] = True
-    # a name of the lists right before a protected name that is no place (``don park said``,
-    # ``moon han``; not ``via berlin``), right to left so that a chain grows (``minh loan tăng``);
-    # never a cut word (nothing reads past it) nor a cue or epithet (``miss``, ``dear``,
-    # ``saw``, ``colonel``, ``husband``: the name's context, not a name). English only: its list of
+    # a name of the lists, or a syllable before one (``ae kim``), right before a protected name
+    # that is no place (``don park said``, ``moon han``; not ``via berlin``), right to left so
+    # that a chain grows (``minh loan tăng``); never a cut word (nothing reads past it) nor a cue
+    # or epithet (``miss``, ``dear``, ``saw``, ``colonel``, ``husband``: the name's context, not a
+    # name). English only: its list of
     # names that are words keeps those whose frequency in text is a word's (Census shares against
     # wordfreq); the other languages' lists hold their function words (Spanish ``con``, ``su``,
     # ``de`` are names too), which the rule would take before every name
     for index in range(count - 2, -1, -1) if language == "en" else ():
-        if not protected[index] and listed[index] and protected[index + 1]:
+        named = listed[index] or (syllables[index] and listed[index + 1])
+        if not protected[index] and named and protected[index + 1]:
             word = words[index]
             protected[index] = (
                 gaps[index + 1] == " "
@@ -818,6 +827,26 @@ def name_slots(
                 and not _starts_place(words, index + 1)
             )
     return [index for index in range(count) if protected[index]]
+
+
+def _syllable(word: str, language: str) -> bool:
+    """Is ``word`` a syllable a given name is made of: two Latin letters, one a vowel, that are no
+    word of the English dictionary, chat spelling or interjection (``ae``, ``di``, ``du``: frequent
+    in text for other reasons, Korean, Chinese and Vietnamese given names or their parts), nor a
+    word a stream may be cut after? English only (the other languages' function words are two
+    letters: ``de``, ``la``)."""
+    return (
+        language == "en"
+        and len(word) == 2
+        and word.isascii()
+        and word.isalpha()
+        and word[1] in "aeiouy"  # a syllable's shape (``da``, ``ae``), not ``uk``, ``ag``
+        and word not in common_words()
+        and word not in slang_table(language)
+        and word not in lexicon(language).interjections
+        and word not in lexicon(language).rule_words
+        and word not in word_list("cut", language)
+    )
 
 
 def _starts_place(words: Sequence[str], index: int) -> bool:

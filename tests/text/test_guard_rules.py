@@ -48,6 +48,11 @@ def test_the_new_kinds_are_on_by_default():
         ("hi an song lol", ["an", "song"]),
         ("hey an tâm hoàng", ["an", "tâm", "hoàng"]),
         ("dr an kim said so", ["an", "kim"]),
+        # a syllable on no list before a name of the lists, or before a surname: a given name
+        ("thx for the help - ae kim", ["ae", "kim"]),
+        ("i saw di nhiên lê at the station", ["di", "nhiên", "lê"]),
+        ("thx for the help - du song", ["du", "song"]),
+        ("paolo di canio scored", ["paolo", "di", "canio"]),
     ],
 )
 def test_a_surname_that_is_a_word_is_protected_after_a_given_name(text, names):
@@ -58,6 +63,8 @@ def test_a_surname_that_is_a_word_is_protected_after_a_given_name(text, names):
 
 def test_the_same_words_without_a_name_before_them_are_ordinary():
     assert kinds("we went to the park and sang a song, it was a long day") == {}
+    # two letters that are no syllable of a name: abbreviations and clitics
+    assert kinds("the uk law, i've heard, is ag policy") == {}
     # after a verb, the word and surname are no given name (a verb takes articles: with an ...)
     assert kinds("lunch with an apple pie, call an uber") == {}
     # a title or greeting after a cue is the context, not a given name
