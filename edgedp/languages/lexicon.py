@@ -77,6 +77,10 @@ class Lexicon:
         Street types that are ordinary nouns too (German ``heide``, ``wiesen``, ``garten``): a
         street only with a house number right after them (``alte heide 188``), never with one
         before (``2 kinder im garten``).
+    named_street_types : frozenset of str
+        Street types that are frequent words ending ordinary phrases after a number too (English
+        ``approach``, ``ground``: ``a 2 step approach``): a street only after a house number and a
+        name that is no common word (``4 teresa approach``).
     strong_street_types : frozenset of str
         Street types that make an address without a house number (``dorset street``).
     street_types_before : frozenset of str
@@ -150,6 +154,7 @@ class Lexicon:
     weekdays: tuple[str, ...]
     street_types: frozenset[str]
     numbered_street_types: frozenset[str]
+    named_street_types: frozenset[str]
     strong_street_types: frozenset[str]
     street_types_before: frozenset[str]
     street_suffixes: tuple[str, ...]
@@ -193,7 +198,7 @@ class Lexicon:
     @property
     def rule_words(self) -> frozenset[str]:
         """Every word of this lexicon (none of them may be a word after which a stream is cut)."""
-        street_types = self.street_types | self.numbered_street_types
+        street_types = self.street_types | self.numbered_street_types | self.named_street_types
         return self.context_words | street_types | frozenset(self.weekdays)
 
 

@@ -994,7 +994,12 @@ def _address_patterns(language: str) -> tuple[re.Pattern[str], ...]:
     """The anchors of address spans in ``language``: a street type after the name, a strong one,
     a type before the name, a unit, a one-word street with a street ending, a romanized street."""
     lex = lexicon(language)
-    after = _alternatives(lex.street_types | lex.article_street_types | lex.numbered_street_types)
+    after = _alternatives(
+        lex.street_types
+        | lex.article_street_types
+        | lex.numbered_street_types
+        | lex.named_street_types
+    )
     strong = _alternatives(lex.strong_street_types)
     before = _alternatives(lex.street_types_before)
     units = _alternatives(lex.unit_words)
@@ -1051,11 +1056,25 @@ def _number_before(text: str, position: int) -> int:
     return match.start(1) if match else position
 
 
+def _named_street(words: str, language: str) -> bool:
+    """Are ``words`` (a street's name, single spaces) names of the lists that are no common
+    words (``teresa``, ``yolanda``; not ``step``, ``big``)?"""
+    return all(
+        is_name(word, language)
+        and not is_ambiguous(word, language)
+        and not is_common(word, language)
+        for word in words.lower().split()
+    )
+
+
 def address_spans(text: str, language: str = "en") -> list[tuple[int, int, str]]:
     """(start, end, "address") of the street addresses of ``text``, in order, non-overlapping.
 
     * up to three words, a street type that is an ordinary noun too and a house number after it
       (German ``alte heide 188``; :attr:`~edgedp.languages.lexicon.Lexicon.numbered_street_types`);
+    * a house number, up to three names that are no common words and a street type that is a
+      frequent word too (``4 teresa approach``;
+      :attr:`~edgedp.languages.lexicon.Lexicon.named_street_types`);
     * a house number (``14``, ``221b``, ``14-16``), up to three words and a street type after them
       (``14 admiralty way``, ``27 dorset st``, ``132 the square``: an article of the language may
       start the name; ``5th``: an ordinal is a word), with a unit before (``flat 3, 27 dorset
@@ -1080,6 +1099,7 @@ def address_spans(text: str, language: str = "en") -> list[tuple[int, int, str]]
     directions = lexicon(language).street_directions
     article_types = lexicon(language).article_street_types
     numbered = lexicon(language).numbered_street_types
+    frequent_types = lexicon(language).named_street_types
     for match in after.finditer(text):
         start = _words_before(text, match.start(), 3, language)
         if start < match.start() and match.group().lower() in article_types:
@@ -1097,6 +1117,11 @@ def address_spans(text: str, language: str = "en") -> list[tuple[int, int, str]]
         if match.group().lower() in numbered:  # a noun too: a street with its number after only
             if tail is not None:  # alte heide 188, never 2 kinder im garten
                 spans.append((start, match.end() + len(tail.group(0))))
+            continue
+        # a frequent word too: a street after a house number and a name only
+        if match.group().lower() in frequent_types:
+            if number < start and _named_street(text[start : match.start()], language):
+                spans.append((number, match.end()))  # 4 teresa approach, never 2 step approach
             continue
         # a compass point after the type (1600 pennsylvania ave nw)
         point = re.match(rf"\.? ({_WORD})(?![\w\-])", text[match.end() :])

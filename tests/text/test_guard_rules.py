@@ -111,6 +111,9 @@ def test_chat_words_are_never_names(word):
         ("send it to level 8 678 karen villas pls", "level 8 678 karen villas"),  # a floor
         ("send it to level 8, 678 karen villas pls", "level 8, 678 karen villas"),
         ("ring level 2, flat 3 when you arrive", "level 2, flat 3"),
+        # a type that is a frequent word too, after a house number and a name (AS/NZS 4819)
+        ("send it to 4 teresa approach pls", "4 teresa approach"),
+        ("meet me at 00/735 yolanda ground at 6", "00/735 yolanda ground"),
     ],
 )
 def test_street_addresses_are_one_address_span(text, address):
@@ -133,6 +136,10 @@ def test_ordinary_chat_around_streets_is_no_address():
         "the croft is old",
         "im at level 8 lol",  # a floor only right before another part of an address
         "level 8, then 9",
+        "a 2 step approach works",  # a type that is a frequent word: only after a name
+        "we won 3 games and the ground was wet",
+        "he took 2 big steps",
+        "we met at 4 mark end",  # a name that is a common word is no street's name there
     ):
         assert address_spans(text) == [], text
 
