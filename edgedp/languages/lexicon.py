@@ -98,6 +98,14 @@ class Lexicon:
     street_articles : frozenset of str
         Articles a street's name may start with right after a house number (``132 the square``):
         cut words everywhere else, so not among :attr:`rule_words`.
+    street_prepositions : frozenset of str
+        Prepositions a street's name may start with, an article after them, before a street type
+        that is a noun too and its house number (German ``auf der weide 54``, ``an den wiesen
+        3``); never words a stream is cut after.
+    preposition_articles : frozenset of str
+        The articles after a street preposition (``der`` of ``auf der weide 54``): a stream is
+        never cut after one right after such a preposition; cut words everywhere else, so not
+        among :attr:`rule_words`.
     article_street_types : frozenset of str
         Words that make a street only right after a house number and an article (``68 the
         croft``, ``230 the ridings``), never after other words (``3 green limes``); names and
@@ -162,6 +170,8 @@ class Lexicon:
     street_particles: frozenset[str]
     street_directions: frozenset[str]
     street_articles: frozenset[str]
+    street_prepositions: frozenset[str]
+    preposition_articles: frozenset[str]
     article_street_types: frozenset[str]
     unit_words: frozenset[str]
     floor_words: frozenset[str]
@@ -188,6 +198,7 @@ class Lexicon:
             | self.unit_words
             | self.floor_words
             | self.street_types_before
+            | self.street_prepositions
             | self.street_particles
             | self.street_directions
             | self.place_cues

@@ -496,6 +496,7 @@ def span_may_continue(token: str, language: str = "en", previous: str = "") -> b
             (word in lex.street_articles and _HOUSE_NUMBER.fullmatch(previous) is not None)
             or (word in lex.copulas and before in lex.password_cues)
             or _inside_place(before, word)  # ``heidenheim an der brenz``
+            or (word in lex.preposition_articles and before in lex.street_prepositions)
         )
     return language != "en" or any("a" <= char <= "z" for char in word.lower())
 
@@ -1069,20 +1070,40 @@ def _address_patterns(language: str) -> tuple[re.Pattern[str], ...]:
 _WORD_BEFORE = re.compile(rf"(?<![^ ])({_WORD}|\d{{1,4}}(?i:st|nd|rd|th)) $")
 
 
+def _stops_street(word: str, language: str) -> bool:
+    """Does ``word`` end a street's name read from its type: a cut word of ``language`` or a
+    street preposition (``auf``: it starts one, :func:`_preposition_before`)?"""
+    return word in word_list("cut", language) or word in lexicon(language).street_prepositions
+
+
 def _words_before(text: str, end: int, limit: int, language: str) -> int:
     """Where the run of at most ``limit`` words (single spaces between them, none of them a cut
-    word of ``language`` or a number but an ordinal: ``5th ave``) that ends at ``end`` starts
-    (``end`` if there is none)."""
+    word of ``language``, a street preposition, ``auf``, or a number but an ordinal: ``5th ave``)
+    that ends at ``end`` starts (``end`` if there is none)."""
     start = end
     for _ in range(limit):
         match = _WORD_BEFORE.search(text, max(0, start - 60), start)
         if match is None:
             break
         word = match.group(1)
-        if word.lower() in word_list("cut", language):
+        if _stops_street(word.lower(), language):
             break
         start -= len(word) + 1
     return start
+
+
+def _preposition_before(text: str, start: int, language: str) -> int:
+    """Where a street preposition and its article right before ``start`` start (``auf der `` of
+    ``auf der weide 54``; ``start`` if there are none)."""
+    lex = lexicon(language)
+    article = _WORD_BEFORE.search(text, max(0, start - 20), start)
+    if article is None or article.group(1).lower() not in lex.preposition_articles:
+        return start
+    at = start - len(article.group(0))
+    preposition = _WORD_BEFORE.search(text, max(0, at - 20), at)
+    if preposition is None or preposition.group(1).lower() not in lex.street_prepositions:
+        return start
+    return at - len(preposition.group(0))
 
 
 _NUMBER_BEFORE = re.compile(rf"(?<![^\s(])({_NUMBER}),? $")
@@ -1112,7 +1133,8 @@ def address_spans(text: str, language: str = "en") -> list[tuple[int, int, str]]
     """(start, end, "address") of the street addresses of ``text``, in order, non-overlapping.
 
     * up to three words, a street type that is an ordinary noun too and a house number after it
-      (German ``alte heide 188``; :attr:`~edgedp.languages.lexicon.Lexicon.numbered_street_types`);
+      (German ``alte heide 188``; :attr:`~edgedp.languages.lexicon.Lexicon.numbered_street_types`),
+      or right after a street preposition and its article (``auf der weide 54``);
     * a house number, up to three names that are no common words and a street type that is a
       frequent word too (``4 teresa approach``;
       :attr:`~edgedp.languages.lexicon.Lexicon.named_street_types`);
@@ -1130,8 +1152,9 @@ def address_spans(text: str, language: str = "en") -> list[tuple[int, int, str]]
       or Chinese street or district (``gangnam-daero``, ``teheran-ro 152``, ``shibuya-ku``).
 
     No word of a street's name is a cut word of ``language`` but an article right after its house
-    number (``132 the square``), after which :func:`span_may_continue` holds too, so a stream
-    never cuts inside one. Words are read in any case.
+    number (``132 the square``) or a street preposition (``auf der weide 54``), after which
+    :func:`span_may_continue` holds too, so a stream never cuts inside one. Words are read in any
+    case.
     """
     after, strong, before, unit, ending, romanized = _address_patterns(check_language(language))
     strong_endings = lexicon(language).strong_street_suffixes
@@ -1151,14 +1174,16 @@ def address_spans(text: str, language: str = "en") -> list[tuple[int, int, str]]
             named_from = start - len(article.group(0))
             if _number_before(text, named_from) < named_from:
                 start = named_from
+        tail = re.match(rf"\.?,? (?:n[°ºo]\.? ?)?{_NUMBER}", text[match.end() :])
+        if match.group().lower() in numbered:  # a noun too: a street with its number after only
+            if start == match.start():  # auf der weide 54, not in der [alte heide 188]
+                start = _preposition_before(text, start, language)
+            if tail is not None and start < match.start():  # never 2 kinder im garten
+                spans.append((start, match.end() + len(tail.group(0))))
+            continue
         if start == match.start():
             continue
         number = _number_before(text, start)
-        tail = re.match(rf"\.?,? (?:n[°ºo]\.? ?)?{_NUMBER}", text[match.end() :])
-        if match.group().lower() in numbered:  # a noun too: a street with its number after only
-            if tail is not None:  # alte heide 188, never 2 kinder im garten
-                spans.append((start, match.end() + len(tail.group(0))))
-            continue
         # a frequent word too: a street after a house number and a name only
         if match.group().lower() in frequent_types:
             if number < start and _named_street(text[start : match.start()], language):
@@ -1181,7 +1206,7 @@ def address_spans(text: str, language: str = "en") -> list[tuple[int, int, str]]
         named = False
         for _ in range(5):
             word = re.match(rf" ({_WORD}(?:-{_WORD})*)(?![\w\-])", text[end:])  # champs-élysées
-            if word is None or word.group(1).lower() in word_list("cut", language):
+            if word is None or _stops_street(word.group(1).lower(), language):
                 break
             end += len(word.group(0))
             named = named or word.group(1).lower() not in particles

@@ -186,6 +186,7 @@ def test_a_function_word_outside_a_place_stays_a_cut_point():
     assert not span_may_continue("the", "en", "saw")
     assert not span_may_continue("der", "de", "mit")
     assert span_may_continue("der", "de", "an") and span_may_continue("an", "de", "heidenheim")
+    assert span_may_continue("der", "de", "auf")  # auf der weide 54: a street preposition
 
 
 def test_a_place_that_is_a_common_word_needs_a_cue():
@@ -246,10 +247,15 @@ def test_german_streets_named_after_am_im_zum_zur(text, address):
         ("ich wohne jetzt in der alte heide 188, komm vorbei", "alte heide 188"),
         ("schick es an grunder wiesen 229 bitte", "grunder wiesen 229"),
         ("die adresse ist lindener feld 12", "lindener feld 12"),
+        # a street preposition and its article start the name (auf der weide 54)
+        ("ich wohne jetzt in der auf der weide 54, komm vorbei", "auf der weide 54"),
+        ("schick es an an den wiesen 3 bitte", "an den wiesen 3"),
         # never with a number before them, nor without one
         ("habe 2 kinder im garten", None),
         ("3 leute im park heute", None),
         ("der alte hof ist schön", None),
+        ("wir sitzen auf der wiese und essen", None),
+        ("es wären heute 6 engel über die straße gegangen", None),  # über starts, never continues
     ],
 )
 def test_german_streets_of_nouns_need_their_house_number_after(text, address):
@@ -330,7 +336,7 @@ CHATS = {
     "de": "das passwort ist geheim123, hallo anna, ich wohne jetzt am neuenhof 291 in köln. ruf "
     "mark morgen an, er sagt, im rottland 188 ist frei. wir sehen uns am montag zur mittagszeit\n"
     "oder in der berliner straße 12, der berliner ist da\nwir wohnen in heidenheim an der brenz, an "
-    "der ecke, bei bad homburg vor der höhe\n",
+    "der ecke, bei bad homburg vor der höhe\nich wohne auf der weide 54, an den wiesen 3 war ich auch\n",
     "pt": "oi maria, a rosa disse que o rogério liga amanhã. glória chega hoje e maurício disse "
     "que sim, mas a rosa é uma flor\n",
 }
