@@ -53,6 +53,7 @@ from pathlib import Path
 import numpy as np
 
 from bench.harness import ROOT, Report
+from bench.utility.guard_lists import eszett_spellings
 from bench.utility.names import CACHE as NAMES_CACHE
 from bench.utility.names import nam_dict_origins
 
@@ -447,6 +448,9 @@ def languages(report: Report, quick: bool) -> None:
                     missed.append(name)
         chat = [w for w in top_n_list(language, 4000) if re.fullmatch(r"[^\W\d_]+", w)]
         chat = chat[: 200 if quick else 3000]
+        if language == "de":  # also as German writes them (wordfreq casefolds ß: weiss, weiß)
+            spelled = eszett_spellings()
+            chat += [spelled[word] for word in chat if word in spelled]
         proper = _proper_nouns(chat, language)
         over = []
         named = named_protected = nouns = nouns_protected = 0

@@ -465,18 +465,38 @@ def debian_package(package: str) -> Path:
     return target
 
 
-def dictionary_words(language: str) -> set[str]:
-    """The lower-case words of the language's Debian word list (German: every word, lower-cased,
-    less those written only capitalized that Faker's German locales give as names, as written or
-    without the accents of other languages, not without an umlaut or ß: ``theodore`` of
-    ``théodore`` is a name, ``schutz`` a word, though ``schütz`` without its umlaut is spelled so)."""
+def _word_list_lines(language: str) -> list[str]:
+    """The words of the language's Debian word list, as written."""
     package, path = DICTIONARIES[language]
     file = debian_package(package) / path
     lines = file.read_text(encoding="utf-8", errors="replace").splitlines()
-    words = [line.split("/")[0].strip() for line in lines[1 if language == "ru" else 0 :]]
+    return [line.split("/")[0].strip() for line in lines[1 if language == "ru" else 0 :]]
+
+
+def eszett_spellings() -> dict[str, str]:
+    """German words as wordfreq writes them, ss for ß (it casefolds), -> as German writes them
+    (``weiss``: ``weiß``, ``gross``: ``groß``), where the ss form is no word of its own in
+    Debian's ``wngerman`` (``muss``, ``dass`` are)."""
+    written = {word.lower() for word in _word_list_lines("de")}
+    return {
+        word.replace("ß", "ss"): word
+        for word in written
+        if "ß" in word and word.replace("ß", "ss") not in written
+    }
+
+
+def dictionary_words(language: str) -> set[str]:
+    """The lower-case words of the language's Debian word list (German: every word, lower-cased,
+    also with ss for ß, less those written only capitalized that Faker's German locales give as
+    names, as written or without the accents of other languages, not without an umlaut or ß:
+    ``theodore`` of ``théodore`` is a name, ``schutz`` a word, though ``schütz`` without its umlaut
+    is spelled so; ``heiss`` of ``heiß`` a word)."""
+    words = _word_list_lines(language)
     if language == "de":  # nouns are capitalized: a capitalized word is a word unless a name
         written = faker_person(FAKER_LOCALES["de"], folded=False)
         names = written | {fold(name) for name in written if not set(name) & set("äöüß")}
+        # and as Swiss German and chat write it, ss for ß (heiss, mass of heiß, Maß)
+        words += [w.replace("ß", "ss") for w in words if "ß" in w]
         return {w.lower() for w in words if w.islower() or w.lower() not in names}
     return {word for word in words if word.islower()}
 
@@ -724,6 +744,10 @@ def build(language: str, shared: dict[str, set[str]]) -> dict[str, list[str]]:
         common = set(common_words().iter_words())
     else:
         dictionary = dictionary_words(language)
+        # wordfreq casefolds ß to ss: a word written with ß is as frequent as its ss form (groß)
+        frequent_set |= {
+            w for w in names | dictionary if "ß" in w and w.replace("ß", "ss") in frequent_set
+        }
         # inflected forms and loanwords the word list lacks (tengan, calles; test, link)
         # (not a name it also writes with a capital: alice, torres)
         accepted = spelled_words(frequent, language)

@@ -623,11 +623,14 @@ def _without_accents(word: str) -> str:
 
 def is_common(word: str, language: str = "en") -> bool:
     """Is ``word`` a common or frequent word of ``language`` (chat forms such as ``lol`` among
-    them), never a name by the cue rule?"""
+    them), never a name by the cue rule? ``ß`` reads as ``ss``, as the lists write it (``weiß``:
+    ``weiss``; wordfreq casefolds)."""
     if language == "en" and word in common_words():
         return True
+    words = word_list("words", language)
     return (
-        word in word_list("words", language)
+        word in words
+        or ("ß" in word and word.replace("ß", "ss") in words)
         or word in slang_table(language)
         or word in lexicon(language).interjections
         or is_laughter(word)

@@ -145,6 +145,16 @@ def test_ordinary_chat_around_streets_is_no_address():
         assert address_spans(text) == [], text
 
 
+def test_german_words_with_an_eszett_are_words_and_names_only_in_context():
+    # the word lists write ss for ß (wordfreq casefolds): weiß is weiss, a word, not a rare word
+    assert (
+        kinds("ich weiß nicht, schließlich ist es groß und heiß, außerhalb der straße", "de") == {}
+    )
+    assert kinds("das macht spaß, gemäß der regel", "de") == {}
+    assert kinds("hallo herr groß, wie geht's", "de") == {"groß": "name"}  # a surname after a title
+    assert kinds("ich glaube heiss ist gut", "de") == {}  # ss for ß, as Swiss German writes it
+
+
 def test_a_capital_dotted_i_reads_as_i_in_places():
     assert kinds("she lives near İstanbul now") == {"i̇stanbul": "place"}
 
