@@ -98,6 +98,10 @@ class Lexicon:
     street_articles : frozenset of str
         Articles a street's name may start with right after a house number (``132 the square``):
         cut words everywhere else, so not among :attr:`rule_words`.
+    street_adjectives : frozenset of str
+        Adjectives a street's name is often made of before its type (German ``breite straße 9``,
+        ``schöne aussicht 187``; English ``great north road``): never words a stream is cut
+        after, so the name is read back from its type.
     street_prepositions : frozenset of str
         Prepositions a street's name may start with, an article after them, before a street type
         that is a noun too and its house number (German ``auf der weide 54``, ``an den wiesen
@@ -170,6 +174,7 @@ class Lexicon:
     street_particles: frozenset[str]
     street_directions: frozenset[str]
     street_articles: frozenset[str]
+    street_adjectives: frozenset[str]
     street_prepositions: frozenset[str]
     preposition_articles: frozenset[str]
     article_street_types: frozenset[str]
@@ -199,6 +204,7 @@ class Lexicon:
             | self.floor_words
             | self.street_types_before
             | self.street_prepositions
+            | self.street_adjectives
             | self.street_particles
             | self.street_directions
             | self.place_cues

@@ -1122,6 +1122,13 @@ def _number_before(text: str, position: int) -> int:
     return match.start(1) if match else position
 
 
+def _adjectives_only(words: str, language: str) -> bool:
+    """Are ``words`` (a street's name, single spaces) street adjectives alone (``great``, ``new
+    old``): a name only with a house number (``9 great road``)?"""
+    adjectives = lexicon(language).street_adjectives
+    return all(word in adjectives for word in words.lower().split())
+
+
 def _named_street(words: str, language: str) -> bool:
     """Are ``words`` (a street's name, single spaces) names of the lists that are no common
     words (``teresa``, ``yolanda``; not ``step``, ``big``)?"""
@@ -1146,7 +1153,8 @@ def address_spans(text: str, language: str = "en") -> list[tuple[int, int, str]]
       (``14 admiralty way``, ``27 dorset st``, ``132 the square``: an article of the language may
       start the name; ``5th``: an ordinal is a word), with a unit before (``flat 3, 27 dorset
       st``) and a compass point after (``1600 pennsylvania ave nw``);
-    * up to three words and a strong street type without a number (``dorset street``);
+    * up to three words and a strong street type without a number (``dorset street``; not
+      street adjectives alone: ``a great road``, ``the long lane``);
     * a street type before the name (``rue de la paix``, ``via roma 12``, ``ul. marszałkowska
       10``, ``улица ленина, 5``), with the street's words and a house number after;
     * a unit and its number (``apt 4b``, ``flat 3``, ``кв. 5``), and a floor and its number right
@@ -1202,8 +1210,10 @@ def address_spans(text: str, language: str = "en") -> list[tuple[int, int, str]]
             spans.append((number, end))
         elif tail is not None:  # berliner platz 89, bamberger str. 166
             spans.append((start, match.end() + len(tail.group(0))))
-        elif strong.fullmatch(match.group()):
-            spans.append((start, end))
+        elif strong.fullmatch(match.group()) and not _adjectives_only(
+            text[start : match.start()], language
+        ):
+            spans.append((start, end))  # dorset street; never a great road, a long lane
     for match in before.finditer(text):
         end = match.end()
         particles = lexicon(language).street_particles

@@ -115,6 +115,8 @@ def test_chat_words_are_never_names(word):
         # a type that is a frequent word too, after a house number and a name (AS/NZS 4819)
         ("send it to 4 teresa approach pls", "4 teresa approach"),
         ("meet me at 00/735 yolanda ground at 6", "00/735 yolanda ground"),
+        ("send it to 9 great north road", "9 great north road"),  # a street adjective
+        ("we are at great ormond street hospital", "great ormond street"),
     ],
 )
 def test_street_addresses_are_one_address_span(text, address):
@@ -141,6 +143,8 @@ def test_ordinary_chat_around_streets_is_no_address():
         "we won 3 games and the ground was wet",
         "he took 2 big steps",
         "we met at 4 mark end",  # a name that is a common word is no street's name there
+        "it was a great road trip",  # street adjectives alone make a street with a number only
+        "the long road ahead, the high street shops",
     ):
         assert address_spans(text) == [], text
 
@@ -257,6 +261,10 @@ def test_german_streets_named_after_am_im_zum_zur(text, address):
         ("ich wohne jetzt in der alte heide 188, komm vorbei", "alte heide 188"),
         ("schick es an grunder wiesen 229 bitte", "grunder wiesen 229"),
         ("die adresse ist lindener feld 12", "lindener feld 12"),
+        # a street named by an adjective (breite straße, schöne aussicht), the adjective read
+        ("ich wohne jetzt in der breite straße 9, komm vorbei", "breite straße 9"),
+        ("ich wohne jetzt in der schöne aussicht 187, komm vorbei", "schöne aussicht 187"),
+        ("wir sind in der kleinen gasse 2 bitte", "kleinen gasse 2"),
         # a street preposition and its article start the name (auf der weide 54)
         ("ich wohne jetzt in der auf der weide 54, komm vorbei", "auf der weide 54"),
         ("schick es an an den wiesen 3 bitte", "an den wiesen 3"),
@@ -268,7 +276,7 @@ def test_german_streets_named_after_am_im_zum_zur(text, address):
         ("es wären heute 6 engel über die straße gegangen", None),  # über starts, never continues
     ],
 )
-def test_german_streets_of_nouns_need_their_house_number_after(text, address):
+def test_german_streets_of_nouns_adjectives_and_prepositions_with_their_number(text, address):
     found = [word for word, kind in kinds(text, "de").items() if kind == "address"]
     assert found == ([address] if address else [])
 
