@@ -152,9 +152,9 @@ name on no list that is a frequent word, outside the contexts above (and not cap
 mark``), or an identifier in a format not covered here, is an ordinary word slot and gets the
 mechanism's metric-DP guarantee only; so is a town of fewer than 5,000 people that is a frequent
 word (``python -m bench guard`` measures how many), a street written without its type or number
-(``i live on dorset``, ``68 the old croft``) or named from a word a stream is cut after (``schöne
-aussicht 187``), a street type the lexicon lacks, or a name in a script or language whose lists
-are not loaded. Rules also
+(``i live on dorset``, ``68 the old croft``) or named from a word a stream is cut after (``14
+the very long road``), a street type the lexicon lacks, or a name in a script or language whose
+lists are not loaded. Rules also
 protect some words that name no one (``meet early``, ``give maria an update``, a rare word or a
 typo): a utility cost, never a leak. A digit group shaped like a local phone number
 (``250-1000`` as a range) is kind ``phone``; either way it is protected.
