@@ -83,7 +83,8 @@ words and common names matter more than the people they may name):
   also a word (``park``, ``lee``, ``song``, ``long``, ``an``, ``ha``; ``blanco`` in Spanish) is
   protected right after a protected name (``ji-woo park``, ``bao an``), and, in English, a syllable
   of two letters that is no dictionary word (``ae``, ``di``, ``du``) right before a name of the
-  lists or a surname (``ae kim``, ``du song``, ``di canio``). Elsewhere (``since early
+  lists or a surname (``ae kim``, ``du song``, ``di canio``), or any word but a chat word that
+  opens a sentence before a name and a verb of saying (``bin lee said``). Elsewhere (``since early
   January``, ``the bill passed``) it goes through the mechanism. A word on no list is protected
   after a title (``ask dr. zyxwq``), and after a cue or signing off if it is a rare word (``hey
   okafo``); elsewhere, a rare word is the ``"rare-words"`` guard's. The cue words are each
@@ -772,7 +773,8 @@ def name_slots(
     message off (alone or first of two: ``thx - ho park``), joined by ``and``/``or``/``&`` or a
     hyphen to a protected name, or right before one (``don park said``); a surname that is also a
     word right after a protected name (``ji-woo park``); in English, a two-letter syllable that is
-    no dictionary word right before a name of the lists or a surname (``ae kim``); after a greeting
+    no dictionary word right before a name of the lists or a surname (``ae kim``), and the word
+    opening a sentence before a name and a verb of saying (``bin lee said``); after a greeting
     or a title, a word and a surname or name right after it (``hey bin lee``); a word on no list
     after a title, or after a cue if it is no common word.
     """
@@ -837,7 +839,8 @@ def name_slots(
             and not _starts_place(words, index + 1)
         ):
             protected[index] = protected[index + 1] = True
-    # a name of the lists, or a syllable before one (``ae kim``), right before a protected name
+    # a name of the lists, or a syllable before one (``ae kim``), or the word opening a sentence
+    # before one and a verb of saying (``bin lee said``), right before a protected name
     # that is no place (``don park said``, ``moon han``; not ``via berlin``), right to left so
     # that a chain grows (``minh loan tăng``); never a cut word (nothing reads past it) nor a cue
     # or epithet (``miss``, ``dear``, ``saw``, ``colonel``, ``husband``: the name's context, not a
@@ -845,8 +848,21 @@ def name_slots(
     # names that are words keeps those whose frequency in text is a word's (Census shares against
     # wordfreq); the other languages' lists hold their function words (Spanish ``con``, ``su``,
     # ``de`` are names too), which the rule would take before every name
+    speech_verbs = lexicon(language).speech_verbs
     for index in range(count - 2, -1, -1) if language == "en" else ():
-        named = listed[index] or (syllables[index] and listed[index + 1])
+        # a word opening a sentence, then a name and a verb of saying: a given name and surname
+        # (``bin lee said``), not a chat word (``lol kim said``)
+        reports = (
+            starts_sentence[index]
+            and index + 2 < count
+            and words[index + 2] in speech_verbs
+            and gaps[index + 2] == " "
+            and words[index].isalpha()
+            and words[index] not in slang_table(language)
+            and words[index] not in lexicon(language).interjections
+            and not is_laughter(words[index])
+        )
+        named = listed[index] or ((syllables[index] or reports) and listed[index + 1])
         if not protected[index] and named and protected[index + 1]:
             word = words[index]
             protected[index] = (

@@ -54,6 +54,9 @@ def test_the_new_kinds_are_on_by_default():
         ("i saw di nhiên lê at the station", ["di", "nhiên", "lê"]),
         ("thx for the help - du song", ["du", "song"]),
         ("paolo di canio scored", ["paolo", "di", "canio"]),
+        # a word opening a sentence, then a name and a verb of saying
+        ("bin lee said the meeting moved", ["bin", "lee"]),
+        ("ok. bin lee said so", ["bin", "lee"]),
     ],
 )
 def test_a_surname_that_is_a_word_is_protected_after_a_given_name(text, names):
@@ -66,6 +69,8 @@ def test_the_same_words_without_a_name_before_them_are_ordinary():
     assert kinds("we went to the park and sang a song, it was a long day") == {}
     # two letters that are no syllable of a name: abbreviations and clitics
     assert kinds("the uk law, i've heard, is ag policy") == {}
+    # not a chat word or one inside a sentence before a name and a verb of saying
+    assert "lol" not in kinds("lol kim said no") and "bin" not in kinds("the bin lee said was full")
     # after a verb, the word and surname are no given name (a verb takes articles: with an ...)
     assert kinds("lunch with an apple pie, call an uber") == {}
     # a title or greeting after a cue is the context, not a given name
