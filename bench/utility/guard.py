@@ -28,7 +28,8 @@ lists are NOT built from, and measures the guard (every kind, the default) on it
   held-out first names and, as the English table reads SCOWL's capitals, the proper nouns among
   them (words Hunspell's dictionary of the language takes capitalized but not in lower case:
   ``madrid``, ``sánchez``, ``москве``, not ``calles``; none for German, whose dictionary
-  capitalizes every noun), each counted apart.
+  capitalizes every noun), each counted apart. German's also in the spelling German writes with
+  ß (wordfreq casefolds: ``weiss`` is ``weiß`` too; Debian ``wngerman`` spells them).
 
 Recall counts an identifier as protected when every word slot of it is protected (any kind); the
 floor beside it is what an input-independent release protects (nothing: 0). Also measured: the
