@@ -639,10 +639,16 @@ class WordMechanism(Mechanism[WordPack]):
         """The vocabulary id of each slot key (:attr:`Segmented.words`), -1 where it is unknown.
 
         A chat spelling of the pack's language is looked up as its word
-        (:func:`edgedp.words.replacements.pack_slang`: ``tmrw`` as ``tomorrow``).
+        (:func:`edgedp.words.replacements.pack_slang`: ``tmrw`` as ``tomorrow``), and a word with
+        ``ß`` the pack lacks as written is looked up with ``ss`` (``weiß`` as ``weiss``: packs
+        built from wordfreq's lists, which casefold, write it so).
         """
-        words = list(words)
-        return self.pack.vocabulary.ids(map(self._slang.get, words, words))  # get(word, word)
+        keys = [self._slang.get(word, word) for word in words]
+        ids = self.pack.vocabulary.ids(keys)
+        eszett = [i for i, key in enumerate(keys) if "ß" in key and ids[i] < 0]
+        if eszett:
+            ids[eszett] = self.pack.vocabulary.ids([keys[i].replace("ß", "ss") for i in eszett])
+        return ids
 
     def _slot_ids(self, segmented: list[Segmented]) -> np.ndarray:
         """The vocabulary id of every slot; -1 where it is out of vocabulary or protected,

@@ -76,6 +76,19 @@ def test_the_packs_verify(language, capsys):
     assert main(["packs", "verify", str(ASSETS / f"lm-{language}")]) == 0
 
 
+def test_german_words_written_with_eszett_are_the_packs_words():
+    # the pack's words come from wordfreq, which casefolds ß to ss: weiß is its weiss, not unknown
+    pack = edgedp.load_pack("words-de", kind="words")
+    assert "weiß" not in pack.vocabulary and "weiss" in pack.vocabulary
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", edgedp.NotPrivateWarning)
+        brr = edgedp.BRR(pack, epsilon=1000.0, rng=0, decode="nearest")
+    spelled = brr.lookup(["weiß", "straße", "groß", "schließlich"])
+    assert (spelled >= 0).all()
+    assert (spelled == brr.lookup(["weiss", "strasse", "gross", "schliesslich"])).all()
+    assert brr.privatize("ich weiß nicht") == "ich weiss nicht"  # released, not replaced
+
+
 @pytest.mark.parametrize("decode", ["nearest", "context"])
 def test_brr_privatizes_a_sentence_into_words_of_the_language(language, decode):
     pack = edgedp.load_pack(f"words-{language}", kind="words")
