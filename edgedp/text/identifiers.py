@@ -477,10 +477,9 @@ def span_may_continue(token: str, language: str = "en", previous: str = "") -> b
     only). True after anything else: a digit, a capital letter, a title, greeting, verb of
     address, sign-off, ``and``/``or``, a month name, ``of``, a name, a place, a street type, and
     any other word, which may be a street's name before its type (``14 admiralty way``) or a name
-    before a surname. A stream may be cut
-    after a space only where this is false (:mod:`edgedp.words.streaming`), so a stream is cut
-    after the first such word of each run of text, and the guard finds the same spans and slots in
-    each piece as in the whole text.
+    before a surname. A stream may be cut after a space only where this is false
+    (:mod:`edgedp.words.streaming`), so a stream is cut after the first such word of each run of
+    text, and the guard finds the same spans and slots in each piece as in the whole text.
     """
     if any(char.isdigit() or char.isupper() or char in '")' for char in token):
         return True  # a number, a capital, a quoted e-mail local part ("jane doe"@x.org)
@@ -840,14 +839,14 @@ def name_slots(
         ):
             protected[index] = protected[index + 1] = True
     # a name of the lists, or a syllable before one (``ae kim``), or the word opening a sentence
-    # before one and a verb of saying (``bin lee said``), right before a protected name
-    # that is no place (``don park said``, ``moon han``; not ``via berlin``), right to left so
-    # that a chain grows (``minh loan tăng``); never a cut word (nothing reads past it) nor a cue
-    # or epithet (``miss``, ``dear``, ``saw``, ``colonel``, ``husband``: the name's context, not a
-    # name). English only: its list of
-    # names that are words keeps those whose frequency in text is a word's (Census shares against
-    # wordfreq); the other languages' lists hold their function words (Spanish ``con``, ``su``,
-    # ``de`` are names too), which the rule would take before every name
+    # before one and a verb of saying (``bin lee said``), right before a protected name that is
+    # no place (``don park said``, ``moon han``; not ``via berlin``), right to left so that a
+    # chain grows (``minh loan tăng``); never a cut word (nothing reads past it) nor a cue or
+    # epithet (``miss``, ``dear``, ``saw``, ``colonel``, ``husband``: the name's context, not a
+    # name). English only: its list of names that are words keeps those whose frequency in text
+    # is a word's (Census shares against wordfreq); the other languages' lists hold their
+    # function words (Spanish ``con``, ``su``, ``de`` are names too), which the rule would take
+    # before every name
     speech_verbs = lexicon(language).speech_verbs
     for index in range(count - 2, -1, -1) if language == "en" else ():
         # a word opening a sentence, then a name and a verb of saying: a given name and surname
@@ -875,8 +874,8 @@ def name_slots(
 
 
 def _syllable(word: str, language: str) -> bool:
-    """Is ``word`` a syllable a given name is made of: two Latin letters, one a vowel, that are no
-    word of the English dictionary, chat spelling or interjection (``ae``, ``di``, ``du``: frequent
+    """Is ``word`` a syllable a given name is made of: two Latin letters ending in a vowel, that
+    are no word of the English dictionary, chat spelling or interjection (``ae``, ``di``, ``du``: frequent
     in text for other reasons, Korean, Chinese and Vietnamese given names or their parts), nor a
     word a stream may be cut after? English only (the other languages' function words are two
     letters: ``de``, ``la``)."""
@@ -1098,8 +1097,8 @@ def _stops_street(word: str, language: str) -> bool:
 
 def _words_before(text: str, end: int, limit: int, language: str) -> int:
     """Where the run of at most ``limit`` words (single spaces between them, none of them a cut
-    word of ``language``, a street preposition, ``auf``, or a number but an ordinal: ``5th ave``)
-    that ends at ``end`` starts (``end`` if there is none)."""
+    word of ``language``, a street preposition such as ``auf``, or a number but an ordinal:
+    ``5th ave``) that ends at ``end`` starts (``end`` if there is none)."""
     start = end
     for _ in range(limit):
         match = _WORD_BEFORE.search(text, max(0, start - 60), start)
