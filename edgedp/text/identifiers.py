@@ -650,6 +650,8 @@ _LINE_END = re.compile(r"[^\w\n\r]*(?:[\n\r]|$)")
 _JOINED = frozenset([" ", "-"])
 #: Most words in one place name (``san sebastián de los reyes``).
 PLACE_WORDS = 6
+#: Most words in most place names (``ho chi minh city``); longer ones start with few words.
+_SHORT_PLACE_WORDS = 4
 
 
 def is_name_slot(
@@ -820,7 +822,7 @@ def name_slots(
     # after a title or a greeting, a word and a surname that is also a word, or a name, right
     # after it: a given name and its surname (``hey bin lee``, ``hi an song``; not after a verb,
     # ``with an apple``), never a cut word (nothing reads past it) nor a place (``hi new york``)
-    cues = lexicon(language).rule_words | lexicon(language).epithets
+    cues = _cues(language)
     for index in range(count - 1):
         greeted = _cued(index, words, gaps, language, verbs=False)
         if protected[index] or gaps[index + 1] != " " or not greeted:
@@ -875,10 +877,10 @@ def name_slots(
 
 def _syllable(word: str, language: str) -> bool:
     """Is ``word`` a syllable a given name is made of: two Latin letters ending in a vowel, that
-    are no word of the English dictionary, chat spelling or interjection (``ae``, ``di``, ``du``: frequent
-    in text for other reasons, Korean, Chinese and Vietnamese given names or their parts), nor a
-    word a stream may be cut after? English only (the other languages' function words are two
-    letters: ``de``, ``la``)."""
+    are no word of the English dictionary, chat spelling, interjection or lexicon word (``ae``,
+    ``di``, ``du``: frequent in text for other reasons, Korean, Chinese and Vietnamese given names
+    or their parts), nor a word a stream may be cut after? English only (the other languages'
+    function words are two letters: ``de``, ``la``)."""
     return (
         language == "en"
         and len(word) == 2
@@ -888,9 +890,16 @@ def _syllable(word: str, language: str) -> bool:
         and word not in common_words()
         and word not in slang_table(language)
         and word not in lexicon(language).interjections
-        and word not in lexicon(language).rule_words
+        and word not in _cues(language)
         and word not in word_list("cut", language)
     )
+
+
+@cache
+def _cues(language: str) -> frozenset[str]:
+    """The words of ``language``'s lexicon and its epithets: a name's context, never a name
+    (``rev``, ``dr``, ``morning``, ``colonel``)."""
+    return lexicon(language).rule_words | lexicon(language).epithets
 
 
 def _starts_place(words: Sequence[str], index: int) -> bool:
@@ -899,6 +908,8 @@ def _starts_place(words: Sequence[str], index: int) -> bool:
     keys = [_place_key(word) for word in words[index : index + PLACE_WORDS]]
     if keys[0] not in _place_heads():
         return keys[0] in places()
+    if keys[0] not in _long_place_heads():
+        keys = keys[:_SHORT_PLACE_WORDS]
     return any(" ".join(keys[:n]) in places() for n in range(1, len(keys) + 1))
 
 
@@ -951,17 +962,20 @@ def place_slots(
     index = 0
     while index < len(words):
         word = keys[index]
-        longest = min(PLACE_WORDS, len(words) - index) if word in heads else 1
+        most = PLACE_WORDS if word in _long_place_heads() else _SHORT_PLACE_WORDS
+        longest = min(most, len(words) - index) if word in heads else 1
         for size in range(longest, 0, -1):
             span = range(index, index + size)
             if any(gaps[i] not in _JOINED for i in span[1:]):
                 continue
             key = " ".join(keys[i] for i in span) if size > 1 else word
-            if size > 1 and key not in table and all(gaps[i] == "-" for i in span[1:]):
+            known = key in table
+            if size > 1 and not known and all(gaps[i] == "-" for i in span[1:]):
                 key = key.replace(" ", "-")  # a place with a function word, hyphenated only
-            if size > 1 and key not in table:
-                key = _folded_place(key, language)  # ``san sebastían de los reyes``
-            if len(key) < 3 or key not in table or (language == "en" and not _latin(key)):
+                known = key in table
+            if size > 1 and not known and (folded := _folded_place(key, language)) != key:
+                key, known = folded, folded in table  # ``san sebastían de los reyes``
+            if len(key) < 3 or not known or (language == "en" and not _latin(key)):
                 continue
             if key in word_list("common_places", language):
                 before = words[index - 1] if index else ""
@@ -989,15 +1003,28 @@ def _folded_place(key: str, language: str) -> str:
     return " ".join(plain or word for plain, word in pairs)
 
 
-@cache
+def _long_place_heads() -> Vocabulary:
+    """The first words of the places of more than :data:`_SHORT_PLACE_WORDS` words (``san`` of
+    ``san sebastián de los reyes``): only after them is a longer place looked up."""
+    return _place_head_tables()[1]
+
+
 def _place_heads() -> Vocabulary:
     """The first words of the places of several words (``sao`` of ``sao paulo``, ``stoke`` of
     ``stoke-on-trent``)."""
-    entries = places().iter_words()
-    heads = {
-        re.split("[ -]", entry, maxsplit=1)[0] for entry in entries if " " in entry or "-" in entry
-    }
-    return Vocabulary(sorted(heads))
+    return _place_head_tables()[0]
+
+
+@cache
+def _place_head_tables() -> tuple[Vocabulary, Vocabulary]:
+    """(:func:`_place_heads`, :func:`_long_place_heads`), read in one pass over the places."""
+    heads, long_heads = set(), set()
+    for entry in places().iter_words():
+        if " " in entry or "-" in entry:
+            heads.add(re.split("[ -]", entry, maxsplit=1)[0])
+            if entry.count(" ") >= _SHORT_PLACE_WORDS:
+                long_heads.add(entry.split(" ", 1)[0])
+    return Vocabulary(sorted(heads)), Vocabulary(sorted(long_heads))
 
 
 def _rare(word: str, language: str) -> bool:
