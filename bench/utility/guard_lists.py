@@ -9,9 +9,9 @@ are reproduced exactly). Sources (each file's header repeats its own):
   of up to six words; one that starts or ends with a frequent function word only hyphenated
   (``stoke-on-trent``), one with such a word inside it also spaced, its pairs of words before and
   with the function word on ``place_links.txt`` (``heidenheim an``, ``an der``), and Russian and
-  Polish places
-  also in their case forms (``москве``, ``warszawie``; OpenCorpora via ``pymorphy3-dicts-ru``, and
-  Hunspell's Polish dictionary expanded by its ``unmunch``, Debian ``hunspell-tools``). Left out:
+  Polish places also in their case forms (``москве``, ``warszawie``; OpenCorpora via
+  ``pymorphy3-dicts-ru``, and Hunspell's Polish dictionary expanded by its ``unmunch``, Debian
+  ``hunspell-tools``). Left out:
   the names of countries, territories and languages in the eight languages (Unicode CLDR via Babel),
   which the guard treats as ordinary words, but for a city with more than twice the people of the
   country of its name (``granada``, ``norfolk``).
