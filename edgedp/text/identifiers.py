@@ -505,8 +505,8 @@ def span_may_continue(token: str, language: str = "en", previous: str = "") -> b
 def _inside_place(before: str, word: str) -> bool:
     """Is ``word`` a function word inside a place's name right after ``before`` (``an`` after
     ``heidenheim``), as written or without accents (:data:`PLACE_LINKS_FILE`)?"""
-    links = place_links()
-    return f"{before} {word}" in links or f"{_without_accents(before) or before} {word}" in links
+    links, folded = place_links(), _without_accents(before)
+    return f"{before} {word}" in links or (bool(folded) and f"{folded} {word}" in links)
 
 
 #: What a token is stripped of before its word is looked up (ASCII and typographic punctuation).
