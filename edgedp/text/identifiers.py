@@ -1111,9 +1111,10 @@ def _address_patterns(language: str) -> tuple[re.Pattern[str], ...]:
     )
 
 
-#: The word (or ordinal number: ``5th``, ``42nd``) right before a position, and the space after it
-#: (the whole word: the search may look before its start position).
-_WORD_BEFORE = re.compile(rf"(?<![^ ])({_WORD}|\d{{1,4}}(?i:st|nd|rd|th)) $")
+#: The word (hyphenated or not: ``mckay-macpherson``; or an ordinal number: ``5th``, ``42nd``)
+#: right before a position, and the space after it (the whole word: the search may look before
+#: its start position).
+_WORD_BEFORE = re.compile(rf"(?<![^ ])({_WORD}(?:-{_WORD})*|\d{{1,4}}(?i:st|nd|rd|th)) $")
 
 
 def _stops_street(word: str, language: str) -> bool:
@@ -1172,13 +1173,15 @@ def _adjectives_only(words: str, language: str) -> bool:
 
 
 def _named_street(words: str, language: str) -> bool:
-    """Are ``words`` (a street's name, single spaces) names of the lists that are no common
-    words (``teresa``, ``yolanda``; not ``step``, ``big``)?"""
+    """Are ``words`` (a street's name, single spaces or hyphens) names of the lists that are no
+    common words, rare words or compass points (``teresa``, ``ngaurutipu``, ``west``; not
+    ``step``, ``big``)?"""
+    directions = lexicon(language).street_directions
     return all(
-        is_name(word, language)
-        and not is_ambiguous(word, language)
+        word in directions
+        or (is_name(word, language) and not is_ambiguous(word, language) or _rare(word, language))
         and not is_common(word, language)
-        for word in words.lower().split()
+        for word in words.lower().replace("-", " ").split()
     )
 
 
@@ -1252,8 +1255,10 @@ def address_spans(text: str, language: str = "en") -> list[tuple[int, int, str]]
             spans.append((number, end))
         elif tail is not None:  # berliner platz 89, bamberger str. 166
             spans.append((start, match.end() + len(tail.group(0))))
-        elif strong.fullmatch(match.group()) and not _adjectives_only(
-            text[start : match.start()], language
+        elif (
+            strong.fullmatch(match.group())
+            and not _adjectives_only(text[start : match.start()], language)
+            and "-" not in text[start : match.start()]  # a long-term road: a number first
         ):
             spans.append((start, end))  # dorset street; never a great road, a long lane
     for match in before.finditer(text):

@@ -122,6 +122,15 @@ def test_chat_words_are_never_names(word):
         ("meet me at 00/735 yolanda ground at 6", "00/735 yolanda ground"),
         ("send it to 9 great north road", "9 great north road"),  # a street adjective
         ("we are at great ormond street hospital", "great ormond street"),
+        # AS/NZS 4819's other road types, Indian ones, hyphenated names, compass points
+        ("send it to 2 sanchez distributor pls", "2 sanchez distributor"),
+        ("unit 66 4 hayes entrance at 6", "unit 66 4 hayes entrance"),
+        ("at level 6, 6 ferguson lower now", "level 6, 6 ferguson lower"),
+        ("we moved to 156 ngaurutipu approach", "156 ngaurutipu approach"),
+        ("send it to 33 mckay-macpherson square pls", "33 mckay-macpherson square"),
+        ("we moved to 315 neal-macdonald avenue last week", "315 neal-macdonald avenue"),
+        ("send it to h.no. 299, date chowk pls", "h.no. 299, date chowk"),
+        ("meet me at 42 west end at 6", "42 west end"),
     ],
 )
 def test_street_addresses_are_one_address_span(text, address):
@@ -150,6 +159,8 @@ def test_ordinary_chat_around_streets_is_no_address():
         "we met at 4 mark end",  # a name that is a common word is no street's name there
         "it was a great road trip",  # street adjectives alone make a street with a number only
         "the long road ahead, the high street shops",
+        "a well-known road, the long-term road ahead",  # a hyphenated name: a number first
+        "we need 2 upper rooms and 3 lower ones",
     ):
         assert address_spans(text) == [], text
 
