@@ -1179,8 +1179,12 @@ def _named_street(words: str, language: str) -> bool:
     directions = lexicon(language).street_directions
     return all(
         word in directions
-        or (is_name(word, language) and not is_ambiguous(word, language) or _rare(word, language))
-        and not is_common(word, language)
+        or _rare(word, language)
+        or (
+            is_name(word, language)
+            and not is_ambiguous(word, language)
+            and not is_common(word, language)
+        )
         for word in words.lower().replace("-", " ").split()
     )
 
