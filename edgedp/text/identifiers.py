@@ -679,10 +679,7 @@ def is_name_slot(
     before = words[index - 1] if index else ""
     titled = before in lex.titles and _CUE_GAP.fullmatch(gap) is not None
     cued = titled or _cued(index, words, gaps, language)
-    after = gaps[index + 1]  # the text up to the next slot, or to the end after the last one
-    last_of_line = _LINE_END.match(after) is not None and (
-        index + 2 == len(gaps) or "\n" in after or "\r" in after
-    )
+    last_of_line = _ends_line(index, gaps)
     # a sign-off then a name (``love, rose``; ``love rose`` ending the line, not ``i love reading``)
     signed = (
         before in lex.sign_offs
@@ -715,6 +712,21 @@ def is_name_slot(
     if titled:
         return any(char.isalpha() for char in word)
     return (cued or signed) and _rare(word, language)
+
+
+def _ends_line(index: int, gaps: Sequence[str]) -> bool:
+    """Is word slot ``index`` the last of its line or message (punctuation may follow)?"""
+    after = gaps[index + 1]  # the text up to the next slot, or to the end after the last one
+    return _LINE_END.match(after) is not None and (
+        index + 2 == len(gaps) or "\n" in after or "\r" in after
+    )
+
+
+def _in_dictionary(word: str, language: str) -> bool:
+    """Is ``word`` a word of ``language``'s dictionary (English: :func:`common_words`, not the
+    frequent words of text, which hold names such as ``jeong``; the other languages:
+    :func:`is_common`)?"""
+    return word in common_words() if language == "en" else is_common(word, language)
 
 
 def _cued(
@@ -786,8 +798,15 @@ def name_slots(
         for i in range(count)
     ]
     joining = lexicon(language).conjunctions
-    # a given name a surname may follow: a name protected everywhere, or part of a hyphenated one
-    given = [protected[i] and not is_ambiguous(words[i], language) for i in range(count)]
+    # a given name a surname may follow: a name protected everywhere or, written in lower case,
+    # where its context names someone (``call young lee``; a capital alone is no context for a
+    # word after it: ``the Early bird``), or part of a hyphenated one
+    given = [
+        protected[i]
+        and listed[i]
+        and (raw_words[i].islower() or not is_ambiguous(words[i], language))
+        for i in range(count)
+    ]
     for index in range(count):
         if protected[index] or not listed[index]:
             continue
@@ -824,7 +843,14 @@ def name_slots(
     # ``with an apple``), never a cut word (nothing reads past it) nor a place (``hi new york``)
     cues = _cues(language)
     for index in range(count - 1):
-        greeted = _cued(index, words, gaps, language, verbs=False)
+        # or after a verb of address or signing a message off after a dash, the first a name or
+        # no word of the dictionary (``with choo song``, ``thx - yeo han``; not ``with man
+        # park``, ``insert - floating frame``)
+        signed = _DASH_GAP.fullmatch(gaps[index]) is not None and _ends_line(index + 1, gaps)
+        greeted = _cued(index, words, gaps, language, verbs=False) or (
+            (signed or _cued(index, words, gaps, language))
+            and (listed[index] or not _in_dictionary(words[index], language))
+        )
         if protected[index] or gaps[index + 1] != " " or not greeted:
             continue
         word, after = words[index], words[index + 1]

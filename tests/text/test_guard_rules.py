@@ -57,6 +57,12 @@ def test_the_new_kinds_are_on_by_default():
         # a word opening a sentence, then a name and a verb of saying
         ("bin lee said the meeting moved", ["bin", "lee"]),
         ("ok. bin lee said so", ["bin", "lee"]),
+        # a surname after a name-word its context names someone with (``call young``)
+        ("can you call young lee about it", ["young", "lee"]),
+        ("hey soon song, you there?", ["soon", "song"]),
+        # after a verb of address or a dash signing off: no word of the dictionary and a surname
+        ("lunch with choo song was fun", ["choo", "song"]),
+        ("thx for the help - yeo han", ["yeo", "han"]),
     ],
 )
 def test_a_surname_that_is_a_word_is_protected_after_a_given_name(text, names):
@@ -73,6 +79,8 @@ def test_the_same_words_without_a_name_before_them_are_ordinary():
     assert "lol" not in kinds("lol kim said no") and "bin" not in kinds("the bin lee said was full")
     # after a verb, the word and surname are no given name (a verb takes articles: with an ...)
     assert kinds("lunch with an apple pie, call an uber") == {}
+    assert kinds("lunch with man park, choose insert - floating frame") == {}  # dictionary words
+    assert "bird" not in kinds("the Early bird")  # a capital names nobody after it
     # a title or greeting after a cue is the context, not a given name
     assert "dr" not in kinds("the rt rev dr tom wright") and kinds("hey good morning") == {}
 
