@@ -843,13 +843,13 @@ def name_slots(
     # ``with an apple``), never a cut word (nothing reads past it) nor a place (``hi new york``)
     cues = _cues(language)
     for index in range(count - 1):
-        # or after a verb of address or signing a message off after a dash, the first a name or
-        # no word of the dictionary (``with choo song``, ``thx - yeo han``; not ``with man
-        # park``, ``insert - floating frame``)
+        # or after a verb of address or signing a message off after a dash, the first no word of
+        # the dictionary (``with choo song``, ``thx - yeo han``; not ``with man park``, ``insert
+        # - floating frame``)
         signed = _DASH_GAP.fullmatch(gaps[index]) is not None and _ends_line(index + 1, gaps)
         greeted = _cued(index, words, gaps, language, verbs=False) or (
             (signed or _cued(index, words, gaps, language))
-            and (listed[index] or not _in_dictionary(words[index], language))
+            and not _in_dictionary(words[index], language)
         )
         if protected[index] or gaps[index + 1] != " " or not greeted:
             continue
@@ -1129,8 +1129,8 @@ def _address_patterns(language: str) -> tuple[re.Pattern[str], ...]:
             rf"(?<![\w\-])(?:{unit} )?{unit} ?(?:n[°ºo]\.? ?|#)?"
             rf"(?:\d{{1,5}}[^\W\d_]?|[^\W\d_]\d{{1,4}})(?![\w])"
         ),
-        re.compile(
-            rf"(?<![\w\-])(?:(?:[^\W\d_]+-)+|(?:[^\W\d_]+-)*[^\W\d_]{{3,}}?)"
+        re.compile(  # dr.-august-blank-str.: an abbreviation may start a hyphenated name
+            rf"(?<![\w\-])(?:(?:[^\W\d_]+\.?-)+|(?:[^\W\d_]+\.?-)*[^\W\d_]{{3,}}?)"
             rf"(?i:{endings or never})\.?(?![\w\-])"
         ),
         re.compile(rf"(?<![\w\-])(?:{_WORD}-)+(?i:{romanized or never})(?![\w\-])"),
@@ -1312,20 +1312,41 @@ def address_spans(text: str, language: str = "en") -> list[tuple[int, int, str]]
         spans.append((head, end))
     for pattern in (unit, ending, romanized):
         for match in pattern.finditer(text):
-            end = match.end()
+            start, end = match.start(), match.end()
             if pattern is not unit:
                 tail = re.match(rf",? {_NUMBER}", text[end:])
                 end += len(tail.group(0)) if tail else 0
                 street = match.group().rstrip(".").lower()
                 if pattern is ending and tail is None and not street.endswith(strong_endings):
                     continue
-            spans.append((match.start(), end))
+            if pattern is ending:  # große kirchstr. 6
+                adjective = _WORD_BEFORE.search(text, max(0, start - 20), start)
+                if adjective is not None and _adjectives_only(adjective.group(1), language):
+                    start -= len(adjective.group(0))
+            spans.append((start, end))
+    for match in _preposition_street(language).finditer(text):
+        if _named_street(match.group("name"), language):  # auf dem herberg 108
+            spans.append((match.start(), match.end()))
     streets = {start for start, _ in spans}
     for match in _floor_pattern(language).finditer(text):
         gap = re.match(r",? ", text[match.end() :])
         if gap is not None and match.end() + len(gap.group()) in streets:  # level 8, 678 x st
             spans.append((match.start(), match.end()))
     return [(start, end, "address") for start, end in _merged(spans, text)]
+
+
+@cache
+def _preposition_street(language: str) -> re.Pattern[str]:
+    """A street preposition of ``language``, its article, one or two words (group ``name``) and a
+    house number (``auf dem herberg 108``; lexicon fields ``street_prepositions`` and
+    ``preposition_articles``)."""
+    lex = lexicon(language)
+    prepositions = _alternatives(lex.street_prepositions) or "(?!x)x"
+    articles = _alternatives(lex.preposition_articles) or "(?!x)x"
+    return re.compile(
+        rf"(?<![\w\-])(?i:{prepositions}) (?i:{articles}) "
+        rf"(?P<name>{_WORD}(?:-{_WORD})*(?: {_WORD}(?:-{_WORD})*)?),? {_NUMBER}"
+    )
 
 
 @cache

@@ -292,6 +292,13 @@ def test_german_streets_named_after_am_im_zum_zur(text, address):
         # a street preposition and its article start the name (auf der weide 54)
         ("ich wohne jetzt in der auf der weide 54, komm vorbei", "auf der weide 54"),
         ("schick es an an den wiesen 3 bitte", "an den wiesen 3"),
+        # ... before any name that is no common word (auf dem herberg 108)
+        ("ich wohne auf dem herberg 108, komm vorbei", "auf dem herberg 108"),
+        ("ich wohne jetzt in der an der bergerweide 102", "an der bergerweide 102"),
+        ("ich war auf der arbeit 2 stunden", None),
+        # an adjective before a one-word street, an abbreviation in a hyphenated name
+        ("ich wohne in der große kirchstr. 6", "große kirchstr. 6"),
+        ("schick es an dr.-august-blank-str. 291 bitte", "dr.-august-blank-str. 291"),
         # never with a number before them, nor without one
         ("habe 2 kinder im garten", None),
         ("3 leute im park heute", None),
