@@ -127,6 +127,12 @@ class Lexicon:
         street (``berliner platz 89``).
     place_cues : frozenset of str
         Words before a place that is also a common word (``in reading``).
+    travel_verbs : frozenset of str
+        Verbs and nouns of travel before a place's preposition (English ``flying``, ``moved``,
+        ``train``: ``flying to reading``).
+    travel_prepositions : frozenset of str
+        A place cue only right after a travel verb (English ``to``); cut words everywhere else,
+        so not among :attr:`rule_words`.
     epithets : frozenset of str
         Ranks, offices, kin, relations and descriptions written before a name that are names
         themselves, yet not cues (``colonel``, ``sister``, ``husband``, ``poor``): never taken
@@ -183,6 +189,8 @@ class Lexicon:
     address_suffixes: tuple[str, ...]
     place_adjective_suffixes: tuple[str, ...]
     place_cues: frozenset[str]
+    travel_verbs: frozenset[str]
+    travel_prepositions: frozenset[str]
     epithets: frozenset[str]
     clitics: frozenset[str]
     elisions: frozenset[str]
@@ -208,6 +216,7 @@ class Lexicon:
             | self.street_particles
             | self.street_directions
             | self.place_cues
+            | self.travel_verbs
             | self.password_cues
             | frozenset(self.months + self.month_abbreviations)
         )

@@ -470,8 +470,10 @@ def span_may_continue(token: str, language: str = "en", previous: str = "") -> b
     False only after one of the frequent words of ``language`` after which no rule of the guard
     reads on (``cut``, :mod:`edgedp.languages.lexicon`: ``the``, ``is``, ``very``; punctuation
     around it aside; a street article right after a house number, ``132 the square``, and a copula
-    right after a password cue, ``password is hunter2``, and a function word inside a place's
-    name right after the word before it there, ``heidenheim an der brenz``, aside), written in
+    right after a password cue, ``password is hunter2``, a travel preposition right after a
+    travel verb, ``flying to reading``, a street preposition's article, ``auf der weide 54``, and
+    a function word inside a place's name right after the word before it there, ``heidenheim an
+    der brenz``, aside), written in
     lower case without digits, a double quote or ``)``, and not of four letters (an IBAN group),
     and, for English, after a word in another script (the English rules read Latin letters
     only). True after anything else: a digit, a capital letter, a title, greeting, verb of
@@ -498,6 +500,7 @@ def span_may_continue(token: str, language: str = "en", previous: str = "") -> b
             or (word in lex.copulas and before in lex.password_cues)
             or _inside_place(before, word)  # ``heidenheim an der brenz``
             or (word in lex.preposition_articles and before in lex.street_prepositions)
+            or (word in lex.travel_prepositions and before in lex.travel_verbs)  # flying to
         )
     return language != "en" or any("a" <= char <= "z" for char in word.lower())
 
@@ -1007,6 +1010,12 @@ def place_slots(
                 before = words[index - 1] if index else ""
                 capitalized = raw_words[index][:1].isupper() and not starts_sentence[index]
                 cued = before in lex.place_cues and gaps[index] == " "
+                cued = cued or (  # flying to reading
+                    index >= 2
+                    and before in lex.travel_prepositions
+                    and gaps[index] == gaps[index - 1] == " "
+                    and words[index - 2] in lex.travel_verbs
+                )
                 if not (capitalized or cued):
                     continue
             found.extend(span)

@@ -230,6 +230,10 @@ def test_a_function_word_outside_a_place_stays_a_cut_point():
 def test_a_place_that_is_a_common_word_needs_a_cue():
     assert "reading" not in kinds("i love reading books")
     assert kinds("she grew up in reading").get("reading") == "place"
+    # "to" is a place cue only right after a verb or noun of travel
+    found = kinds("flying to lake charles, the train to bath")
+    assert found["lake"] == found["charles"] == found["bath"] == "place"
+    assert kinds("i want to change, to bath the dog") == {}
 
 
 @pytest.mark.parametrize(
