@@ -59,6 +59,10 @@ T = TypeVar("T")
 
 CASINGS = ("lower", "sentence")
 _SENTENCE_END = frozenset(".!?")
+#: The kinds a letter glued right before one of them joins, and the glue (an apostrophe or a full
+#: stop, no space): an initial or particle of a name or place (``o'fallon``, ``k.maraş``).
+_GLUED_KINDS = frozenset({"name", "place", "rare-word"})
+_GLUES = frozenset({"'", "\u2019", "."})
 #: Closing quotes and brackets, which may follow a sentence stop.
 CLOSING_PUNCTUATION = frozenset("\"')]\u201d\u2019\u00bb")
 #: Words whose following full stop does not end a sentence (``Mr. Okonkwo``).
@@ -333,6 +337,12 @@ def slots(
     if "rare-words" in protect:
         for index in rare_slots(words, gaps, language):
             kinds.setdefault(index, "rare-word")
+    for index in range(len(words) - 1 if gaps else 0):
+        # a letter glued to a protected name or place: its initial or particle (``o'fallon``,
+        # ``villeneuve-d'ascq``, ``k.maraş``, ``j.smith``)
+        after = kinds.get(index + 1)
+        if after in _GLUED_KINDS and len(words[index]) == 1 and gaps[index + 1] in _GLUES:
+            kinds.setdefault(index, after)
     if "proper-nouns" in protect:
         common = common_words() if language == "en" else _CommonWords(language)
         calendar, nouns = calendar_words(language), language in CAPITALIZED_NOUNS

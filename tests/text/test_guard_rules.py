@@ -227,6 +227,13 @@ def test_a_function_word_outside_a_place_stays_a_cut_point():
     assert span_may_continue("der", "de", "auf")  # auf der weide 54: a street preposition
 
 
+def test_a_letter_glued_to_a_name_or_place_is_its_initial_or_particle():
+    found = kinds("flying to o'fallon, then k.maraş, ask j.okafor")
+    assert found["o"] == found["fallon"] and found["k"] == found["maraş"] == "place"
+    assert found["j"] == found["okafor"] == "name"
+    assert kinds("it's 5 o'clock, e.g. tea") == {"5": "number"}
+
+
 def test_a_place_that_is_a_common_word_needs_a_cue():
     assert "reading" not in kinds("i love reading books")
     assert kinds("she grew up in reading").get("reading") == "place"
