@@ -844,7 +844,7 @@ def name_slots(
     # after a title or a greeting, a word and a surname that is also a word, or a name, right
     # after it: a given name and its surname (``hey bin lee``, ``hi an song``; not after a verb,
     # ``with an apple``), never a cut word (nothing reads past it) nor a place (``hi new york``)
-    cues = _cues(language)
+    cues, context = _cues(language), lexicon(language).context_words
     for index in range(count - 1):
         # or after a verb of address or signing a message off after a dash, the first no word of
         # the dictionary (``with choo song``, ``thx - yeo han``; not ``with man park``, ``insert
@@ -864,7 +864,8 @@ def name_slots(
             and word.isalpha()
             and word not in ends
             and word not in cues  # ``rev dr tom``, ``morning show``: the context, not a name
-            and after not in cues
+            # a surname may be a street type (``sup park``), never a cue (``hey good morning``)
+            and (after not in cues or (surname and after not in context))
             and not _starts_place(words, index)
             and not _starts_place(words, index + 1)
         ):
@@ -893,7 +894,10 @@ def name_slots(
             and not is_laughter(words[index])
         )
         named = listed[index] or ((syllables[index] or reports) and listed[index + 1])
-        if not protected[index] and named and protected[index + 1]:
+        # or a name of the lists opening a sentence before a rare word and a verb of saying: a
+        # given name and surname (``barney franey said``)
+        surname = listed[index] and reports and _rare(words[index + 1], language)
+        if not protected[index] and named and (protected[index + 1] or surname):
             word = words[index]
             protected[index] = (
                 gaps[index + 1] == " "
@@ -901,6 +905,7 @@ def name_slots(
                 and word not in cues
                 and not _starts_place(words, index + 1)
             )
+            protected[index + 1] = protected[index + 1] or protected[index]
     return [index for index in range(count) if protected[index]]
 
 

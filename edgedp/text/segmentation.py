@@ -33,7 +33,7 @@ from types import MappingProxyType
 from typing import TypeVar
 
 from edgedp.errors import InputError
-from edgedp.languages.lexicon import check_language
+from edgedp.languages.lexicon import check_language, lexicon
 from edgedp.privacy.validation import check_choice
 from edgedp.text.emoji import EMOJI, split_emoji
 from edgedp.text.identifiers import (
@@ -337,11 +337,13 @@ def slots(
     if "rare-words" in protect:
         for index in rare_slots(words, gaps, language):
             kinds.setdefault(index, "rare-word")
+    elisions = lexicon(language).elisions if gaps else frozenset()
     for index in range(len(words) - 1 if gaps else 0):
         # a letter glued to a protected name or place: its initial or particle (``o'fallon``,
-        # ``villeneuve-d'ascq``, ``k.maraş``, ``j.smith``)
-        after = kinds.get(index + 1)
-        if after in _GLUED_KINDS and len(words[index]) == 1 and gaps[index + 1] in _GLUES:
+        # ``villeneuve-d'ascq``, ``k.maraş``, ``j.smith``; not an elision: French ``d'anna``)
+        after, word = kinds.get(index + 1), words[index]
+        glued = len(word) == 1 and gaps[index + 1] in _GLUES and word not in elisions
+        if after in _GLUED_KINDS and glued:
             kinds.setdefault(index, after)
     if "proper-nouns" in protect:
         common = common_words() if language == "en" else _CommonWords(language)

@@ -63,6 +63,9 @@ def test_the_new_kinds_are_on_by_default():
         # after a verb of address or a dash signing off: no word of the dictionary and a surname
         ("lunch with choo song was fun", ["choo", "song"]),
         ("thx for the help - yeo han", ["yeo", "han"]),
+        ("i saw sup park at the station", ["sup", "park"]),  # a surname that is a street type
+        # a name opening a sentence before a rare word and a verb of saying
+        ("barney franey said the meeting moved", ["barney", "franey"]),
     ],
 )
 def test_a_surname_that_is_a_word_is_protected_after_a_given_name(text, names):
@@ -81,6 +84,7 @@ def test_the_same_words_without_a_name_before_them_are_ordinary():
     assert kinds("lunch with an apple pie, call an uber") == {}
     assert kinds("lunch with man park, choose insert - floating frame") == {}  # dictionary words
     assert "bird" not in kinds("the Early bird")  # a capital names nobody after it
+    assert kinds("we can dockerize it")["dockerize"] == "rare-word"  # no verb of saying
     # a title or greeting after a cue is the context, not a given name
     assert "dr" not in kinds("the rt rev dr tom wright") and kinds("hey good morning") == {}
 
