@@ -714,7 +714,7 @@ def is_name_slot(
     # rare word is :func:`rare_slots`'s)
     if titled:
         return any(char.isalpha() for char in word)
-    return (cued or signed) and _rare(word, language)
+    return (cued or signed) and (_rare(word, language) or _syllable(word, language))
 
 
 def _ends_line(index: int, gaps: Sequence[str]) -> bool:

@@ -66,6 +66,9 @@ def test_the_new_kinds_are_on_by_default():
         ("i saw sup park at the station", ["sup", "park"]),  # a surname that is a street type
         # a name opening a sentence before a rare word and a verb of saying
         ("barney franey said the meeting moved", ["barney", "franey"]),
+        # a syllable alone after a cue or signing off (``call du``, ``thx - ba``)
+        ("can you call du about it", ["du"]),
+        ("thx for the help - ba", ["ba"]),
     ],
 )
 def test_a_surname_that_is_a_word_is_protected_after_a_given_name(text, names):
