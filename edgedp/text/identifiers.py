@@ -196,6 +196,9 @@ PLACES_FILE = "places.txt"
 #: der`` of ``heidenheim an der brenz``): a stream is never cut after them (data directory of
 #: :mod:`edgedp.languages.lexicon`; built by ``bench/utility/guard_lists.py``).
 PLACE_LINKS_FILE = "place_links.txt"
+#: Syllables of romanized East Asian given names of three letters or more (``jeong``, ``qing``;
+#: data directory of :mod:`edgedp.languages.lexicon`; built by ``bench/utility/guard_lists.py``).
+SYLLABLES_FILE = "syllables.txt"
 #: Words after which a protected span may go on past a space (``12th of March``, ``ext. 23``).
 _SPAN_WORDS = frozenset(["of", "ext"])
 #: Month and weekday names of English: common words, although many are names too (``may``).
@@ -531,6 +534,13 @@ def place_links() -> WordFile:
 
 
 @cache
+def name_syllables() -> WordFile:
+    """Syllables of romanized Chinese, Korean and Vietnamese given names that are no English
+    dictionary word (:data:`SYLLABLES_FILE`)."""
+    return WordFile(DATA / SYLLABLES_FILE)
+
+
+@cache
 def public_names() -> WordFile:
     """The public first names and surnames of many origins (lower case); see :data:`NAMES_FILE`.
 
@@ -714,7 +724,7 @@ def is_name_slot(
     # rare word is :func:`rare_slots`'s)
     if titled:
         return any(char.isalpha() for char in word)
-    return (cued or signed) and (_rare(word, language) or _syllable(word, language))
+    return (cued or signed) and (_rare(word, language) or _syllable(word, language, listed=True))
 
 
 def _ends_line(index: int, gaps: Sequence[str]) -> bool:
@@ -909,18 +919,19 @@ def name_slots(
     return [index for index in range(count) if protected[index]]
 
 
-def _syllable(word: str, language: str) -> bool:
-    """Is ``word`` a syllable a given name is made of: two Latin letters ending in a vowel, that
-    are no word of the English dictionary, chat spelling, interjection or lexicon word (``ae``,
-    ``di``, ``du``: frequent in text for other reasons, Korean, Chinese and Vietnamese given names
-    or their parts), nor a word a stream may be cut after? English only (the other languages'
-    function words are two letters: ``de``, ``la``)."""
+def _syllable(word: str, language: str, listed: bool = False) -> bool:
+    """Is ``word`` a syllable a given name is made of: two Latin letters ending in a vowel (or,
+    ``listed``, a syllable of romanized Chinese, Korean or Vietnamese names of
+    :func:`name_syllables`), that is no word of the English dictionary, chat spelling,
+    interjection or lexicon word (``ae``, ``du``, ``jeong``, ``qing``: frequent in text for other
+    reasons, Korean, Chinese and Vietnamese given names or their parts), nor a word a stream may
+    be cut after? English only (the other languages' function words are two letters: ``de``,
+    ``la``)."""
+    shaped = len(word) == 2 and word.isalpha() and word[1] in "aeiouy"  # ``da``, not ``uk``
     return (
         language == "en"
-        and len(word) == 2
         and word.isascii()
-        and word.isalpha()
-        and word[1] in "aeiouy"  # a syllable's shape (``da``, ``ae``), not ``uk``, ``ag``
+        and (shaped or (listed and word in name_syllables()))
         and word not in common_words()
         and word not in slang_table(language)
         and word not in lexicon(language).interjections

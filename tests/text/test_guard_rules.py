@@ -69,6 +69,8 @@ def test_the_new_kinds_are_on_by_default():
         # a syllable alone after a cue or signing off (``call du``, ``thx - ba``)
         ("can you call du about it", ["du"]),
         ("thx for the help - ba", ["ba"]),
+        ("hey jeong, you there?", ["jeong"]),  # a romanized syllable of a name: name_syllables
+        ("thx for the help - qing", ["qing"]),
     ],
 )
 def test_a_surname_that_is_a_word_is_protected_after_a_given_name(text, names):
@@ -88,6 +90,8 @@ def test_the_same_words_without_a_name_before_them_are_ordinary():
     assert kinds("lunch with man park, choose insert - floating frame") == {}  # dictionary words
     assert "bird" not in kinds("the Early bird")  # a capital names nobody after it
     assert kinds("we can dockerize it")["dockerize"] == "rare-word"  # no verb of saying
+    # syllables of names that are words of chat more often (wordfreq): never names after a cue
+    assert kinds("hey sup, thx - yep") == kinds("lunch with til") == {}
     # a title or greeting after a cue is the context, not a given name
     assert "dr" not in kinds("the rt rev dr tom wright") and kinds("hey good morning") == {}
 
