@@ -707,24 +707,27 @@ def is_name_slot(
         and is_name(before, language)
         and _signs_off(index - 1, words, gaps, lex.sign_offs)
     )
+    # the subject of a verb of saying (``rosa disse``), read only past a word a stream is never
+    # cut after (a name that is a cut word is decided without the next word)
+    speaking = (
+        index + 1 < len(words)
+        and words[index + 1] in lex.speech_verbs
+        and gaps[index + 1] == " "
+        and word not in word_list("cut", language)
+    )
     if listed:  # an ambiguous name-word: protected where the context names someone
         capitalized = raw[:1].isupper() and not raw.isupper() and not starts_sentence[index]
-        # the subject of a verb of saying (``rosa disse``), read only past a word a stream is
-        # never cut after (a name that is a cut word is decided without the next word)
-        speaking = (
-            index + 1 < len(words)
-            and words[index + 1] in lex.speech_verbs
-            and gaps[index + 1] == " "
-            and word not in word_list("cut", language)
-        )
         # ``mark's bike``: someone's (not an epithet's: ``my friend's car``, ``the king's``)
         possessive = clitic == "s" and word not in lex.epithets
         return capitalized or cued or signed or speaking or possessive
-    # a word on no list: after a title, or a rare word after a cue or signing off (elsewhere, a
-    # rare word is :func:`rare_slots`'s)
+    # a word on no list: after a title, a rare word or a name's syllable after a cue or signing
+    # off, a syllable opening a sentence before a verb of saying (``ba said``; elsewhere, a rare
+    # word is :func:`rare_slots`'s)
     if titled:
         return any(char.isalpha() for char in word)
-    return (cued or signed) and (_rare(word, language) or _syllable(word, language, listed=True))
+    syllable = _syllable(word, language, listed=True)
+    reported = speaking and starts_sentence[index]
+    return ((cued or signed) and (syllable or _rare(word, language))) or (reported and syllable)
 
 
 def _ends_line(index: int, gaps: Sequence[str]) -> bool:

@@ -71,6 +71,7 @@ def test_the_new_kinds_are_on_by_default():
         ("thx for the help - ba", ["ba"]),
         ("hey jeong, you there?", ["jeong"]),  # a romanized syllable of a name: name_syllables
         ("thx for the help - qing", ["qing"]),
+        ("ba said the meeting moved", ["ba"]),  # opening a sentence before a verb of saying
     ],
 )
 def test_a_surname_that_is_a_word_is_protected_after_a_given_name(text, names):
