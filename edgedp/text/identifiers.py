@@ -725,9 +725,11 @@ def is_name_slot(
     # word is :func:`rare_slots`'s)
     if titled:
         return any(char.isalpha() for char in word)
-    syllable = _syllable(word, language, listed=True)
     reported = speaking and starts_sentence[index]
-    return ((cued or signed) and (syllable or _rare(word, language))) or (reported and syllable)
+    if not (cued or signed or reported):
+        return False
+    syllable = _syllable(word, language, listed=True)
+    return syllable or ((cued or signed) and _rare(word, language))
 
 
 def _ends_line(index: int, gaps: Sequence[str]) -> bool:
@@ -857,7 +859,7 @@ def name_slots(
     # after a title or a greeting, a word and a surname that is also a word, or a name, right
     # after it: a given name and its surname (``hey bin lee``, ``hi an song``; not after a verb,
     # ``with an apple``), never a cut word (nothing reads past it) nor a place (``hi new york``)
-    cues, context = _cues(language), lexicon(language).context_words
+    cues, context = _cues(language), _context_words(language)
     for index in range(count - 1):
         # or after a verb of address or signing a message off after a dash, the first no word of
         # the dictionary (``with choo song``, ``thx - yeo han``; not ``with man park``, ``insert
@@ -941,6 +943,12 @@ def _syllable(word: str, language: str, listed: bool = False) -> bool:
         and word not in _cues(language)
         and word not in word_list("cut", language)
     )
+
+
+@cache
+def _context_words(language: str) -> frozenset[str]:
+    """The words of ``language``'s lexicon after which a rule reads the next word (built once)."""
+    return lexicon(language).context_words
 
 
 @cache
@@ -1352,7 +1360,8 @@ def address_spans(text: str, language: str = "en") -> list[tuple[int, int, str]]
                 if adjective is not None and _adjectives_only(adjective.group(1), language):
                     start -= len(adjective.group(0))
             spans.append((start, end))
-    for match in _preposition_street(language).finditer(text):
+    prepositions = _preposition_street(language)
+    for match in prepositions.finditer(text) if prepositions is not None else ():
         if _named_street(match.group("name"), language):  # auf dem herberg 108
             spans.append((match.start(), match.end()))
     streets = {start for start, _ in spans}
@@ -1364,13 +1373,15 @@ def address_spans(text: str, language: str = "en") -> list[tuple[int, int, str]]
 
 
 @cache
-def _preposition_street(language: str) -> re.Pattern[str]:
+def _preposition_street(language: str) -> re.Pattern[str] | None:
     """A street preposition of ``language``, its article, one or two words (group ``name``) and a
     house number (``auf dem herberg 108``; lexicon fields ``street_prepositions`` and
-    ``preposition_articles``)."""
+    ``preposition_articles``); None for a language without them."""
     lex = lexicon(language)
-    prepositions = _alternatives(lex.street_prepositions) or "(?!x)x"
-    articles = _alternatives(lex.preposition_articles) or "(?!x)x"
+    prepositions = _alternatives(lex.street_prepositions)
+    articles = _alternatives(lex.preposition_articles)
+    if not prepositions or not articles:
+        return None
     return re.compile(
         rf"(?<![\w\-])(?i:{prepositions}) (?i:{articles}) "
         rf"(?P<name>{_WORD}(?:-{_WORD})*(?: {_WORD}(?:-{_WORD})*)?),? {_NUMBER}"
