@@ -810,6 +810,7 @@ def name_slots(
     after a title, or after a cue if it is no common word.
     """
     count = len(words)
+    words = [_guard_key(word) for word in words]  # İlkben
     listed = [is_name(word, language) for word in words]
     protected = [
         is_name_slot(i, words, raw_words, gaps, starts_sentence, language, listed[i])
@@ -961,7 +962,7 @@ def _cues(language: str) -> frozenset[str]:
 def _starts_place(words: Sequence[str], index: int) -> bool:
     """Do the words from slot ``index`` on start with a place of the gazetteer (``berlin``,
     ``sao paulo``)?"""
-    keys = [_place_key(word) for word in words[index : index + PLACE_WORDS]]
+    keys = [_guard_key(word) for word in words[index : index + PLACE_WORDS]]
     if keys[0] not in _place_heads():
         return keys[0] in places()
     if keys[0] not in _long_place_heads():
@@ -969,9 +970,9 @@ def _starts_place(words: Sequence[str], index: int) -> bool:
     return any(" ".join(keys[:n]) in places() for n in range(1, len(keys) + 1))
 
 
-def _place_key(word: str) -> str:
-    """A word slot's key in the gazetteer: a capital dotted I lower-cases to ``i`` and a combining
-    dot (``İstanbul``: ``i̇stanbul``), read as ``i`` (``istanbul``)."""
+def _guard_key(word: str) -> str:
+    """A word slot's key in the guard's lists: a capital dotted I lower-cases to ``i`` and a
+    combining dot (``İstanbul``, ``İlkben``: ``i̇stanbul``), read as ``i`` (``istanbul``)."""
     return word.replace("i\u0307", "i")
 
 
@@ -988,7 +989,7 @@ def rare_slots(words: Sequence[str], gaps: Sequence[str], language: str = "en") 
     return [
         index
         for index, word in enumerate(words)
-        if _rare(word, language) and _clitic(index, words, gaps, language) != "t"
+        if _rare(_guard_key(word), language) and _clitic(index, words, gaps, language) != "t"
     ]
 
 
@@ -1013,7 +1014,7 @@ def place_slots(
     Countries, nationalities and languages are not on the list: ordinary words.
     """
     table, heads, lex = places(), _place_heads(), lexicon(language)
-    keys = [_place_key(word) for word in words]
+    keys = [_guard_key(word) for word in words]
     found: list[int] = []
     index = 0
     while index < len(words):
@@ -1236,17 +1237,13 @@ def _adjectives_only(words: str, language: str) -> bool:
 
 def _named_street(words: str, language: str) -> bool:
     """Are ``words`` (a street's name, single spaces or hyphens) names of the lists that are no
-    common words, rare words or compass points (``teresa``, ``ngaurutipu``, ``west``; not
-    ``step``, ``big``)?"""
+    words where the context names nobody (:func:`is_ambiguous`), rare words or compass points
+    (``teresa``, ``john``, ``ngaurutipu``, ``west``; not ``step``, ``big``, ``mark``)?"""
     directions = lexicon(language).street_directions
     return all(
         word in directions
         or _rare(word, language)
-        or (
-            is_name(word, language)
-            and not is_ambiguous(word, language)
-            and not is_common(word, language)
-        )
+        or (is_name(word, language) and not is_ambiguous(word, language))
         for word in words.lower().replace("-", " ").split()
     )
 
@@ -1362,7 +1359,11 @@ def address_spans(text: str, language: str = "en") -> list[tuple[int, int, str]]
             spans.append((start, end))
     prepositions = _preposition_street(language)
     for match in prepositions.finditer(text) if prepositions is not None else ():
-        if _named_street(match.group("name"), language):  # auf dem herberg 108
+        # auf dem herberg 108; a noun alone only right before a house number that ends its
+        # clause (in der höhle 169; never auf der arbeit 2 stunden, in der form tun, 0.5 dl)
+        name, after = match.group("name"), text[match.end("name") : match.end()]
+        noun = " " not in name and _HOUSE_NUMBER_ALONE.fullmatch(after) is not None
+        if (noun and _CLAUSE_END.match(text, match.end())) or _named_street(name, language):
             spans.append((match.start(), match.end()))
     streets = {start for start, _ in spans}
     for match in _floor_pattern(language).finditer(text):
@@ -1370,6 +1371,12 @@ def address_spans(text: str, language: str = "en") -> list[tuple[int, int, str]]
         if gap is not None and match.end() + len(gap.group()) in streets:  # level 8, 678 x st
             spans.append((match.start(), match.end()))
     return [(start, end, "address") for start, end in _merged(spans, text)]
+
+
+#: Where a clause ends: punctuation (not a decimal point), a line end or the text's end.
+_CLAUSE_END = re.compile(r"[^\S\n\r]*(?:[,;:!?)\n\r]|\.(?!\d)|$)")
+#: A house number alone after a street's name: a space and a number that does not start with 0.
+_HOUSE_NUMBER_ALONE = re.compile(r" [1-9]\d{0,3}[^\W\d_]?")
 
 
 @cache

@@ -151,6 +151,7 @@ def test_chat_words_are_never_names(word):
         ("we moved to 315 neal-macdonald avenue last week", "315 neal-macdonald avenue"),
         ("send it to h.no. 299, date chowk pls", "h.no. 299, date chowk"),
         ("meet me at 42 west end at 6", "42 west end"),
+        ("meet me at 166 john ride at 6", "166 john ride"),  # a name that is no ambiguous word
     ],
 )
 def test_street_addresses_are_one_address_span(text, address):
@@ -244,6 +245,8 @@ def test_a_letter_glued_to_a_name_or_place_is_its_initial_or_particle():
     assert found["o"] == found["fallon"] and found["k"] == found["maraş"] == "place"
     assert found["j"] == found["okafor"] == "name"
     assert kinds("it's 5 o'clock, e.g. tea") == {"5": "number"}
+    found = kinds("i saw İlkben Ünal")  # a capital dotted I lower-cases to i and a dot
+    assert set(found.values()) == {"name"} and len(found) == 2
 
 
 def test_a_place_that_is_a_common_word_needs_a_cue():
@@ -319,6 +322,9 @@ def test_german_streets_named_after_am_im_zum_zur(text, address):
         ("ich wohne auf dem herberg 108, komm vorbei", "auf dem herberg 108"),
         ("ich wohne jetzt in der an der bergerweide 102", "an der bergerweide 102"),
         ("ich war auf der arbeit 2 stunden", None),
+        # a noun alone before a house number that ends its clause (in der höhle 169)
+        ("ich wohne jetzt in der höhle 169, komm vorbei", "in der höhle 169"),
+        ("in der form tun, 0.5 dl rahm", None),
         # an adjective before a one-word street, an abbreviation in a hyphenated name
         ("ich wohne in der große kirchstr. 6", "große kirchstr. 6"),
         ("schick es an dr.-august-blank-str. 291 bitte", "dr.-august-blank-str. 291"),
