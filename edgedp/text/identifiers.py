@@ -1361,8 +1361,8 @@ def address_spans(text: str, language: str = "en") -> list[tuple[int, int, str]]
     for match in prepositions.finditer(text) if prepositions is not None else ():
         # auf dem herberg 108; a noun alone only right before a house number that ends its
         # clause (in der höhle 169; never auf der arbeit 2 stunden, in der form tun, 0.5 dl)
-        name, after = match.group("name"), text[match.end("name") : match.end()]
-        noun = " " not in name and _HOUSE_NUMBER_ALONE.fullmatch(after) is not None
+        name, house = match.group("name"), text[match.end("name") : match.end()]
+        noun = " " not in name and _HOUSE_NUMBER_ALONE.fullmatch(house) is not None
         if (noun and _CLAUSE_END.match(text, match.end())) or _named_street(name, language):
             spans.append((match.start(), match.end()))
     streets = {start for start, _ in spans}
