@@ -1,7 +1,10 @@
 """The identifier guard as a PII detector on chat text: recall per kind, over-protection, speed, memory.
 
 ``python -m bench guard`` builds a labelled chat set, deterministically, from sources the guard's
-lists are NOT built from, and measures the guard (every kind, the default) on it:
+lists are NOT built from, and measures the guard (every kind, the default) on it. Recall is
+measured on 25 draws of the set (seeds): RULE_DRAWS, whose misses were read while the guard's
+rules were written, and FRESH_DRAWS, from which no rule was written (the figure to quote; one
+draw alone overstates recall: rules follow the misses they were written from):
 
 * **Names** (English chat, lower case): first names of 14 origins from Jörg Michael's
   ``nam_dict.txt`` (PyPI ``gender-guesser`` 0.4.0; GNU FDL 1.2; held out), and full names: a held-out
@@ -48,7 +51,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Container, Iterable
 from pathlib import Path
 
 import numpy as np
@@ -70,6 +73,18 @@ MEMORY = "memory: peak RSS (MB), /usr/bin/time -f %M, numpy tier"
 FAKER_JS = "@faker-js/faker@10.6.0"
 PER_KIND = 200
 SEED = 29
+#: The draws of the labelled set recall is measured on, each a sample of PER_KIND per kind from
+#: the same held-out sources: those the guard's rules were written from (their misses read: 29
+#: before 2026-11-30, 1-12 on that day), and FRESH draws no rule was written from (their misses
+#: are printed only by this bench).
+RULE_DRAWS = (SEED, *range(1, 13))
+FRESH_DRAWS = tuple(range(13, 25))
+RECALL_DRAWS = (
+    "recall per draw: the personal identifiers of one draw (names, full names, addresses, "
+    "phones, e-mails)"
+)
+#: The kinds that are no personal identifier: places (a documented choice) and small towns.
+NOT_PERSONAL = ("place", "town")
 
 #: English chat templates for each kind; ``{}`` is the identifier.
 TEMPLATES = {
@@ -208,11 +223,12 @@ def _sample(rng: np.random.Generator, values: Iterable[str], size: int) -> list[
     return [pool[i] for i in rng.choice(len(pool), min(size, len(pool)), replace=False)]
 
 
-def labelled_set(quick: bool) -> dict[str, list[tuple[str, str]]]:
-    """kind -> (identifier, where it comes from): the held-out identifiers of the set."""
+def labelled_set(quick: bool, seed: int = SEED) -> dict[str, list[tuple[str, str]]]:
+    """kind -> (identifier, where it comes from): the held-out identifiers of the set, drawn
+    with ``seed``."""
     import faker
 
-    rng = np.random.default_rng(SEED)
+    rng = np.random.default_rng(seed)
     size = 20 if quick else PER_KIND
     js = faker_js()
     out: dict[str, list[tuple[str, str]]] = {}
@@ -247,12 +263,12 @@ def labelled_set(quick: bool) -> dict[str, list[tuple[str, str]]]:
         for street in _sample(rng, _own(js, "de", "street"), size // 4)
     ]
     fake = faker.Faker("de_DE")
-    fake.seed_instance(SEED)
+    fake.seed_instance(seed)
     german += [(fake.street_address().lower(), "Faker de_DE street_address") for _ in range(8)]
     out["address (German, in German chat)"] = german
     for locale in ("en_US", "en_GB", "en_AU", "en_IE", "en_NZ", "en_CA", "en_IN"):
         fake = faker.Faker(locale)
-        fake.seed_instance(SEED)
+        fake.seed_instance(seed)
         for _ in range(max(1, size // 16)):
             address = fake.street_address()
             if locale in ("en_GB", "en_US") and rng.random() < 0.3:
@@ -281,7 +297,7 @@ def labelled_set(quick: bool) -> dict[str, list[tuple[str, str]]]:
         "ko_KR",
     ):
         fake = faker.Faker(locale)
-        fake.seed_instance(SEED)
+        fake.seed_instance(seed)
         for _ in range(max(1, size // 14)):
             phones.append((fake.phone_number(), f"Faker {locale}"))
             emails.append((fake.email(), f"Faker {locale}"))
@@ -349,33 +365,74 @@ def recall(report: Report, quick: bool) -> None:
     import edgedp
 
     vocabulary = edgedp.load_pack().vocabulary
-    for kind, items in labelled_set(quick).items():
-        templates = TEMPLATES.get(kind.split()[-1], TEMPLATES["name"])
-        language = "de" if "German" in kind else "en"
-        if kind.startswith("town"):
-            templates = TEMPLATES["place"]
-        elif language == "de":
-            templates = GERMAN_ADDRESS
-        protected = released = total = 0
-        missed: list[str] = []
-        for index, (identifier, _source) in enumerate(items):
-            template = templates[index % len(templates)]
-            text = template.format(identifier.replace("\n", ", "))
-            whole, _, loose = _protection(text, identifier.replace("\n", ", "), language)
-            total += 1
-            protected += whole
-            released += any(word in vocabulary for word in loose)
-            if not whole and len(missed) < 8:
-                missed.append(identifier)
+    groups = {"rule draws (29, 1-12)": RULE_DRAWS, "fresh draws (13-24)": FRESH_DRAWS}
+    if quick:
+        groups = {"rule draw 29 (quick)": (SEED,)}
+    for group, draws in groups.items():
+        totals: dict[str, list[int]] = {}
+        missed: dict[str, list[str]] = {}
+        for draw in draws:
+            found = total = 0
+            for kind, items in labelled_set(quick, draw).items():
+                counts = totals.setdefault(kind, [0, 0, 0])
+                for identifier, protected, released in _kind_recall(kind, items, vocabulary):
+                    counts[0] += 1
+                    counts[1] += protected
+                    counts[2] += released
+                    if not protected and len(missed.setdefault(kind, [])) < 8:
+                        missed[kind].append(identifier)
+                    if not kind.startswith(NOT_PERSONAL):
+                        found += protected
+                        total += 1
+            report.add(
+                table=RECALL_DRAWS,
+                draws=group,
+                draw=draw,
+                identifiers=total,
+                protected=found / total,
+                missed=total - found,
+            )
+        for kind, (total, protected, released) in totals.items():
+            report.add(
+                table=RECALL,
+                draws=group,
+                kind=kind,
+                identifiers=total,
+                protected=protected / total,
+                floor=0.0,
+                released_through_mechanism=released / total,
+                missed_examples="; ".join(missed.get(kind, [])),
+            )
+        people = [c for kind, c in totals.items() if not kind.startswith(NOT_PERSONAL)]
+        total, protected = sum(c[0] for c in people), sum(c[1] for c in people)
         report.add(
             table=RECALL,
-            kind=kind,
+            draws=group,
+            kind="personal identifiers (names, full names, addresses, phones, e-mails)",
             identifiers=total,
             protected=protected / total,
             floor=0.0,
-            released_through_mechanism=released / total,
-            missed_examples="; ".join(missed),
+            released_through_mechanism=sum(c[2] for c in people) / total,
+            missed_examples="",
         )
+
+
+def _kind_recall(
+    kind: str, items: list[tuple[str, str]], vocabulary: Container[str]
+) -> Iterable[tuple[str, bool, bool]]:
+    """(identifier, every word slot of it protected, a word of it released through the
+    mechanism) for each identifier of ``kind`` in its chat templates."""
+    templates = TEMPLATES.get(kind.split()[-1], TEMPLATES["name"])
+    language = "de" if "German" in kind else "en"
+    if kind.startswith("town"):
+        templates = TEMPLATES["place"]
+    elif language == "de":
+        templates = GERMAN_ADDRESS
+    for index, (identifier, _source) in enumerate(items):
+        written = identifier.replace("\n", ", ")
+        text = templates[index % len(templates)].format(written)
+        whole, _, loose = _protection(text, written, language)
+        yield identifier, whole, any(word in vocabulary for word in loose)
 
 
 def over_protection(report: Report, quick: bool) -> None:

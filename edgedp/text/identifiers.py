@@ -803,11 +803,15 @@ def name_slots(
     cue (title, greeting, verb of address), before a verb of saying (``rosa disse``), signing the
     message off (alone or first of two: ``thx - ho park``), joined by ``and``/``or``/``&`` or a
     hyphen to a protected name, or right before one (``don park said``); a surname that is also a
-    word right after a protected name (``ji-woo park``); in English, a two-letter syllable that is
-    no dictionary word right before a name of the lists or a surname (``ae kim``), and the word
-    opening a sentence before a name and a verb of saying (``bin lee said``); after a greeting
-    or a title, a word and a surname or name right after it (``hey bin lee``); a word on no list
-    after a title, or after a cue if it is no common word.
+    word right after a protected name (``ji-woo park``, ``call young lee``); in English, a
+    two-letter syllable that is no dictionary word right before a name of the lists or a surname
+    (``ae kim``), and the word opening a sentence before a name, or a name before a rare word,
+    and a verb of saying (``bin lee said``, ``barney franey said``); after a greeting or a title,
+    a word and a surname or name right after it (``hey bin lee``), and so after a verb of address
+    or a dash signing off if the word is no dictionary word (``with choo song``, ``thx - yeo
+    han``); a word on no list after a title, or after a cue, signing off or opening a sentence
+    before a verb of saying if it is a rare word or a name's syllable (``hey jeong``, ``ba
+    said``; :func:`name_syllables`).
     """
     count = len(words)
     words = [_guard_key(word) for word in words]  # İlkben
