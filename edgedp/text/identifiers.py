@@ -1364,8 +1364,11 @@ def address_spans(text: str, language: str = "en") -> list[tuple[int, int, str]]
     prepositions = _preposition_street(language)
     for match in prepositions.finditer(text) if prepositions is not None else ():
         # auf dem herberg 108; a noun alone only right before a house number that ends its
-        # clause (in der höhle 169; never auf der arbeit 2 stunden, in der form tun, 0.5 dl)
+        # clause (in der höhle 169; never auf der arbeit 2 stunden, in der form tun, 0.5 dl),
+        # and no cut word (in der schule 5: a stream may be cut before the number)
         name, house = match.group("name"), text[match.end("name") : match.end()]
+        if any(_stops_street(word, language) for word in name.lower().split()):
+            continue
         noun = " " not in name and _HOUSE_NUMBER_ALONE.fullmatch(house) is not None
         if (noun and _CLAUSE_END.match(text, match.end())) or _named_street(name, language):
             spans.append((match.start(), match.end()))

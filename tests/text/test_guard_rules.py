@@ -406,7 +406,8 @@ CHATS = {
     "password is sunshine, pw: hunter2 and my password is 12 34 56\nsend it to level 8 678 karen "
     "villas, or 68 the croft, not level 8 of the game\ni grew up in stoke-on-trent, not stoke on "
     "trent or aix-en-provence\nwe met in heidenheim an der brenz and bad homburg vor der höhe, an der "
-    "ecke, in san sebastían de los reyes\n",
+    "ecke, in san sebastían de los reyes\nflying to lake charles, lunch with choo song, call young "
+    "lee at 33 mckay-macpherson square or 42 west end\nhey jeong, ba said so. o'fallon - yeo han\n",
     "es": "hola maría, no sé si te dije que ahora vivo en calle mayor 5, madrid. llama a carmen "
     "blanco el 12 de marzo, porque no tengo tiempo hoy, mañana te cuento todo\n",
     "ru": "привет, дмитрий, что это было? позвони ольге, я уже не знаю. улица ленина, 5, кв. 12 "
@@ -414,7 +415,8 @@ CHATS = {
     "de": "das passwort ist geheim123, hallo anna, ich wohne jetzt am neuenhof 291 in köln. ruf "
     "mark morgen an, er sagt, im rottland 188 ist frei. wir sehen uns am montag zur mittagszeit\n"
     "oder in der berliner straße 12, der berliner ist da\nwir wohnen in heidenheim an der brenz, an "
-    "der ecke, bei bad homburg vor der höhe\nich wohne auf der weide 54, an den wiesen 3 war ich auch\n",
+    "der ecke, bei bad homburg vor der höhe\nich wohne auf der weide 54, an den wiesen 3 war ich auch\n"
+    "wir sind in der schule 5, dann in der höhle 169. auf dem herberg 108 und große kirchstr. 6\n",
     "pt": "oi maria, a rosa disse que o rogério liga amanhã. glória chega hoje e maurício disse "
     "que sim, mas a rosa é uma flor\n",
 }
