@@ -152,6 +152,7 @@ def test_chat_words_are_never_names(word):
         ("send it to h.no. 299, date chowk pls", "h.no. 299, date chowk"),
         ("meet me at 42 west end at 6", "42 west end"),
         ("meet me at 166 john ride at 6", "166 john ride"),  # a name that is no ambiguous word
+        ("the new place is 59 mount pleasant, come by", "59 mount pleasant"),  # a type before
     ],
 )
 def test_street_addresses_are_one_address_span(text, address):
@@ -182,6 +183,7 @@ def test_ordinary_chat_around_streets_is_no_address():
         "the long road ahead, the high street shops",
         "a well-known road, the long-term road ahead",  # a hyphenated name: a number first
         "we need 2 upper rooms and 3 lower ones",
+        "we climbed mount everest",  # a type before the name needs a house number
     ):
         assert address_spans(text) == [], text
 
