@@ -85,6 +85,7 @@ RECALL_DRAWS = (
 )
 #: The kinds that are no personal identifier: places (a documented choice) and small towns.
 NOT_PERSONAL = ("place", "town")
+PERSONAL = "personal identifiers (names, full names, addresses, phones, e-mails)"
 
 #: English chat templates for each kind; ``{}`` is the identifier.
 TEMPLATES = {
@@ -392,6 +393,8 @@ def recall(report: Report, quick: bool) -> None:
                 protected=found / total,
                 missed=total - found,
             )
+        people = [c for kind, c in totals.items() if not kind.startswith(NOT_PERSONAL)]
+        totals[PERSONAL] = [sum(counts[i] for counts in people) for i in range(3)]
         for kind, (total, protected, released) in totals.items():
             report.add(
                 table=RECALL,
@@ -403,18 +406,6 @@ def recall(report: Report, quick: bool) -> None:
                 released_through_mechanism=released / total,
                 missed_examples="; ".join(missed.get(kind, [])),
             )
-        people = [c for kind, c in totals.items() if not kind.startswith(NOT_PERSONAL)]
-        total, protected = sum(c[0] for c in people), sum(c[1] for c in people)
-        report.add(
-            table=RECALL,
-            draws=group,
-            kind="personal identifiers (names, full names, addresses, phones, e-mails)",
-            identifiers=total,
-            protected=protected / total,
-            floor=0.0,
-            released_through_mechanism=sum(c[2] for c in people) / total,
-            missed_examples="",
-        )
 
 
 def _kind_recall(
