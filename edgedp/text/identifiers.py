@@ -869,12 +869,14 @@ def name_slots(
         # or after a verb of address or signing a message off after a dash, the first no word of
         # the dictionary (``with choo song``, ``thx - yeo han``; not ``with man park``, ``insert
         # - floating frame``)
+        if protected[index] or gaps[index + 1] != " ":
+            continue
         signed = _DASH_GAP.fullmatch(gaps[index]) is not None and _ends_line(index + 1, gaps)
         greeted = _cued(index, words, gaps, language, verbs=False) or (
             (signed or _cued(index, words, gaps, language))
             and not _in_dictionary(words[index], language)
         )
-        if protected[index] or gaps[index + 1] != " " or not greeted:
+        if not greeted:
             continue
         word, after = words[index], words[index + 1]
         surname = after in surnames or _without_accents(after) in surnames
@@ -1225,6 +1227,12 @@ _NUMBER_BEFORE = re.compile(rf"(?<![^\s(])({_NUMBER}),? $")
 _HOUSE_NUMBER = re.compile(rf"\(?{_NUMBER},?")
 
 
+#: Where a clause ends: punctuation (not a decimal point), a line end or the text's end.
+_CLAUSE_END = re.compile(r"[^\S\n\r]*(?:[,;:!?)\n\r]|\.(?!\d)|$)")
+#: A house number alone after a street's name: a space and a number that does not start with 0.
+_HOUSE_NUMBER_ALONE = re.compile(r" [1-9]\d{0,3}[^\W\d_]?")
+
+
 def _number_before(text: str, position: int) -> int:
     """Where the house number right before ``position`` starts (``14 `` before a street's name;
     ``position`` if there is none)."""
@@ -1378,12 +1386,6 @@ def address_spans(text: str, language: str = "en") -> list[tuple[int, int, str]]
         if gap is not None and match.end() + len(gap.group()) in streets:  # level 8, 678 x st
             spans.append((match.start(), match.end()))
     return [(start, end, "address") for start, end in _merged(spans, text)]
-
-
-#: Where a clause ends: punctuation (not a decimal point), a line end or the text's end.
-_CLAUSE_END = re.compile(r"[^\S\n\r]*(?:[,;:!?)\n\r]|\.(?!\d)|$)")
-#: A house number alone after a street's name: a space and a number that does not start with 0.
-_HOUSE_NUMBER_ALONE = re.compile(r" [1-9]\d{0,3}[^\W\d_]?")
 
 
 @cache
