@@ -458,6 +458,7 @@ def debian_package(package: str) -> Path:
     """The files of the Debian ``package`` (``apt-get download``, unpacked once into the cache)."""
     target = CACHE / package
     if not target.is_dir():
+        target.parent.mkdir(parents=True, exist_ok=True)  # dpkg-deb makes the last folder only
         with tempfile.TemporaryDirectory() as tmp:
             subprocess.run(["apt-get", "download", package], cwd=tmp, check=True)
             (deb,) = Path(tmp).glob(f"{package}_*.deb")
