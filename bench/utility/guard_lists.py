@@ -1050,6 +1050,14 @@ SYLLABLES_HEADER = """\
 # word of chat more often than a name, yep, til, bae, sup). A syllable alone is a given name only
 # where the context names someone (hey jeong, thx - qing). Built by bench/utility/guard_lists.py."""
 
+SYLLABLE_WORDS_HEADER = """\
+# Syllables of romanized East Asian given names (edgedp's identifier guard) that are also English
+# words, frequent in English or of two letters (can, long, bin, he, an, so): the syllables of
+# syllables.txt's sources that it leaves out, two letters or more. Never a name alone by these; a
+# name only where the text's shape leaves no other reading: before a comma after a greeting (hey
+# bin, are we on?), before a surname where the context names someone (call he lee, thx - bin
+# park), between two names (huệ an nguyễn). Built by bench/utility/guard_lists.py."""
+
 #: Hangul's initial consonants, vowels and final consonants in the Revised Romanization of Korean
 #: ("-": none; the Unicode order of the syllables' parts; a final as it is written at a syllable's end).
 HANGUL = (
@@ -1063,14 +1071,11 @@ SYLLABLE_ZIPF = 3.5
 KOREAN_SPELLINGS = (("eo", "u"), ("eo", "o"), ("eo", "ou"), ("u", "oo"))
 
 
-def romanized_syllables() -> set[str]:
-    """Pinyin, Korean and Vietnamese syllables of given names of three letters or more that are
-    no English dictionary word nor frequent in English (:data:`SYLLABLES_HEADER`)."""
+def _east_asian_syllables() -> set[str]:
+    """Every Pinyin, Korean and Vietnamese syllable of a given name, in Latin letters
+    (:data:`SYLLABLES_HEADER`)."""
     from pypinyin.contrib.tone_convert import to_normal
     from pypinyin.pinyin_dict import pinyin_dict
-    from wordfreq import zipf_frequency
-
-    from edgedp.text.identifiers import common_words
 
     pinyin = {
         to_normal(reading).replace("v", "u")
@@ -1083,17 +1088,32 @@ def romanized_syllables() -> set[str]:
         korean.add(syllable)
         korean |= {syllable.replace(a, b, 1) for a, b in KOREAN_SPELLINGS if a in syllable}
     vietnamese = faker_person(("vi_VN",))
-    syllables = pinyin | korean | vietnamese
+    return {s for s in pinyin | korean | vietnamese if s.isascii() and s.isalpha()}
+
+
+def romanized_syllables() -> set[str]:
+    """Pinyin, Korean and Vietnamese syllables of given names of three letters or more that are
+    no English dictionary word nor frequent in English (:data:`SYLLABLES_HEADER`)."""
+    from wordfreq import zipf_frequency
+
+    from edgedp.text.identifiers import common_words
+
     dictionary = set(common_words().iter_words())
     return {
         syllable
-        for syllable in syllables
+        for syllable in _east_asian_syllables()
         if len(syllable) >= 3
-        and syllable.isascii()
-        and syllable.isalpha()
         and syllable not in dictionary
         and zipf_frequency(syllable, "en") < SYLLABLE_ZIPF
     }
+
+
+def syllable_words() -> set[str]:
+    """The syllables of East Asian given names of two letters or more that
+    :func:`romanized_syllables` leaves out: English words, frequent in English, or of two
+    letters (:data:`SYLLABLE_WORDS_HEADER`)."""
+    names = romanized_syllables()
+    return {s for s in _east_asian_syllables() if len(s) >= 2 and s not in names}
 
 
 def census_surnames(minimum: float = CENSUS_SURNAME_SHARE) -> set[str]:
@@ -1130,6 +1150,9 @@ def build_all() -> dict[str, str]:
         "places.txt": PLACES_HEADER + "\n" + "\n".join(sorted(shared["places"])) + "\n",
         "place_links.txt": PLACE_LINKS_HEADER + "\n" + "\n".join(links) + "\n",
         "syllables.txt": SYLLABLES_HEADER + "\n" + "\n".join(sorted(romanized_syllables())) + "\n",
+        "syllable_words.txt": (
+            SYLLABLE_WORDS_HEADER + "\n" + "\n".join(sorted(syllable_words())) + "\n"
+        ),
     }
     for language in LANGUAGES:
         for kind, words in build(language, shared).items():

@@ -48,7 +48,8 @@ import numpy.typing as npt
 
 from edgedp.errors import AssetError, InputError
 from edgedp.packs.manifest import sha256_file
-from edgedp.text.segmentation import CLOSING_PUNCTUATION, SENTENCE_TITLES
+from edgedp.text.identifiers import CLOSING_PUNCTUATION
+from edgedp.text.segmentation import SENTENCE_TITLES
 
 #: The model file shipped beside this module.
 MODEL_FILE = Path(__file__).resolve().with_name("identifier.bin")

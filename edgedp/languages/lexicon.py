@@ -87,6 +87,9 @@ class Lexicon:
         Street types before the name (``rue``, ``calle``, ``via``, ``ul``, ``улица``).
     street_suffixes : tuple of str
         Endings of one-word street names (``hauptstraße 5``, ``ackerweg 3``).
+    numbered_street_suffixes : tuple of str
+        Endings of one-word street names right after a house number only (English ``side``,
+        ``lands``: ``146 riverside``, ``203 woodlands``; never a cut word, ``3 inside``).
     strong_street_suffixes : tuple of str
         Those endings that make an address without a house number (``hauptstraße``).
     street_particles : frozenset of str
@@ -133,6 +136,9 @@ class Lexicon:
     travel_prepositions : frozenset of str
         A place cue only right after a travel verb (English ``to``); cut words everywhere else,
         so not among :attr:`rule_words`.
+    courtesies : frozenset of str
+        Words of courtesy that close a request right after an address (German ``bitte``,
+        ``danke``): a clause ends before them (``schick es an auf dem forst 53 bitte``).
     epithets : frozenset of str
         Ranks, offices, kin, relations and descriptions written before a name that are names
         themselves, yet not cues (``colonel``, ``sister``, ``husband``, ``poor``): never taken
@@ -155,6 +161,18 @@ class Lexicon:
         Verbs of saying after their subject (``said``, ``dice``, ``disse``, ``sagt``): a name that
         is also a word right before one names someone (``rosa disse que não``). The rule reads
         the word after the name, so it never applies to a name that is a cut word.
+    addressees : frozenset of str
+        Whom a greeting addresses that names nobody (English ``guys``, ``man``, ``boo``, ``you``):
+        never a name before a comma after a greeting (``hey man, ...``; ``hey bin, ...`` names
+        someone).
+    subject_pronouns : frozenset of str
+        Pronouns that are subjects only (English ``he``, ``she``): never the object of a verb or
+        preposition nor right before a name and a verb of saying, so a syllable of a name there
+        (``call he lee``, ``he lee said``).
+    phrase_openers : frozenset of str
+        Determiners, conjunctions and discourse words that open a phrase before a noun or a name
+        (English ``the``, ``my``, ``so``, ``but``): never a given name before a surname, even where
+        they are syllables of names too (``with my son``, ``so mark said``).
     interjections : frozenset of str
         Interjections of the language's chat (``ok``, ``naja``, ``лол``): words, never rare; a
         name of the lists spelled so is protected only where the context names someone
@@ -176,6 +194,7 @@ class Lexicon:
     strong_street_types: frozenset[str]
     street_types_before: frozenset[str]
     street_suffixes: tuple[str, ...]
+    numbered_street_suffixes: tuple[str, ...]
     strong_street_suffixes: tuple[str, ...]
     street_particles: frozenset[str]
     street_directions: frozenset[str]
@@ -191,12 +210,16 @@ class Lexicon:
     place_cues: frozenset[str]
     travel_verbs: frozenset[str]
     travel_prepositions: frozenset[str]
+    courtesies: frozenset[str]
     epithets: frozenset[str]
     clitics: frozenset[str]
     elisions: frozenset[str]
     password_cues: frozenset[str]
     copulas: frozenset[str]
     speech_verbs: frozenset[str]
+    addressees: frozenset[str]
+    subject_pronouns: frozenset[str]
+    phrase_openers: frozenset[str]
     interjections: frozenset[str]
 
     @property

@@ -85,7 +85,12 @@ words and common names matter more than the people they may name):
   of two letters that is no dictionary word (``ae``, ``di``, ``du``) right before a name of the
   lists or a surname (``ae kim``, ``du song``, ``di canio``), or any word but a chat word that
   opens a sentence before a name and a verb of saying (``bin lee said``). Elsewhere (``since early
-  January``, ``the bill passed``) it goes through the mechanism. A word on no list is protected
+  January``, ``the bill passed``) it goes through the mechanism. In English, a syllable of an East
+  Asian given name that is also a word (``bin``, ``can``, ``he``: :func:`syllable_words`) is a
+  name only where the text leaves no other reading: addressed by a greeting before a comma
+  (``hey bin, ...``; not ``hey man,``), before a surname after a verb of address or a dash
+  (``call bin lee``, ``thx - do song``; not ``with my son``), or between two names (``huệ an
+  nguyễn``). A word on no list is protected
   after a title (``ask dr. zyxwq``), and after a cue or signing off if it is a rare word (``hey
   okafo``); elsewhere, a rare word is the ``"rare-words"`` guard's. The cue words are each
   language's :class:`~edgedp.languages.lexicon.Lexicon`. A name on no list that is also a frequent
@@ -199,6 +204,12 @@ PLACE_LINKS_FILE = "place_links.txt"
 #: Syllables of romanized East Asian given names of three letters or more (``jeong``, ``qing``;
 #: data directory of :mod:`edgedp.languages.lexicon`; built by ``bench/utility/guard_lists.py``).
 SYLLABLES_FILE = "syllables.txt"
+#: Syllables of romanized East Asian given names that are English words too (``can``, ``bin``,
+#: ``he``; data directory of :mod:`edgedp.languages.lexicon`; built by
+#: ``bench/utility/guard_lists.py``).
+SYLLABLE_WORDS_FILE = "syllable_words.txt"
+#: Closing quotes and brackets, which may follow a sentence stop.
+CLOSING_PUNCTUATION = frozenset("\"')]\u201d\u2019\u00bb")
 #: Words after which a protected span may go on past a space (``12th of March``, ``ext. 23``).
 _SPAN_WORDS = frozenset(["of", "ext"])
 #: Month and weekday names of English: common words, although many are names too (``may``).
@@ -465,10 +476,13 @@ def identifier_spans(text: str, language: str = "en") -> Iterator[tuple[int, int
             position = start + 1
 
 
-def span_may_continue(token: str, language: str = "en", previous: str = "") -> bool:
+def span_may_continue(
+    token: str, language: str = "en", previous: str = "", line_start: bool = False
+) -> bool:
     """May a protected span hold the space that follows ``token`` (the run of non-whitespace text
-    before it; ``previous``: the run before that one), or may a rule's decision on a word on one
-    side of that space depend on the other?
+    before it; ``previous``: the run before that one; ``line_start``: whether a line break comes
+    between them), or may a rule's decision on a word on one side of that space depend on the
+    other?
 
     False only after one of the frequent words of ``language`` after which no rule of the guard
     reads on (``cut``, :mod:`edgedp.languages.lexicon`: ``the``, ``is``, ``very``; punctuation
@@ -476,7 +490,8 @@ def span_may_continue(token: str, language: str = "en", previous: str = "") -> b
     right after a password cue, ``password is hunter2``, a travel preposition right after a
     travel verb, ``flying to reading``, a street preposition's article, ``auf der weide 54``, and
     a function word inside a place's name right after the word before it there, ``heidenheim an
-    der brenz``, aside), written in
+    der brenz``, and a subject pronoun that is a syllable of a name where it may open a name,
+    ``call he lee``, aside), written in
     lower case without digits, a double quote or ``)``, and not of four letters (an IBAN group),
     and, for English, after a word in another script (the English rules read Latin letters
     only). True after anything else: a digit, a capital letter, a title, greeting, verb of
@@ -504,8 +519,29 @@ def span_may_continue(token: str, language: str = "en", previous: str = "") -> b
             or _inside_place(before, word)  # ``heidenheim an der brenz``
             or (word in lex.preposition_articles and before in lex.street_prepositions)
             or (word in lex.travel_prepositions and before in lex.travel_verbs)  # flying to
+            or (_given_syllable(word, language) and _opens_name(token, previous, line_start))
         )
     return language != "en" or any("a" <= char <= "z" for char in word.lower())
+
+
+def _opens_name(token: str, previous: str, line_start: bool) -> bool:
+    """May the English word of ``token`` (a run of text; ``previous``: the run before it), a
+    subject pronoun that is a syllable of a name (:func:`_given_syllable`), open a given name and
+    surname: at a sentence's start (``he lee said``), after a verb of address (``call he lee``)
+    or a dash (``- he lee``, ``-he lee``)? Conservative: a sentence ends wherever ``previous``
+    ends with ``.``, ``!`` or ``?`` (``Mr.`` too)."""
+    ended = previous.rstrip("".join(CLOSING_PUNCTUATION))[-1:] in ("", ".", "!", "?")
+    return (
+        line_start
+        or ended
+        or previous.strip(_DASHES) == ""
+        or token[:1] in _DASHES
+        or previous.strip(_PUNCTUATION).lower() in lexicon("en").address_verbs
+    )
+
+
+#: The dashes a message is signed off after (``thx - sam``, ``~grace``).
+_DASHES = "-~\u2013\u2014"
 
 
 def _inside_place(before: str, word: str) -> bool:
@@ -538,6 +574,13 @@ def name_syllables() -> WordFile:
     """Syllables of romanized Chinese, Korean and Vietnamese given names that are no English
     dictionary word (:data:`SYLLABLES_FILE`)."""
     return WordFile(DATA / SYLLABLES_FILE)
+
+
+@cache
+def syllable_words() -> WordFile:
+    """Syllables of romanized Chinese, Korean and Vietnamese given names that are English words,
+    frequent in English or of two letters (:data:`SYLLABLE_WORDS_FILE`)."""
+    return WordFile(DATA / SYLLABLE_WORDS_FILE)
 
 
 @cache
@@ -729,7 +772,52 @@ def is_name_slot(
     if not (cued or signed or reported):
         return False
     syllable = _syllable(word, language, listed=True)
-    return syllable or ((cued or signed) and _rare(word, language))
+    rare = (cued or signed) and _rare(word, language)
+    return syllable or rare or _vocative(index, words, gaps, language)
+
+
+#: What ends a greeting's vocative right after the name (``hey bin, ...``, ``hi can!``).
+_VOCATIVE_END = re.compile(r"[,!?]")
+
+
+def _vocative(index: int, words: Sequence[str], gaps: Sequence[str], language: str) -> bool:
+    """Is word slot ``index`` a syllable of a name that is a word (:func:`syllable_words`) that a
+    greeting right before it addresses, a comma, ``!`` or ``?`` right after it (``hey bin, are
+    we on?``; not one of the lexicon's addressees, ``hey man,``, a pronoun, ``thank him,``, nor
+    a word of chat off the dictionary, ``hey til,``)? English only."""
+    lex = lexicon(language)
+    word = words[index]
+    return (
+        language == "en"
+        and index >= 1
+        and words[index - 1] in lex.greetings
+        and _CUE_GAP.fullmatch(gaps[index]) is not None
+        and _VOCATIVE_END.match(gaps[index + 1]) is not None
+        and word in syllable_words()
+        and (len(word) == 2 or _in_dictionary(word, language))  # a chat word: ``hey til,``
+        and word not in lex.addressees
+        and word not in lex.phrase_openers  # ``thank him,``
+        and word not in lex.subject_pronouns  # ``morning, he, and emma``
+        and word not in _cues(language)
+        and word not in slang_table(language)
+        and not is_laughter(word)
+    )
+
+
+def _given_syllable(word: str, language: str) -> bool:
+    """Is ``word`` a syllable of a name that is a word (:func:`syllable_words`) and may it be a
+    given name before a surname where the context names someone (``call he lee``, ``thx - bin
+    park``; not a determiner or conjunction, ``with my son``: the lexicon's phrase openers; no
+    word a stream is cut after, ``met on friday``, but a subject pronoun, which is no object nor
+    opens a name before a verb of saying: ``he lee said``)? English only."""
+    lex = lexicon(language)
+    return (
+        language == "en"
+        and word in syllable_words()
+        and word not in lex.phrase_openers
+        and word not in _cues(language)
+        and (word not in word_list("cut", language) or word in lex.subject_pronouns)
+    )
 
 
 def _ends_line(index: int, gaps: Sequence[str]) -> bool:
@@ -808,10 +896,12 @@ def name_slots(
     (``ae kim``), and the word opening a sentence before a name, or a name before a rare word,
     and a verb of saying (``bin lee said``, ``barney franey said``); after a greeting or a title,
     a word and a surname or name right after it (``hey bin lee``), and so after a verb of address
-    or a dash signing off if the word is no dictionary word (``with choo song``, ``thx - yeo
-    han``); a word on no list after a title, or after a cue, signing off or opening a sentence
-    before a verb of saying if it is a rare word or a name's syllable (``hey jeong``, ``ba
-    said``; :func:`name_syllables`).
+    or a dash signing off if the word is no dictionary word or a syllable of a name that is a word
+    (``with choo song``, ``thx - yeo han``, ``call bin lee``; :func:`syllable_words`); such a
+    syllable between a name or rare word and a name (``huệ an nguyễn``); a word on no list after
+    a title, or after a cue, signing off or opening a sentence before a verb of saying if it is a
+    rare word or a name's syllable (``hey jeong``, ``ba said``; :func:`name_syllables`), and a
+    syllable that is a word addressed by a greeting before a comma (``hey bin,``).
     """
     count = len(words)
     words = [_guard_key(word) for word in words]  # İlkben
@@ -872,22 +962,32 @@ def name_slots(
         if protected[index] or gaps[index + 1] != " ":
             continue
         signed = _DASH_GAP.fullmatch(gaps[index]) is not None and _ends_line(index + 1, gaps)
-        greeted = _cued(index, words, gaps, language, verbs=False) or (
-            (signed or _cued(index, words, gaps, language))
-            and not _in_dictionary(words[index], language)
-        )
+        word, after = words[index], words[index + 1]
+        if not (signed or _cued(index, words, gaps, language)):
+            continue
+        # a syllable of a name that is a word may be the given name too (``call he lee``); one
+        # that is a subject pronoun, only as an object (``this morning we heard``, ``meeting,
+        # she heard``: a clause)
+        given_syllable = _given_syllable(word, language)
+        if word in lexicon(language).subject_pronouns:
+            verb = index >= 1 and words[index - 1] in lexicon(language).address_verbs
+            greeted = signed or (verb and gaps[index] == " ")
+        else:
+            greeted = _cued(index, words, gaps, language, verbs=False) or (
+                given_syllable or not _in_dictionary(word, language)
+            )
         if not greeted:
             continue
-        word, after = words[index], words[index + 1]
         surname = after in surnames or _without_accents(after) in surnames
         named = protected[index + 1] and listed[index + 1]
         if (
             (surname or named)
             and word.isalpha()
-            and word not in ends
+            and (word not in ends or given_syllable)
             and word not in cues  # ``rev dr tom``, ``morning show``: the context, not a name
             # a surname may be a street type (``sup park``), never a cue (``hey good morning``)
             and (after not in cues or (surname and after not in context))
+            and after not in CALENDAR_WORDS  # ``met on friday``
             and not _starts_place(words, index)
             and not _starts_place(words, index + 1)
         ):
@@ -923,11 +1023,24 @@ def name_slots(
             word = words[index]
             protected[index] = (
                 gaps[index + 1] == " "
-                and word not in ends
+                and (word not in ends or (reports and _given_syllable(word, language)))
                 and word not in cues
                 and not _starts_place(words, index + 1)
             )
             protected[index + 1] = protected[index + 1] or protected[index]
+    # a syllable of a name that is a word between a name or rare word and a name (``huệ an
+    # nguyễn``)
+    for index in range(1, count - 1) if language == "en" else ():
+        protected[index] = protected[index] or (
+            protected[index + 1]
+            and gaps[index] == gaps[index + 1] == " "
+            and (protected[index - 1] or _rare(words[index - 1], language))
+            and words[index] in syllable_words()
+            and words[index] not in ends  # nothing reads past it
+            and words[index] not in cues  # ``liffe in london``
+            and words[index + 1] not in cues  # ``gabriel sat chief``
+            and not _starts_place(words, index + 1)
+        )
     return [index for index in range(count) if protected[index]]
 
 
@@ -1160,7 +1273,7 @@ def _address_patterns(language: str) -> tuple[re.Pattern[str], ...]:
     strong = _alternatives(lex.strong_street_types)
     before = _alternatives(lex.street_types_before)
     units = _alternatives(lex.unit_words)
-    endings = _alternatives(lex.street_suffixes)
+    endings = _alternatives((*lex.street_suffixes, *lex.numbered_street_suffixes))
     romanized = _alternatives(lex.address_suffixes)
     never = "(?!x)x"
     unit = rf"(?i:{units or never})\.?"  # one may follow another: ``po box 10``
@@ -1228,7 +1341,19 @@ _HOUSE_NUMBER = re.compile(rf"\(?{_NUMBER},?")
 
 
 #: Where a clause ends: punctuation (not a decimal point), a line end or the text's end.
-_CLAUSE_END = re.compile(r"[^\S\n\r]*(?:[,;:!?)\n\r]|\.(?!\d)|$)")
+_CLAUSE_END = r"[^\S\n\r]*(?:[,;:!?)\n\r]|\.(?!\d)|$)"
+
+
+@cache
+def _clause_end(language: str) -> re.Pattern[str]:
+    """Where a clause ends in ``language``: :data:`_CLAUSE_END`, or a word of courtesy that closes
+    a request (German ``bitte``: ``schick es an auf dem forst 53 bitte``)."""
+    courtesies = _alternatives(lexicon(language).courtesies)
+    return re.compile(
+        rf"{_CLAUSE_END}|[^\S\n\r]+(?i:{courtesies})(?![\w\-])" if courtesies else _CLAUSE_END
+    )
+
+
 #: A house number alone after a street's name: a space and a number that does not start with 0.
 _HOUSE_NUMBER_ALONE = re.compile(r" [1-9]\d{0,3}[^\W\d_]?")
 
@@ -1358,10 +1483,22 @@ def address_spans(text: str, language: str = "en") -> list[tuple[int, int, str]]
     for pattern in (unit, ending, romanized):
         for match in pattern.finditer(text):
             start, end = match.start(), match.end()
-            if pattern is not unit:
+            street = match.group().rstrip(".").lower()
+            if pattern is ending and not street.endswith(lexicon(language).street_suffixes):
+                # an ending of a street only right after a house number (146 riverside; not
+                # 3 inside: a cut word), and its article (231 the woodlands)
+                article = _WORD_BEFORE.search(text, max(0, start - 20), start)
+                if article is not None and article.group(1).lower() in articles:
+                    start -= len(article.group(0))
+                number = _number_before(text, start)
+                if number == start or "," in text[number:start]:  # born in 1934, rowlands won
+                    continue
+                if street in word_list("cut", language):
+                    continue
+                start = number
+            elif pattern is not unit:
                 tail = re.match(rf",? {_NUMBER}", text[end:])
                 end += len(tail.group(0)) if tail else 0
-                street = match.group().rstrip(".").lower()
                 if pattern is ending and tail is None and not street.endswith(strong_endings):
                     continue
             if pattern is ending:  # große kirchstr. 6
@@ -1378,7 +1515,8 @@ def address_spans(text: str, language: str = "en") -> list[tuple[int, int, str]]
         if any(_stops_street(word, language) for word in name.lower().split()):
             continue
         noun = " " not in name and _HOUSE_NUMBER_ALONE.fullmatch(house) is not None
-        if (noun and _CLAUSE_END.match(text, match.end())) or _named_street(name, language):
+        ended = _clause_end(language).match(text, match.end()) is not None
+        if (noun and ended) or _named_street(name, language):
             spans.append((match.start(), match.end()))
     streets = {start for start, _ in spans}
     for match in _floor_pattern(language).finditer(text):

@@ -37,6 +37,7 @@ from edgedp.languages.lexicon import check_language, lexicon
 from edgedp.privacy.validation import check_choice
 from edgedp.text.emoji import EMOJI, split_emoji
 from edgedp.text.identifiers import (
+    CLOSING_PUNCTUATION,
     calendar_words,
     common_words,
     is_common,
@@ -63,8 +64,6 @@ _SENTENCE_END = frozenset(".!?")
 #: stop, no space): an initial or particle of a name or place (``o'fallon``, ``k.maraş``).
 _GLUED_KINDS = frozenset({"name", "place", "rare-word"})
 _GLUES = frozenset({"'", "\u2019", "."})
-#: Closing quotes and brackets, which may follow a sentence stop.
-CLOSING_PUNCTUATION = frozenset("\"')]\u201d\u2019\u00bb")
 #: Words whose following full stop does not end a sentence (``Mr. Okonkwo``).
 SENTENCE_TITLES = frozenset(
     [

@@ -113,8 +113,9 @@ def _is_cut_point(text: str, position: int, languages: tuple[str, ...]) -> bool:
     previous = text[_token_start(text, previous_end) : previous_end]
     # after punctuation alone (" . - will"), the gap the guard reads before the next word started
     # earlier: cutting there would change it
+    line_start = any(char in LINE_BREAKS for char in text[previous_end:token_start])
     return any(char.isalnum() for char in token) and not any(
-        span_may_continue(token, language, previous) for language in languages
+        span_may_continue(token, language, previous, line_start) for language in languages
     )
 
 

@@ -105,6 +105,44 @@ def test_epithets_cues_and_places_are_not_taken_into_the_name_after_them():
     assert kinds("i love reading books") == {}  # "love" signs off only before a comma or dash
 
 
+@pytest.mark.parametrize(
+    ("text", "names"),
+    [
+        # a syllable of a name that is a word, or a word of no dictionary, that a greeting
+        # addresses before a comma (``hey bin,``)
+        ("hey bin, are we still on?", ["bin"]),
+        ("hi can! long time", ["can"]),
+        # such a syllable before a surname where the context names someone
+        ("can you call bin lee about it", ["bin", "lee"]),
+        ("i saw he kim at the station", ["he", "kim"]),  # a subject pronoun is no object
+        ("he lee said the meeting moved", ["he", "lee"]),
+        ("thx for the help - do song", ["do", "song"]),
+        # such a syllable between a name or rare word and a name
+        ("huệ an nguyễn said so", ["an", "nguyễn"]),
+    ],
+)
+def test_a_syllable_of_a_name_that_is_a_word_is_a_name_where_the_text_leaves_no_other_reading(
+    text, names
+):
+    found = kinds(text)
+    assert all(found.get(name) == "name" for name in names), found
+
+
+def test_a_syllable_that_is_a_word_stays_a_word_in_an_ordinary_reading():
+    # the lexicon's addressees, pronouns, places, chat words after a greeting
+    assert kinds("hey man, hey guys, hey boo, dear me! thank you! thank him, ok") == {}
+    assert kinds("hey so, sorry, hey lol, hey til, hey yep, what's up") == {}
+    # determiners, objects and prepositions before a surname-word: no given name
+    assert kinds("lunch with my son, with an apple, met on friday, asked him long ago") == {}
+    assert "so" not in kinds("so mark said he would come")
+    # a subject pronoun opens a clause after a greeting or a comma
+    assert kinds("this morning we heard it, at their meeting, she heard all") == {}
+    # between two names, never a cue, a cut word or before a place
+    assert "in" not in kinds("the owner of liffe in london said") and "at" not in kinds(
+        "said alex potter at lehman brothers"
+    )
+
+
 @pytest.mark.parametrize("word", ["til", "mic", "uber", "im", "cant", "thx", "lol", "omg", "idk"])
 def test_chat_words_are_never_names(word):
     assert kinds(f"omg {word} lol") == {}
@@ -153,6 +191,9 @@ def test_chat_words_are_never_names(word):
         ("meet me at 42 west end at 6", "42 west end"),
         ("meet me at 166 john ride at 6", "166 john ride"),  # a name that is no ambiguous word
         ("the new place is 59 mount pleasant, come by", "59 mount pleasant"),  # a type before
+        # a one-word street of Britain without a type, right after a house number
+        ("send it to 146 riverside pls", "146 riverside"),
+        ("we moved to 231 the woodlands last week", "231 the woodlands"),
     ],
 )
 def test_street_addresses_are_one_address_span(text, address):
@@ -184,6 +225,9 @@ def test_ordinary_chat_around_streets_is_no_address():
         "a well-known road, the long-term road ahead",  # a hyphenated name: a number first
         "we need 2 upper rooms and 3 lower ones",
         "we climbed mount everest",  # a type before the name needs a house number
+        "we sat 3 inside, 2 outside",  # a street's ending: never a cut word
+        "born in 1934, rowlands won",  # nor after a comma
+        "we love the riverside",  # nor without a house number
     ):
         assert address_spans(text) == [], text
 
@@ -240,6 +284,11 @@ def test_a_function_word_outside_a_place_stays_a_cut_point():
     assert not span_may_continue("der", "de", "mit")
     assert span_may_continue("der", "de", "an") and span_may_continue("an", "de", "heidenheim")
     assert span_may_continue("der", "de", "auf")  # auf der weide 54: a street preposition
+    # a subject pronoun that is a syllable of a name may open one after a verb of address, a dash
+    # or at a sentence's start (call he lee, - he lee, he lee said); a cut point elsewhere
+    assert span_may_continue("he", "en", "call") and span_may_continue("he", "en", "-")
+    assert span_may_continue("he", "en", "ok.") and span_may_continue("he", "en", "so", True)
+    assert not span_may_continue("he", "en", "when") and not span_may_continue("on", "en", "met")
 
 
 def test_a_letter_glued_to_a_name_or_place_is_its_initial_or_particle():
@@ -326,6 +375,8 @@ def test_german_streets_named_after_am_im_zum_zur(text, address):
         ("ich war auf der arbeit 2 stunden", None),
         # a noun alone before a house number that ends its clause (in der höhle 169)
         ("ich wohne jetzt in der höhle 169, komm vorbei", "in der höhle 169"),
+        ("schick es an auf dem forst 53 bitte", "auf dem forst 53"),  # courtesy ends the request
+        ("ich war auf der arbeit 2 bitte", None),  # a cut word is no street's name
         ("in der form tun, 0.5 dl rahm", None),
         # an adjective before a one-word street, an abbreviation in a hyphenated name
         ("ich wohne in der große kirchstr. 6", "große kirchstr. 6"),
@@ -409,7 +460,9 @@ CHATS = {
     "villas, or 68 the croft, not level 8 of the game\ni grew up in stoke-on-trent, not stoke on "
     "trent or aix-en-provence\nwe met in heidenheim an der brenz and bad homburg vor der höhe, an der "
     "ecke, in san sebastían de los reyes\nflying to lake charles, lunch with choo song, call young "
-    "lee at 33 mckay-macpherson square or 42 west end\nhey jeong, ba said so. o'fallon - yeo han\n",
+    "lee at 33 mckay-macpherson square or 42 west end\nhey jeong, ba said so. o'fallon - yeo han\n"
+    "hey bin, call he lee or bin park. he lee said hi\nhuệ an nguyễn is at 146 riverside or 231 the "
+    "woodlands, thx - do song\n",
     "es": "hola maría, no sé si te dije que ahora vivo en calle mayor 5, madrid. llama a carmen "
     "blanco el 12 de marzo, porque no tengo tiempo hoy, mañana te cuento todo\n",
     "ru": "привет, дмитрий, что это было? позвони ольге, я уже не знаю. улица ленина, 5, кв. 12 "
@@ -418,7 +471,8 @@ CHATS = {
     "mark morgen an, er sagt, im rottland 188 ist frei. wir sehen uns am montag zur mittagszeit\n"
     "oder in der berliner straße 12, der berliner ist da\nwir wohnen in heidenheim an der brenz, an "
     "der ecke, bei bad homburg vor der höhe\nich wohne auf der weide 54, an den wiesen 3 war ich auch\n"
-    "wir sind in der schule 5, dann in der höhle 169. auf dem herberg 108 und große kirchstr. 6\n",
+    "wir sind in der schule 5, dann in der höhle 169. auf dem herberg 108 und große kirchstr. 6\n"
+    "schick es an auf dem forst 53 bitte, nicht auf der arbeit 2 bitte\n",
     "pt": "oi maria, a rosa disse que o rogério liga amanhã. glória chega hoje e maurício disse "
     "que sim, mas a rosa é uma flor\n",
 }
