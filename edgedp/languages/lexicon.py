@@ -105,6 +105,9 @@ class Lexicon:
         Adjectives a street's name is often made of before its type (German ``breite straße 9``,
         ``schöne aussicht 187``; English ``great north road``): never words a stream is cut
         after, so the name is read back from its type.
+    street_adjective_suffixes : tuple of str
+        Endings of adjectives a street's name may start with before its type, beside
+        :attr:`street_adjectives` (German ``isch``: ``bergische landstr. 243``).
     street_prepositions : frozenset of str
         Prepositions a street's name may start with, an article after them, before a street type
         that is a noun too and its house number (German ``auf der weide 54``, ``an den wiesen
@@ -200,6 +203,7 @@ class Lexicon:
     street_directions: frozenset[str]
     street_articles: frozenset[str]
     street_adjectives: frozenset[str]
+    street_adjective_suffixes: tuple[str, ...]
     street_prepositions: frozenset[str]
     preposition_articles: frozenset[str]
     article_street_types: frozenset[str]
@@ -246,9 +250,11 @@ class Lexicon:
 
     @property
     def rule_words(self) -> frozenset[str]:
-        """Every word of this lexicon (none of them may be a word after which a stream is cut)."""
+        """Every word of this lexicon, each word of an entry of several (``fire``, ``track`` of
+        ``fire track``): none of them may be a word after which a stream is cut."""
         street_types = self.street_types | self.numbered_street_types | self.named_street_types
-        return self.context_words | street_types | frozenset(self.weekdays)
+        entries = self.context_words | street_types | frozenset(self.weekdays)
+        return frozenset(word for entry in entries for word in entry.split())  # ``fire track``
 
 
 def check_language(language: object) -> str:
@@ -284,7 +290,8 @@ def _fields(text: str) -> dict[str, list[str]]:
 
 @cache
 def lexicon(language: str = "en") -> Lexicon:
-    """The lexicon of ``language`` (read once from ``data/lexicon-<language>.txt``).
+    """The lexicon of ``language`` (read once from ``data/lexicon-<language>.txt``; ``+`` joins
+    the words of one entry there: ``fire+track``).
 
     Raises
     ------
@@ -297,7 +304,8 @@ def lexicon(language: str = "en") -> Lexicon:
     for field in fields(Lexicon):
         if field.name == "language":
             continue
-        words = [word.lower() for word in values.get(field.name, [])]
+        # ``+`` joins the words of one entry (``fire+track``: ``fire track``)
+        words = [word.lower().replace("+", " ") for word in values.get(field.name, [])]
         kwargs[field.name] = tuple(words) if "tuple" in str(field.type) else frozenset(words)
     return Lexicon(**kwargs)  # type: ignore[arg-type]
 

@@ -1367,9 +1367,13 @@ def _number_before(text: str, position: int) -> int:
 
 def _adjectives_only(words: str, language: str) -> bool:
     """Are ``words`` (a street's name, single spaces) street adjectives alone (``great``, ``new
-    old``): a name only with a house number (``9 great road``)?"""
-    adjectives = lexicon(language).street_adjectives
-    return all(word in adjectives for word in words.lower().split())
+    old``; German ``bergische`` by its ending): a name only with a house number (``9 great
+    road``)?"""
+    lex = lexicon(language)
+    return all(
+        word in lex.street_adjectives or word.endswith(lex.street_adjective_suffixes)
+        for word in words.lower().split()
+    )
 
 
 def _named_street(words: str, language: str) -> bool:

@@ -194,6 +194,9 @@ def test_chat_words_are_never_names(word):
         # a one-word street of Britain without a type, right after a house number
         ("send it to 146 riverside pls", "146 riverside"),
         ("we moved to 231 the woodlands last week", "231 the woodlands"),
+        # AS/NZS 4819's road types of several words, rotary, mew
+        ("meet me at 75 nicholas fire track at 6", "75 nicholas fire track"),
+        ("meet me at 87 ballard rotary at 6", "87 ballard rotary"),
     ],
 )
 def test_street_addresses_are_one_address_span(text, address):
@@ -228,6 +231,7 @@ def test_ordinary_chat_around_streets_is_no_address():
         "we sat 3 inside, 2 outside",  # a street's ending: never a cut word
         "born in 1934, rowlands won",  # nor after a comma
         "we love the riverside",  # nor without a house number
+        "the fire track was closed, we had 2 fire drills",
     ):
         assert address_spans(text) == [], text
 
@@ -376,6 +380,7 @@ def test_german_streets_named_after_am_im_zum_zur(text, address):
         # a noun alone before a house number that ends its clause (in der höhle 169)
         ("ich wohne jetzt in der höhle 169, komm vorbei", "in der höhle 169"),
         ("schick es an auf dem forst 53 bitte", "auf dem forst 53"),  # courtesy ends the request
+        ("schick es an bergische landstr. 15 bitte", "bergische landstr. 15"),  # an adjective
         ("ich war auf der arbeit 2 bitte", None),  # a cut word is no street's name
         ("in der form tun, 0.5 dl rahm", None),
         # an adjective before a one-word street, an abbreviation in a hyphenated name
