@@ -1053,10 +1053,10 @@ SYLLABLES_HEADER = """\
 SYLLABLE_WORDS_HEADER = """\
 # Syllables of romanized East Asian given names (edgedp's identifier guard) that are also English
 # words, frequent in English or of two letters (can, long, bin, he, an, so): the syllables of
-# syllables.txt's sources that it leaves out, two letters or more. Never a name alone by these; a
-# name only where the text's shape leaves no other reading: before a comma after a greeting (hey
-# bin, are we on?), before a surname where the context names someone (call he lee, thx - bin
-# park), between two names (huệ an nguyễn). Built by bench/utility/guard_lists.py."""
+# syllables.txt's sources that it leaves out, two letters or more. A name only where the text's
+# shape leaves no other reading: addressed before a comma after a greeting (hey bin, are we on?),
+# before a surname where the context names someone (call he lee, thx - bin park), between two
+# names (huệ an nguyễn). Built by bench/utility/guard_lists.py."""
 
 #: Hangul's initial consonants, vowels and final consonants in the Revised Romanization of Korean
 #: ("-": none; the Unicode order of the syllables' parts; a final as it is written at a syllable's end).

@@ -90,11 +90,11 @@ words and common names matter more than the people they may name):
   name only where the text leaves no other reading: addressed by a greeting before a comma
   (``hey bin, ...``; not ``hey man,``), before a surname after a verb of address or a dash
   (``call bin lee``, ``thx - do song``; not ``with my son``), or between two names (``huệ an
-  nguyễn``). A word on no list is protected
-  after a title (``ask dr. zyxwq``), and after a cue or signing off if it is a rare word (``hey
-  okafo``); elsewhere, a rare word is the ``"rare-words"`` guard's. The cue words are each
-  language's :class:`~edgedp.languages.lexicon.Lexicon`. A name on no list that is also a frequent
-  word, outside such a context (``i saw hyung``), is an ordinary word slot.
+  nguyễn``). A word on no list is protected after a title (``ask dr. zyxwq``), and after a cue or
+  signing off if it is a rare word (``hey okafo``); elsewhere, a rare word is the
+  ``"rare-words"`` guard's. The cue words are each language's
+  :class:`~edgedp.languages.lexicon.Lexicon`. A name on no list that is also a frequent word,
+  outside such a context (``i saw hyung``), is an ordinary word slot.
 * ``"rare-words"``, kind ``rare-word``: a word of three letters or more (two with an accented Latin
   letter: ``mỹ``, ``lê``), of letters alone, that is no common or frequent word of the language
   (wordfreq Zipf < 3, which counts chat, not on the dictionary lists, no chat spelling of
@@ -528,14 +528,14 @@ def _opens_name(token: str, previous: str, line_start: bool) -> bool:
     """May the English word of ``token`` (a run of text; ``previous``: the run before it), a
     subject pronoun that is a syllable of a name (:func:`_given_syllable`), open a given name and
     surname: at a sentence's start (``he lee said``), after a verb of address (``call he lee``)
-    or a dash (``- he lee``, ``-he lee``)? Conservative: a sentence ends wherever ``previous``
-    ends with ``.``, ``!`` or ``?`` (``Mr.`` too)."""
+    or a dash (``- he lee``, ``help- he lee``, ``-he lee``)? Conservative: a sentence ends
+    wherever ``previous`` ends with ``.``, ``!`` or ``?`` (``Mr.`` too)."""
     ended = previous.rstrip("".join(CLOSING_PUNCTUATION))[-1:] in ("", ".", "!", "?")
     return (
         line_start
         or ended
-        or previous.strip(_DASHES) == ""
-        or token[:1] in _DASHES
+        or previous[-1:] in tuple(_DASHES)  # ``-``, ``help-``
+        or token[:1] in tuple(_DASHES)  # ``-he``
         or previous.strip(_PUNCTUATION).lower() in lexicon("en").address_verbs
     )
 

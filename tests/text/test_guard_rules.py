@@ -291,6 +291,7 @@ def test_a_function_word_outside_a_place_stays_a_cut_point():
     # a subject pronoun that is a syllable of a name may open one after a verb of address, a dash
     # or at a sentence's start (call he lee, - he lee, he lee said); a cut point elsewhere
     assert span_may_continue("he", "en", "call") and span_may_continue("he", "en", "-")
+    assert span_may_continue("he", "en", "help-") and span_may_continue("-he", "en", "help")
     assert span_may_continue("he", "en", "ok.") and span_may_continue("he", "en", "so", True)
     assert not span_may_continue("he", "en", "when") and not span_may_continue("on", "en", "met")
 
