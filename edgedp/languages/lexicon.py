@@ -80,7 +80,8 @@ class Lexicon:
     named_street_types : frozenset of str
         Street types that are frequent words ending ordinary phrases after a number too (English
         ``approach``, ``ground``: ``a 2 step approach``): a street only after a house number and a
-        name that is no common word (``4 teresa approach``).
+        name that is no common word, or one surname that is (``4 teresa approach``, ``6 burns
+        reach``).
     strong_street_types : frozenset of str
         Street types that make an address without a house number (``dorset street``).
     street_types_before : frozenset of str

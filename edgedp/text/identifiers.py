@@ -1389,14 +1389,26 @@ def _named_street(words: str, language: str) -> bool:
     )
 
 
+def _surname_street(words: str, language: str) -> bool:
+    """Are ``words`` (a street's name) one surname that is also a word, as streets are named after
+    people (``5 brown turn``, ``6 burns reach``; not a street adjective, ``3 long range``, nor a
+    given name, ``4 mark end``)?"""
+    word = words.strip().lower()
+    return (
+        " " not in word
+        and word in word_list("surnames", language)
+        and word not in lexicon(language).street_adjectives
+    )
+
+
 def address_spans(text: str, language: str = "en") -> list[tuple[int, int, str]]:
     """(start, end, "address") of the street addresses of ``text``, in order, non-overlapping.
 
     * up to three words, a street type that is an ordinary noun too and a house number after it
       (German ``alte heide 188``; :attr:`~edgedp.languages.lexicon.Lexicon.numbered_street_types`),
       or right after a street preposition and its article (``auf der weide 54``);
-    * a house number, up to three names that are no common words and a street type that is a
-      frequent word too (``4 teresa approach``;
+    * a house number, up to three names that are no common words, or one surname that is (``6
+      burns reach``), and a street type that is a frequent word too (``4 teresa approach``;
       :attr:`~edgedp.languages.lexicon.Lexicon.named_street_types`);
     * a house number (``14``, ``221b``, ``14-16``), up to three words and a street type after them
       (``14 admiralty way``, ``27 dorset st``, ``132 the square``: an article of the language may
@@ -1447,7 +1459,10 @@ def address_spans(text: str, language: str = "en") -> list[tuple[int, int, str]]
         number = _number_before(text, start)
         # a frequent word too: a street after a house number and a name only
         if match.group().lower() in frequent_types:
-            if number < start and _named_street(text[start : match.start()], language):
+            name = text[start : match.start()]
+            if number < start and (
+                _named_street(name, language) or _surname_street(name, language)
+            ):
                 spans.append((number, match.end()))  # 4 teresa approach, never 2 step approach
             continue
         # a compass point after the type (1600 pennsylvania ave nw)
