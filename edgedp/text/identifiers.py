@@ -210,6 +210,8 @@ SYLLABLES_FILE = "syllables.txt"
 SYLLABLE_WORDS_FILE = "syllable_words.txt"
 #: Closing quotes and brackets, which may follow a sentence stop.
 CLOSING_PUNCTUATION = frozenset("\"')]\u201d\u2019\u00bb")
+#: The dashes a message is signed off after (``thx - sam``, ``~grace``).
+_DASHES = "-~\u2013\u2014"
 #: Words after which a protected span may go on past a space (``12th of March``, ``ext. 23``).
 _SPAN_WORDS = frozenset(["of", "ext"])
 #: Month and weekday names of English: common words, although many are names too (``may``).
@@ -507,7 +509,7 @@ def span_may_continue(
         return True  # a group of a lower-case IBAN (gb29 nwbk 6016)
     word = token.strip(_PUNCTUATION)
     if not word:  # punctuation alone: a dash or ``&`` joins names (``thx - sam``, ``kofi & may``)
-        return bool(token) and token.strip("-~\u2013\u2014&") == ""
+        return bool(token) and token.strip(_DASHES + "&") == ""
     if word in _month_set(language) or word in _SPAN_WORDS:
         return True
     if word in word_list("cut", language):
@@ -519,7 +521,11 @@ def span_may_continue(
             or _inside_place(before, word)  # ``heidenheim an der brenz``
             or (word in lex.preposition_articles and before in lex.street_prepositions)
             or (word in lex.travel_prepositions and before in lex.travel_verbs)  # flying to
-            or (_given_syllable(word, language) and _opens_name(token, previous, line_start))
+            or (
+                word in lex.subject_pronouns  # the only cut words that may open a name
+                and _given_syllable(word, language)
+                and _opens_name(token, previous, line_start)
+            )
         )
     return language != "en" or any("a" <= char <= "z" for char in word.lower())
 
@@ -538,10 +544,6 @@ def _opens_name(token: str, previous: str, line_start: bool) -> bool:
         or token[:1] in tuple(_DASHES)  # ``-he``
         or previous.strip(_PUNCTUATION).lower() in lexicon("en").address_verbs
     )
-
-
-#: The dashes a message is signed off after (``thx - sam``, ``~grace``).
-_DASHES = "-~\u2013\u2014"
 
 
 def _inside_place(before: str, word: str) -> bool:
@@ -698,8 +700,8 @@ def is_common(word: str, language: str = "en") -> bool:
 #: (``dr. okafor``, ``hey, maria``).
 _CUE_GAP = re.compile(r"[.,:]?[^\S\n\r]+")
 #: The gap before a name that signs a message off (``thx - sam``, ``cheers, mark``, ``~grace``).
-_SIGN_OFF_GAP = re.compile(r"[^\S\n\r]*(?:[,\-~\u2013\u2014]+[^\S\n\r]*)?")
-_DASH_GAP = re.compile(r"[^\S\n\r]*[\-~\u2013\u2014]+[^\S\n\r]*")
+_SIGN_OFF_GAP = re.compile(rf"[^\S\n\r]*(?:[,{re.escape(_DASHES)}]+[^\S\n\r]*)?")
+_DASH_GAP = re.compile(rf"[^\S\n\r]*[{re.escape(_DASHES)}]+[^\S\n\r]*")
 #: What may follow the last word of a message or line: punctuation and spaces, then a line end.
 _LINE_END = re.compile(r"[^\w\n\r]*(?:[\n\r]|$)")
 #: The gap inside a multi-word name (a space) or a hyphenated one (``ji-woo``, ``stoke-on-trent``).
@@ -987,7 +989,8 @@ def name_slots(
             and word not in cues  # ``rev dr tom``, ``morning show``: the context, not a name
             # a surname may be a street type (``sup park``), never a cue (``hey good morning``)
             and (after not in cues or (surname and after not in context))
-            and after not in CALENDAR_WORDS  # ``met on friday``
+            and after not in lexicon(language).months  # ``met on may``
+            and after not in lexicon(language).weekdays  # ``met on friday``
             and not _starts_place(words, index)
             and not _starts_place(words, index + 1)
         ):
