@@ -75,7 +75,7 @@ PER_KIND = 200
 SEED = 29
 #: The draws of the labelled set recall is measured on, each a sample of PER_KIND per kind from
 #: the same held-out sources: those the guard's rules were written from (their misses read: 29
-#: before 2026-11-30, 1-12 on that day and in a later session, beside draws 25-36, which this
+#: before 2026-11-30, 1-12 on that day and in later sessions, beside draws 25-60, which this
 #: bench does not measure), and FRESH draws no rule was written from (their misses are printed
 #: only by this bench).
 RULE_DRAWS = (SEED, *range(1, 13))
@@ -422,8 +422,10 @@ def _kind_recall(
         templates = GERMAN_ADDRESS
     for index, (identifier, _source) in enumerate(items):
         written = identifier.replace("\n", ", ")
-        text = templates[index % len(templates)].format(written)
-        whole, _, loose = _protection(text, written, language)
+        template = templates[index % len(templates)]
+        # the identifier's own place: ``he`` is in ``the`` and ``hey`` too
+        text = template.format(written)
+        whole, _, loose = _protection(text, written, language, start=template.index("{}"))
         yield identifier, whole, any(word in vocabulary for word in loose)
 
 

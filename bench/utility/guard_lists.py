@@ -1045,7 +1045,8 @@ SYLLABLES_HEADER = """\
 # u for the umlaut: lu of lü), every Hangul syllable in the Revised Romanization of Korean (its
 # initial, vowel and final letters; names written so: jeong, yeo, hyeon) and as Korean names are
 # often spelled (eo as u, o or ou, u as oo: jung, hyung, young, soo, choo), and the syllables of
-# the Vietnamese names of Faker 40.63.0 (MIT) without their accents; three letters or more, none a
+# the Vietnamese names and text of Faker 40.63.0's vi_VN providers (MIT; those the dictionary of
+# Debian hunspell-vi takes) without their accents; three letters or more, none a
 # word of edgedp/text/common_words.txt nor this frequent in English (wordfreq 3.1.1 Zipf >= 3.5: a
 # word of chat more often than a name, yep, til, bae, sup). A syllable alone is a given name only
 # where the context names someone (hey jeong, thx - qing). Built by bench/utility/guard_lists.py."""
@@ -1087,8 +1088,43 @@ def _east_asian_syllables() -> set[str]:
         syllable = initial.strip("-") + vowel + final.strip("-")
         korean.add(syllable)
         korean |= {syllable.replace(a, b, 1) for a, b in KOREAN_SPELLINGS if a in syllable}
-    vietnamese = faker_person(("vi_VN",))
+    vietnamese = faker_person(("vi_VN",)) | vietnamese_syllables()
     return {s for s in pinyin | korean | vietnamese if s.isascii() and s.isalpha()}
+
+
+def vietnamese_syllables() -> set[str]:
+    """Every syllable of the Vietnamese text of Faker's ``vi_VN`` providers (names, places,
+    streets, companies, jobs, colours, lorem; MIT) that the Vietnamese dictionary of Debian
+    ``hunspell-vi`` takes (GPL-2, used to decide: Faker's providers hold English words too),
+    without accents, ``đ`` as ``d``: Vietnamese given names are made of any syllable, as
+    Pinyin's and Hangul's are, and Faker's names alone hold 98."""
+    import faker.providers as providers
+
+    dictionary = debian_package("hunspell-vi") / "usr" / "share" / "hunspell" / "vi_VN.dic"
+    lines = dictionary.read_text(encoding="utf-8").splitlines()[1:]
+    attested = {_unaccented(line.split("/")[0].strip().lower()) for line in lines}
+    found: set[str] = set()
+    for module in pkgutil.iter_modules(providers.__path__):
+        try:
+            provider = importlib.import_module(f"{providers.__name__}.{module.name}.vi_VN")
+        except ModuleNotFoundError:
+            continue
+        for attribute in sorted(dir(provider.Provider)):
+            value = getattr(provider.Provider, attribute)
+            items = [*value, *value.values()] if isinstance(value, dict) else value
+            if attribute.startswith("_") or not isinstance(items, list | tuple):
+                continue
+            for item in items:
+                if isinstance(item, str):
+                    found |= {_unaccented(word.lower()) for word in LETTERS.findall(item)}
+    # a syllable has a vowel (the dictionary holds abbreviations: tp, vn)
+    return {s for s in found if s in attested and any(vowel in s for vowel in "aeiouy")}
+
+
+def _unaccented(word: str) -> str:
+    """A Vietnamese ``word`` without its accents, ``đ`` as ``d`` (``đỗ`` -> ``do``)."""
+    decomposed = unicodedata.normalize("NFD", word.replace("đ", "d"))
+    return "".join(char for char in decomposed if not unicodedata.combining(char))
 
 
 def romanized_syllables() -> set[str]:

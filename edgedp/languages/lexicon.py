@@ -166,9 +166,9 @@ class Lexicon:
         is also a word right before one names someone (``rosa disse que não``). The rule reads
         the word after the name, so it never applies to a name that is a cut word.
     addressees : frozenset of str
-        Whom a greeting addresses that names nobody (English ``guys``, ``man``, ``boo``, ``you``):
-        never a name before a comma after a greeting (``hey man, ...``; ``hey bin, ...`` names
-        someone).
+        Whom a greeting addresses that names nobody and words of chat after a greeting (English
+        ``guys``, ``man``, ``boo``, ``you``, ``til``): never a name alone after a greeting or a verb
+        of address (``hey man, ...``, ``hey til``; ``hey bin, ...`` names someone).
     subject_pronouns : frozenset of str
         Pronouns that are subjects only (English ``he``, ``she``): never the object of a verb or
         preposition nor right before a name and a verb of saying, so a syllable of a name there
@@ -177,6 +177,21 @@ class Lexicon:
         Determiners, conjunctions and discourse words that open a phrase before a noun or a name
         (English ``the``, ``my``, ``so``, ``but``): never a given name before a surname, even where
         they are syllables of names too (``with my son``, ``so mark said``).
+    east_asian_surnames : frozenset of str
+        The most frequent surnames of Korea, China and Vietnam in their usual romanizations, less
+        English function words (English ``kim``, ``park``, ``wang``, ``nguyen``): a syllable of a
+        name that is a word right before one, where the context names someone, is its given name
+        (``call in park``).
+    determiners : frozenset of str
+        Determiners that are never pronouns (English ``the``, ``an``, ``my``): a noun or adjective
+        follows them, never a copula or a punctuation mark ending the phrase (``lunch with an was
+        fun``: a name).
+    vowel_articles : frozenset of str
+        Articles written only before a vowel (English ``an``): before a word that starts with a
+        consonant, no article (``an kim``: a given name and surname).
+    object_prepositions : frozenset of str
+        Prepositions whose object a name is (English ``to``, ``at``): never a given name right
+        before a surname (``talk to lee``).
     interjections : frozenset of str
         Interjections of the language's chat (``ok``, ``naja``, ``лол``): words, never rare; a
         name of the lists spelled so is protected only where the context names someone
@@ -225,6 +240,10 @@ class Lexicon:
     addressees: frozenset[str]
     subject_pronouns: frozenset[str]
     phrase_openers: frozenset[str]
+    east_asian_surnames: frozenset[str]
+    determiners: frozenset[str]
+    vowel_articles: frozenset[str]
+    object_prepositions: frozenset[str]
     interjections: frozenset[str]
 
     @property

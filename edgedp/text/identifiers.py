@@ -521,11 +521,7 @@ def span_may_continue(
             or _inside_place(before, word)  # ``heidenheim an der brenz``
             or (word in lex.preposition_articles and before in lex.street_prepositions)
             or (word in lex.travel_prepositions and before in lex.travel_verbs)  # flying to
-            or (
-                word in lex.subject_pronouns  # the only cut words that may open a name
-                and _given_syllable(word, language)
-                and _opens_name(token, previous, line_start)
-            )
+            or (word in syllable_words() and _opens_name(token, previous, line_start))
         )
     return language != "en" or any("a" <= char <= "z" for char in word.lower())
 
@@ -540,9 +536,10 @@ def _opens_name(token: str, previous: str, line_start: bool) -> bool:
     return (
         line_start
         or ended
+        or not previous.isascii()  # ``hà my hoàng``
         or previous[-1:] in tuple(_DASHES)  # ``-``, ``help-``
         or token[:1] in tuple(_DASHES)  # ``-he``
-        or previous.strip(_PUNCTUATION).lower() in lexicon("en").address_verbs
+        or previous.strip(_PUNCTUATION).lower() in _cue_words("en")
     )
 
 
@@ -770,12 +767,74 @@ def is_name_slot(
     # word is :func:`rare_slots`'s)
     if titled:
         return any(char.isalpha() for char in word)
-    reported = speaking and starts_sentence[index]
+    reported = starts_sentence[index] and (speaking or _reports(index, words, gaps, language))
     if not (cued or signed or reported):
         return False
     syllable = _syllable(word, language, listed=True)
     rare = (cued or signed) and _rare(word, language)
-    return syllable or rare or _vocative(index, words, gaps, language)
+    # a syllable of a name that is a word: off the dictionary after a cue (``call doo``), any
+    # signing off after a dash (``thx - fang``) or opening a sentence before a verb of saying
+    # (``hat said``)
+    alone = _name_word(word, language) and (
+        reported or not (_in_dictionary(word, language) or word in word_list("cut", language))
+    )
+    misplaced = _misplaced(index, words, gaps, language)
+    return syllable or rare or alone or misplaced or _vocative(index, words, gaps, language)
+
+
+#: What ends a phrase right after a word: a comma, ``!``, ``?`` or a full stop.
+_PHRASE_END = re.compile(r"[,!?.]")
+
+
+def _misplaced(index: int, words: Sequence[str], gaps: Sequence[str], language: str) -> bool:
+    """Is word slot ``index`` a syllable of a name that is a word of a closed class where that
+    class cannot stand, after a greeting, a verb of address or a dash signing off: a determiner
+    that is never a pronoun before a copula or the end of a phrase (``lunch with an was fun``,
+    ``hey an, are we on?``, ``thx - the``), or a subject pronoun after a verb of address before a
+    preposition or the end of a phrase, as its object (``i saw he at the station``)? English
+    only."""
+    lex = lexicon(language)
+    word = words[index]
+    if language != "en" or index == 0 or word not in syllable_words():
+        return False
+    after = gaps[index + 1]
+    following = words[index + 1] if index + 1 < len(words) else ""
+    ends = _PHRASE_END.match(after) is not None or _ends_line(index, gaps)
+    if word in lex.determiners:
+        signed = _DASH_GAP.fullmatch(gaps[index]) is not None
+        cued = signed or _cued(index, words, gaps, language)
+        return cued and (ends or (after == " " and following in lex.copulas))
+    if word in lex.subject_pronouns:
+        verb = words[index - 1] in lex.address_verbs and gaps[index] == " "
+        return verb and (ends or (after == " " and following in lex.object_prepositions))
+    return False
+
+
+def _reports(index: int, words: Sequence[str], gaps: Sequence[str], language: str) -> bool:
+    """Does a verb of saying follow word slot ``index``, a word a stream may be cut after that is
+    a syllable of a name (``to said``: the stream is not cut there at a sentence's start,
+    :func:`span_may_continue`)?"""
+    return (
+        index + 1 < len(words)
+        and words[index + 1] in lexicon(language).speech_verbs
+        and gaps[index + 1] == " "
+        and _name_word(words[index], language)
+    )
+
+
+def _name_word(word: str, language: str) -> bool:
+    """Is ``word`` a syllable of a name that is a word (:func:`syllable_words`) that may stand
+    alone as a given name where the context names someone: no form of address (``man``),
+    pronoun, phrase opener, cue, word of chat or laughter? English only."""
+    lex = lexicon(language)
+    return (
+        _given_syllable(word, language)
+        and word not in lex.addressees
+        and word not in lex.subject_pronouns
+        and word not in slang_table(language)
+        and word not in lex.interjections
+        and not is_laughter(word)
+    )
 
 
 #: What ends a greeting's vocative right after the name (``hey bin, ...``, ``hi can!``).
@@ -785,8 +844,9 @@ _VOCATIVE_END = re.compile(r"[,!?]")
 def _vocative(index: int, words: Sequence[str], gaps: Sequence[str], language: str) -> bool:
     """Is word slot ``index`` a syllable of a name that is a word (:func:`syllable_words`) that a
     greeting right before it addresses, a comma, ``!`` or ``?`` right after it (``hey bin, are
-    we on?``; not one of the lexicon's addressees, ``hey man,``, a pronoun, ``thank him,``, nor
-    a word of chat off the dictionary, ``hey til,``)? English only."""
+    we on?``, ``hey long,``; not one of the lexicon's addressees, ``hey man,``, a pronoun,
+    ``thank him,``, a cue but a street's adjective or direction, nor a word of chat off the
+    dictionary, ``hey til,``)? English only."""
     lex = lexicon(language)
     word = words[index]
     return (
@@ -800,7 +860,8 @@ def _vocative(index: int, words: Sequence[str], gaps: Sequence[str], language: s
         and word not in lex.addressees
         and word not in lex.phrase_openers  # ``thank him,``
         and word not in lex.subject_pronouns  # ``morning, he, and emma``
-        and word not in _cues(language)
+        # no cue but one of a street's name alone (``hey long,``, ``hi se!``)
+        and (word not in _cues(language) or word in lex.street_adjectives | lex.street_directions)
         and word not in slang_table(language)
         and not is_laughter(word)
     )
@@ -818,7 +879,13 @@ def _given_syllable(word: str, language: str) -> bool:
         and word in syllable_words()
         and word not in lex.phrase_openers
         and word not in _cues(language)
-        and (word not in word_list("cut", language) or word in lex.subject_pronouns)
+        # a word a stream may be cut after: a pronoun or off the dictionary (``un song``), not
+        # ``asked to do``, ``call me rosalind``
+        and (
+            word not in word_list("cut", language)
+            or word in lex.subject_pronouns
+            or not _in_dictionary(word, language)
+        )
     )
 
 
@@ -953,6 +1020,10 @@ def name_slots(
             # ``dr. the``: a name after a title, yet a word no rule reads past
             surname = words[index] in surnames or _without_accents(words[index]) in surnames
             protected[index] = surname and words[index - 1] not in ends  # also ``dũng hồ``
+    for index in range(1, count) if language == "en" else ():
+        protected[index] = protected[index] or _unlisted_surname(
+            index, words, gaps, starts_sentence, protected, listed, language
+        )
     # after a title or a greeting, a word and a surname that is also a word, or a name, right
     # after it: a given name and its surname (``hey bin lee``, ``hi an song``; not after a verb,
     # ``with an apple``), never a cut word (nothing reads past it) nor a place (``hi new york``)
@@ -995,6 +1066,9 @@ def name_slots(
             and not _starts_place(words, index + 1)
         ):
             protected[index] = protected[index + 1] = True
+    for index in range(count - 1) if language == "en" else ():
+        if _before_east_asian_surname(index, words, gaps, starts_sentence, language):
+            protected[index] = protected[index + 1] = True
     # a name of the lists, or a syllable before one (``ae kim``), or the word opening a sentence
     # before one and a verb of saying (``bin lee said``), right before a protected name that is
     # no place (``don park said``, ``moon han``; not ``via berlin``), right to left so that a
@@ -1031,20 +1105,146 @@ def name_slots(
                 and not _starts_place(words, index + 1)
             )
             protected[index + 1] = protected[index + 1] or protected[index]
+    vietnamese = [False] * (count + 1)  # from each slot on, a run of names holds such a word
+    for index in range(count - 1, -1, -1):
+        joined = index + 1 < count and gaps[index + 1] == " "
+        vietnamese[index] = (
+            language == "en"
+            and (_vietnamese(words[index]) or (joined and vietnamese[index + 1]))
+            and (protected[index] or _rare(words[index], language))
+        )
     # a syllable of a name that is a word between a name or rare word and a name (``huệ an
     # nguyễn``)
     for index in range(1, count - 1) if language == "en" else ():
         protected[index] = protected[index] or (
-            protected[index + 1]
+            (protected[index + 1] or (vietnamese[index + 1] and _rare(words[index + 1], language)))
             and gaps[index] == gaps[index + 1] == " "
             and (protected[index - 1] or _rare(words[index - 1], language))
             and words[index] in syllable_words()
-            and words[index] not in ends  # nothing reads past it
+            # nothing reads past a cut word, but after a word in letters outside ASCII
+            and (words[index] not in ends or not words[index - 1].isascii())  # ``hà my hoàng``
             and words[index] not in cues  # ``liffe in london``
             and words[index + 1] not in cues  # ``gabriel sat chief``
             and not _starts_place(words, index + 1)
         )
+    # such a syllable, even a cue, right before a protected word in letters only Vietnamese
+    # writes (``an hạ dương``, ``long quân ngô``; :func:`_given_before`, no place cue: ``in hà
+    # nội``); a cut word where a stream keeps it (:func:`_opens_name`: after a cue or dash, at a
+    # sentence's start)
+    for index in range(count - 1) if language == "en" else ():
+        opens = (
+            starts_sentence[index]
+            or _DASH_GAP.fullmatch(gaps[index]) is not None
+            or (index >= 1 and gaps[index] == " " and not words[index - 1].isascii())
+            or (index >= 1 and words[index - 1] in _cue_words(language))
+        )
+        protected[index] = protected[index] or (
+            gaps[index + 1] == " "
+            and vietnamese[index + 1]
+            and _given_before(words[index], words[index + 1], language)
+            and words[index] not in lexicon(language).place_cues  # ``in hà nội``
+            and (words[index] not in ends or opens)
+        )
     return [index for index in range(count) if protected[index]]
+
+
+def _vietnamese(word: str) -> bool:
+    """Is ``word`` written with a letter only Vietnamese writes: ``ă``, ``đ``, ``ơ``, ``ư`` or a
+    letter of Unicode's Vietnamese block (``ạ``, ``ả``, ``ễ``, ``ữ``)?"""
+    return any(char in "ăđơưĂĐƠƯ" or "\u1ea0" <= char <= "\u1ef9" for char in word)
+
+
+def _given_before(word: str, after: str, language: str) -> bool:
+    """May ``word``, a syllable of a name that is a word (:func:`syllable_words`), be a given name
+    right before the name ``after``: no phrase opener (``with the song``, but an article written
+    only before a vowel before a consonant, ``an kim``), preposition whose object the name is
+    (``asked to park``), title or verb of address (``dr lee``, ``saw lee``: the cue)?"""
+    lex = lexicon(language)
+    article = word in lex.vowel_articles and after[:1] not in tuple("aeiou")
+    return (
+        word in syllable_words()
+        and (word not in lex.phrase_openers or article)
+        and word not in lex.object_prepositions
+        and word not in lex.titles
+        and word not in lex.address_verbs
+    )
+
+
+def _before_east_asian_surname(
+    index: int,
+    words: Sequence[str],
+    gaps: Sequence[str],
+    starts_sentence: Sequence[bool],
+    language: str,
+) -> bool:
+    """Is word slot ``index`` a syllable of a name that is a word (:func:`syllable_words`), even
+    one a stream may be cut after, a cue or a form of address, right before one of the most
+    frequent surnames of China, Korea and Vietnam (the lexicon's ``east_asian_surnames``), where
+    a cue names someone, a dash signs the message off or a sentence opens before a verb of
+    saying (``call in park``, ``thx - yo kim``, ``in song said``; not a phrase opener, but an
+    article written only before a vowel before a surname that starts with none, ``an kim``, nor
+    a preposition whose object the name is: ``asked to park``, ``with the song``)? The two are a
+    given name and its surname. English only."""
+    lex = lexicon(language)
+    word, after = words[index], words[index + 1]
+    if not (
+        after in lex.east_asian_surnames
+        and gaps[index + 1] == " "
+        and _given_before(word, after, language)
+        and not _starts_place(words, index + 1)  # ``met in hong kong``
+    ):
+        return False
+    signed = _DASH_GAP.fullmatch(gaps[index]) is not None and _ends_line(index + 1, gaps)
+    reported = (
+        starts_sentence[index]
+        and index + 2 < len(words)
+        and words[index + 2] in lex.speech_verbs
+        and gaps[index + 2] == " "
+    )
+    return signed or reported or _cued(index, words, gaps, language)
+
+
+def _unlisted_surname(
+    index: int,
+    words: Sequence[str],
+    gaps: Sequence[str],
+    starts_sentence: Sequence[bool],
+    protected: Sequence[bool],
+    listed: Sequence[bool],
+    language: str,
+) -> bool:
+    """Is word slot ``index`` a surname on no list: a word of letters off the dictionary (no cut
+    word, word of chat or lexicon word, nor a place) right after a name of the lists protected
+    everywhere that a greeting or verb of address names (``call indira nehru``; not a title:
+    ``mr johnson apologised``), that signs a message off (``thx - mina nehru``) or that opens a
+    sentence before a verb of saying (``erik co said``)? A rare word before it is no such name:
+    ``with barbarous dissonance``."""
+    word, given = words[index], index - 1
+    if not (
+        protected[given]
+        and listed[given]
+        and not is_ambiguous(words[given], language)
+        and gaps[index] == " "
+        and word.isalpha()
+        and not _in_dictionary(word, language)
+        and word not in word_list("cut", language)
+        and word not in slang_table(language)
+        and word not in _cues(language)
+        and not is_laughter(word)
+        and not _starts_place(words, index)
+    ):
+        return False
+    signed = _DASH_GAP.fullmatch(gaps[given]) is not None and _ends_line(index, gaps)
+    speech = lexicon(language).speech_verbs
+    reported = (
+        starts_sentence[given]
+        and index + 1 < len(words)
+        and words[index + 1] in speech
+        and gaps[index + 1] == " "
+    )
+    # a greeting or verb of address, not a title: ``mr johnson apologised``
+    greeted = given >= 1 and words[given - 1] not in lexicon(language).titles
+    return signed or reported or (greeted and _cued(given, words, gaps, language))
 
 
 def _syllable(word: str, language: str, listed: bool = False) -> bool:
@@ -1072,6 +1272,14 @@ def _syllable(word: str, language: str, listed: bool = False) -> bool:
 def _context_words(language: str) -> frozenset[str]:
     """The words of ``language``'s lexicon after which a rule reads the next word (built once)."""
     return lexicon(language).context_words
+
+
+@cache
+def _cue_words(language: str) -> frozenset[str]:
+    """The cues of ``language`` after which a word may be a name: titles, greetings, verbs of
+    address (built once)."""
+    lex = lexicon(language)
+    return lex.titles | lex.greetings | lex.address_verbs
 
 
 @cache
