@@ -64,6 +64,9 @@ class Lexicon:
         Greetings and vocatives a name follows (``hey``, ``hola``, ``привет``).
     address_verbs : frozenset of str
         Verbs of address and company a name follows (``call``, ``llama``, ``mit``).
+    message_verbs : frozenset of str
+        The verbs of address whose object may be the words sent (English ``texted``, ``dm``):
+        a greeting after one is no name (``texted hi at 3``).
     sign_offs : frozenset of str
         Words that sign a message off before a name (``love``, ``besos``, ``lg``).
     conjunctions : frozenset of str
@@ -117,6 +120,9 @@ class Lexicon:
         The articles after a street preposition (``der`` of ``auf der weide 54``): a stream is
         never cut after one right after such a preposition; cut words everywhere else, so not
         among :attr:`rule_words`.
+    saints : frozenset of str
+        Sankt and its abbreviation (German ``sankt``, ``st``): a street's name may start with them,
+        right after a street preposition too (``st. ingberter str. 151``, ``an st. andreas 145``).
     article_street_types : frozenset of str
         Words that make a street only right after a house number and an article (``68 the
         croft``, ``230 the ridings``), never after other words (``3 green limes``); names and
@@ -202,6 +208,7 @@ class Lexicon:
     titles: frozenset[str]
     greetings: frozenset[str]
     address_verbs: frozenset[str]
+    message_verbs: frozenset[str]
     sign_offs: frozenset[str]
     conjunctions: frozenset[str]
     months: tuple[str, ...]
@@ -222,6 +229,7 @@ class Lexicon:
     street_adjective_suffixes: tuple[str, ...]
     street_prepositions: frozenset[str]
     preposition_articles: frozenset[str]
+    saints: frozenset[str]
     article_street_types: frozenset[str]
     unit_words: frozenset[str]
     floor_words: frozenset[str]
@@ -259,6 +267,7 @@ class Lexicon:
             | self.floor_words
             | self.street_types_before
             | self.street_prepositions
+            | self.saints
             | self.street_adjectives
             | self.street_particles
             | self.street_directions

@@ -751,12 +751,7 @@ def is_name_slot(
     )
     # the subject of a verb of saying (``rosa disse``), read only past a word a stream is never
     # cut after (a name that is a cut word is decided without the next word)
-    speaking = (
-        index + 1 < len(words)
-        and words[index + 1] in lex.speech_verbs
-        and gaps[index + 1] == " "
-        and word not in word_list("cut", language)
-    )
+    speaking = _reports(index, words, gaps, language) and word not in word_list("cut", language)
     if listed:  # an ambiguous name-word: protected where the context names someone
         capitalized = raw[:1].isupper() and not raw.isupper() and not starts_sentence[index]
         # ``mark's bike``: someone's (not an epithet's: ``my friend's car``, ``the king's``)
@@ -767,17 +762,19 @@ def is_name_slot(
     # word is :func:`rare_slots`'s)
     if titled:
         return any(char.isalpha() for char in word)
-    reported = starts_sentence[index] and (speaking or _reports(index, words, gaps, language))
+    reported = starts_sentence[index] and _reports(index, words, gaps, language)
     if not (cued or signed or reported):
         return False
     syllable = _syllable(word, language, listed=True)
     rare = (cued or signed) and _rare(word, language)
-    # a syllable of a name that is a word: off the dictionary after a cue (``call doo``), any
-    # signing off after a dash (``thx - fang``) or opening a sentence before a verb of saying
-    # (``hat said``)
+    # a syllable of a name that is a word: off the dictionary after a cue or signing off (``call
+    # doo``), or opening a sentence before a verb of saying (``hat said``), even a preposition,
+    # which is no subject (``to said``; a stream is not cut there, :func:`span_may_continue`)
     alone = _name_word(word, language) and (
         reported or not (_in_dictionary(word, language) or word in word_list("cut", language))
     )
+    prepositions = lex.object_prepositions | lex.place_cues
+    alone = alone or (reported and word in prepositions and word in syllable_words())
     misplaced = _misplaced(index, words, gaps, language)
     return syllable or rare or alone or misplaced or _vocative(index, words, gaps, language)
 
@@ -790,9 +787,10 @@ def _misplaced(index: int, words: Sequence[str], gaps: Sequence[str], language: 
     """Is word slot ``index`` a syllable of a name that is a word of a closed class where that
     class cannot stand, after a greeting, a verb of address or a dash signing off: a determiner
     that is never a pronoun before a copula or the end of a phrase (``lunch with an was fun``,
-    ``hey an, are we on?``, ``thx - the``), or a subject pronoun after a verb of address before a
-    preposition or the end of a phrase, as its object (``i saw he at the station``)? English
-    only."""
+    ``hey an, are we on?``, ``thx - the``), or a subject pronoun or greeting after a verb of
+    address, as its object, before a preposition (``i saw he at the station``, ``call hi about
+    it``; not after a verb of messaging, whose object may be the words sent: ``texted hi at 3``)
+    or, a pronoun, the end of a phrase? English only."""
     lex = lexicon(language)
     word = words[index]
     if language != "en" or index == 0 or word not in syllable_words():
@@ -804,21 +802,21 @@ def _misplaced(index: int, words: Sequence[str], gaps: Sequence[str], language: 
         signed = _DASH_GAP.fullmatch(gaps[index]) is not None
         cued = signed or _cued(index, words, gaps, language)
         return cued and (ends or (after == " " and following in lex.copulas))
+    verb = words[index - 1] in lex.address_verbs and gaps[index] == " "
     if word in lex.subject_pronouns:
-        verb = words[index - 1] in lex.address_verbs and gaps[index] == " "
         return verb and (ends or (after == " " and following in lex.object_prepositions))
+    if word in lex.greetings:  # ``call hi about``; not ``texted hi at 3``: the words sent
+        sent = words[index - 1] in lex.message_verbs
+        return verb and not sent and after == " " and following in lex.object_prepositions
     return False
 
 
 def _reports(index: int, words: Sequence[str], gaps: Sequence[str], language: str) -> bool:
-    """Does a verb of saying follow word slot ``index``, a word a stream may be cut after that is
-    a syllable of a name (``to said``: the stream is not cut there at a sentence's start,
-    :func:`span_may_continue`)?"""
+    """Does a verb of saying follow word slot ``index`` after a space (``ba said``)?"""
     return (
         index + 1 < len(words)
         and words[index + 1] in lexicon(language).speech_verbs
         and gaps[index + 1] == " "
-        and _name_word(words[index], language)
     )
 
 
@@ -1021,9 +1019,10 @@ def name_slots(
             surname = words[index] in surnames or _without_accents(words[index]) in surnames
             protected[index] = surname and words[index - 1] not in ends  # also ``dũng hồ``
     for index in range(1, count) if language == "en" else ():
-        protected[index] = protected[index] or _unlisted_surname(
-            index, words, gaps, starts_sentence, protected, listed, language
-        )
+        if not protected[index] and protected[index - 1] and listed[index - 1]:
+            protected[index] = _unlisted_surname(
+                index, words, gaps, starts_sentence, protected, listed, language
+            )
     # after a title or a greeting, a word and a surname that is also a word, or a name, right
     # after it: a given name and its surname (``hey bin lee``, ``hi an song``; not after a verb,
     # ``with an apple``), never a cut word (nothing reads past it) nor a place (``hi new york``)
@@ -1066,8 +1065,11 @@ def name_slots(
             and not _starts_place(words, index + 1)
         ):
             protected[index] = protected[index + 1] = True
-    for index in range(count - 1) if language == "en" else ():
-        if _before_east_asian_surname(index, words, gaps, starts_sentence, language):
+    east_asian = lexicon(language).east_asian_surnames
+    for index in range(count - 1):
+        if words[index + 1] in east_asian and _before_east_asian_surname(
+            index, words, gaps, starts_sentence, language
+        ):
             protected[index] = protected[index + 1] = True
     # a name of the lists, or a syllable before one (``ae kim``), or the word opening a sentence
     # before one and a verb of saying (``bin lee said``), right before a protected name that is
@@ -1106,12 +1108,11 @@ def name_slots(
             )
             protected[index + 1] = protected[index + 1] or protected[index]
     vietnamese = [False] * (count + 1)  # from each slot on, a run of names holds such a word
-    for index in range(count - 1, -1, -1):
+    ascii_only = all(word.isascii() for word in words)
+    for index in range(count - 1, -1, -1) if language == "en" and not ascii_only else ():
         joined = index + 1 < count and gaps[index + 1] == " "
-        vietnamese[index] = (
-            language == "en"
-            and (_vietnamese(words[index]) or (joined and vietnamese[index + 1]))
-            and (protected[index] or _rare(words[index], language))
+        vietnamese[index] = (_vietnamese(words[index]) or (joined and vietnamese[index + 1])) and (
+            protected[index] or _rare(words[index], language)
         )
     # a syllable of a name that is a word between a name or rare word and a name (``huệ an
     # nguyễn``)
@@ -1131,27 +1132,30 @@ def name_slots(
     # writes (``an hạ dương``, ``long quân ngô``; :func:`_given_before`, no place cue: ``in hà
     # nội``); a cut word where a stream keeps it (:func:`_opens_name`: after a cue or dash, at a
     # sentence's start)
-    for index in range(count - 1) if language == "en" else ():
+    for index in range(count - 1):
+        if protected[index] or not vietnamese[index + 1] or gaps[index + 1] != " ":
+            continue
         opens = (
             starts_sentence[index]
             or _DASH_GAP.fullmatch(gaps[index]) is not None
             or (index >= 1 and gaps[index] == " " and not words[index - 1].isascii())
             or (index >= 1 and words[index - 1] in _cue_words(language))
         )
-        protected[index] = protected[index] or (
-            gaps[index + 1] == " "
-            and vietnamese[index + 1]
-            and _given_before(words[index], words[index + 1], language)
+        protected[index] = (
+            _given_before(words[index], words[index + 1], language)
             and words[index] not in lexicon(language).place_cues  # ``in hà nội``
             and (words[index] not in ends or opens)
         )
     return [index for index in range(count) if protected[index]]
 
 
+#: The letters only Vietnamese writes: ``ă``, ``đ``, ``ơ``, ``ư`` and Unicode's Vietnamese block.
+_VIETNAMESE_LETTER = re.compile("[ăđơưĂĐƠƯ\u1ea0-\u1ef9]")
+
+
 def _vietnamese(word: str) -> bool:
-    """Is ``word`` written with a letter only Vietnamese writes: ``ă``, ``đ``, ``ơ``, ``ư`` or a
-    letter of Unicode's Vietnamese block (``ạ``, ``ả``, ``ễ``, ``ữ``)?"""
-    return any(char in "ăđơưĂĐƠƯ" or "\u1ea0" <= char <= "\u1ef9" for char in word)
+    """Is ``word`` written with a letter only Vietnamese writes (``đỗ``, ``hạ``, ``nguyễn``)?"""
+    return _VIETNAMESE_LETTER.search(word) is not None
 
 
 def _given_before(word: str, after: str, language: str) -> bool:
@@ -1748,6 +1752,10 @@ def address_spans(text: str, language: str = "en") -> list[tuple[int, int, str]]
         ended = _clause_end(language).match(text, match.end()) is not None
         if (noun and ended) or _named_street(name, language):
             spans.append((match.start(), match.end()))
+    saint = _saint_before(language)
+    for index, (start, end) in enumerate(spans):
+        sankt = saint.search(text, max(0, start - 8), start) if saint is not None else None
+        spans[index] = (sankt.start() if sankt else start, end)  # st. ingberter str. 151
     streets = {start for start, _ in spans}
     for match in _floor_pattern(language).finditer(text):
         gap = re.match(r",? ", text[match.end() :])
@@ -1757,17 +1765,28 @@ def address_spans(text: str, language: str = "en") -> list[tuple[int, int, str]]
 
 
 @cache
+def _saint_before(language: str) -> re.Pattern[str] | None:
+    """A saint of ``language`` right before a position, the space after it (``st. `` of ``st.
+    ingberter str. 151``; lexicon field ``saints``); None for a language without them."""
+    saints = _alternatives(lexicon(language).saints)
+    return re.compile(rf"(?<![\w\-])(?i:{saints})\.? $") if saints else None
+
+
+@cache
 def _preposition_street(language: str) -> re.Pattern[str] | None:
-    """A street preposition of ``language``, its article, one or two words (group ``name``) and a
-    house number (``auf dem herberg 108``; lexicon fields ``street_prepositions`` and
-    ``preposition_articles``); None for a language without them."""
+    """A street preposition of ``language``, its article or a saint (``an st. andreas 145``), one
+    or two words (group ``name``) and a house number (``auf dem herberg 108``; lexicon fields
+    ``street_prepositions``, ``preposition_articles`` and ``saints``); None for a language
+    without them."""
     lex = lexicon(language)
     prepositions = _alternatives(lex.street_prepositions)
     articles = _alternatives(lex.preposition_articles)
     if not prepositions or not articles:
         return None
+    saints = _alternatives(lex.saints)
+    between = rf"(?i:{articles})" + (rf"|(?i:{saints})\.?" if saints else "")
     return re.compile(
-        rf"(?<![\w\-])(?i:{prepositions}) (?i:{articles}) "
+        rf"(?<![\w\-])(?i:{prepositions}) (?:{between}) "
         rf"(?P<name>{_WORD}(?:-{_WORD})*(?: {_WORD}(?:-{_WORD})*)?),? {_NUMBER}"
     )
 

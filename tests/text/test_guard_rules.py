@@ -134,6 +134,8 @@ def test_epithets_cues_and_places_are_not_taken_into_the_name_after_them():
         # a determiner or subject pronoun where the class cannot stand
         ("lunch with an was fun, thx for the help - the", ["an", "the"]),
         ("i saw he at the station", ["he"]),
+        ("can you call hi about it", ["hi"]),  # a greeting is no object
+        ("to said the meeting moved", ["to"]),  # a preposition is no subject
         ("hey long, are we on?", ["long"]),
         # a word off the dictionary after a name of the lists that the context names
         ("hey indira nehru, thx - timm itt", ["indira", "nehru", "timm", "itt"]),
@@ -162,6 +164,8 @@ def test_a_syllable_that_is_a_word_stays_a_word_in_an_ordinary_reading():
     # a determiner before a noun; a subject pronoun opening a clause after a verb of address
     assert kinds("lunch with an apple was fun, call the about page") == {}
     assert "he" not in kinds("i saw he was late") and "got" not in kinds("got it lol")
+    # a greeting is the words sent after a verb of messaging; a preposition opens a phrase
+    assert "hi" not in kinds("i texted hi at 3, call ok") and kinds("in the end he said no") == {}
     # no given name: a rare word before a word off the dictionary, a title before a verb
     assert "dissonance" not in kinds("filled the air with barbarous dissonance")
     assert "apologised" not in kinds("mr johnson apologised")
@@ -421,6 +425,10 @@ def test_german_streets_named_after_am_im_zum_zur(text, address):
         # an adjective before a one-word street, an abbreviation in a hyphenated name
         ("ich wohne in der große kirchstr. 6", "große kirchstr. 6"),
         ("schick es an dr.-august-blank-str. 291 bitte", "dr.-august-blank-str. 291"),
+        # sankt before a street's name, after a street preposition too
+        ("ich wohne in der st. ingberter str. 63, komm", "st. ingberter str. 63"),
+        ("ich wohne jetzt in der an st. andreas 145, komm", "an st. andreas 145"),
+        ("ich war in st. gallen 3 tage", None),
         # never with a number before them, nor without one
         ("habe 2 kinder im garten", None),
         ("3 leute im park heute", None),
@@ -504,7 +512,7 @@ CHATS = {
     "hey bin, call he lee or bin park. he lee said hi\nhuệ an nguyễn is at 146 riverside or 231 the "
     "woodlands, thx - do song\ncall in park, lunch with an was fun. i saw he at the station. in "
     "song said hi\nhey tri, call doo. hà my hoàng and an hạ dương, hey long, thx - an han\nhey "
-    "indira nehru, hat said so, thx - mina nehru\n",
+    "indira nehru, hat said so, thx - mina nehru\nto said hi. i texted hi at 3, call hi about it\n",
     "es": "hola maría, no sé si te dije que ahora vivo en calle mayor 5, madrid. llama a carmen "
     "blanco el 12 de marzo, porque no tengo tiempo hoy, mañana te cuento todo\n",
     "ru": "привет, дмитрий, что это было? позвони ольге, я уже не знаю. улица ленина, 5, кв. 12 "
@@ -514,7 +522,8 @@ CHATS = {
     "oder in der berliner straße 12, der berliner ist da\nwir wohnen in heidenheim an der brenz, an "
     "der ecke, bei bad homburg vor der höhe\nich wohne auf der weide 54, an den wiesen 3 war ich auch\n"
     "wir sind in der schule 5, dann in der höhle 169. auf dem herberg 108 und große kirchstr. 6\n"
-    "schick es an auf dem forst 53 bitte, nicht auf der arbeit 2 bitte\n",
+    "schick es an auf dem forst 53 bitte, nicht auf der arbeit 2 bitte\nschick es an st. "
+    "andreas 145 bitte, ich wohne in der st. ingberter str. 63, war in st. gallen 3 tage\n",
     "pt": "oi maria, a rosa disse que o rogério liga amanhã. glória chega hoje e maurício disse "
     "que sim, mas a rosa é uma flor\n",
 }
