@@ -965,10 +965,16 @@ def name_slots(
     a word and a surname or name right after it (``hey bin lee``), and so after a verb of address
     or a dash signing off if the word is no dictionary word or a syllable of a name that is a word
     (``with choo song``, ``thx - yeo han``, ``call bin lee``; :func:`syllable_words`); such a
-    syllable between a name or rare word and a name (``huệ an nguyễn``); a word on no list after
-    a title, or after a cue, signing off or opening a sentence before a verb of saying if it is a
-    rare word or a name's syllable (``hey jeong``, ``ba said``; :func:`name_syllables`), and a
-    syllable that is a word addressed by a greeting before a comma (``hey bin,``).
+    syllable between a name or rare word and a name (``huệ an nguyễn``), before one of the most
+    frequent East Asian surnames where the context names someone (``call in park``;
+    :func:`_before_east_asian_surname`) or before a name in letters only Vietnamese writes (``an
+    hạ dương``); a surname off the dictionary after a name a cue names (``call indira nehru``;
+    :func:`_unlisted_surname`); a word on no list after a title, or after a cue, signing off or
+    opening a sentence before a verb of saying if it is a rare word or a name's syllable (``hey
+    jeong``, ``ba said``, ``call doo``, ``hat said``; :func:`name_syllables`), a syllable that is
+    a word addressed by a greeting before a comma (``hey bin,``), and a word of a closed class
+    where its class cannot stand (``lunch with an was fun``, ``i saw he at the station``, ``to
+    said``; :func:`_misplaced`).
     """
     count = len(words)
     words = [_guard_key(word) for word in words]  # İlkben
