@@ -1170,7 +1170,8 @@ def _given_before(word: str, after: str, language: str) -> bool:
     only before a vowel before a consonant, ``an kim``), preposition whose object the name is
     (``asked to park``), title or verb of address (``dr lee``, ``saw lee``: the cue)?"""
     lex = lexicon(language)
-    article = word in lex.vowel_articles and after[:1] not in tuple("aeiou")
+    initial = (_without_accents(after) or after)[:1]  # ``ánh``: a vowel
+    article = word in lex.vowel_articles and initial not in tuple("aeiou")
     return (
         word in syllable_words()
         and (word not in lex.phrase_openers or article)
@@ -1205,12 +1206,7 @@ def _before_east_asian_surname(
     ):
         return False
     signed = _DASH_GAP.fullmatch(gaps[index]) is not None and _ends_line(index + 1, gaps)
-    reported = (
-        starts_sentence[index]
-        and index + 2 < len(words)
-        and words[index + 2] in lex.speech_verbs
-        and gaps[index + 2] == " "
-    )
+    reported = starts_sentence[index] and _reports(index + 1, words, gaps, language)
     return signed or reported or _cued(index, words, gaps, language)
 
 
@@ -1245,13 +1241,7 @@ def _unlisted_surname(
     ):
         return False
     signed = _DASH_GAP.fullmatch(gaps[given]) is not None and _ends_line(index, gaps)
-    speech = lexicon(language).speech_verbs
-    reported = (
-        starts_sentence[given]
-        and index + 1 < len(words)
-        and words[index + 1] in speech
-        and gaps[index + 1] == " "
-    )
+    reported = starts_sentence[given] and _reports(index, words, gaps, language)
     # a greeting or verb of address, not a title: ``mr johnson apologised``
     greeted = given >= 1 and words[given - 1] not in lexicon(language).titles
     return signed or reported or (greeted and _cued(given, words, gaps, language))
