@@ -192,6 +192,9 @@ class Lexicon:
         Determiners that are never pronouns (English ``the``, ``an``, ``my``): a noun or adjective
         follows them, never a copula or a punctuation mark ending the phrase (``lunch with an was
         fun``: a name).
+    auxiliaries : frozenset of str
+        Auxiliary verbs (English ``be``, ``do``, ``can``): never the object of a verb of address
+        (``call be about it``: a name).
     vowel_articles : frozenset of str
         Articles written only before a vowel (English ``an``): before a word that starts with a
         consonant, no article (``an kim``: a given name and surname).
@@ -250,6 +253,7 @@ class Lexicon:
     phrase_openers: frozenset[str]
     east_asian_surnames: frozenset[str]
     determiners: frozenset[str]
+    auxiliaries: frozenset[str]
     vowel_articles: frozenset[str]
     object_prepositions: frozenset[str]
     interjections: frozenset[str]

@@ -773,8 +773,9 @@ def is_name_slot(
     alone = _name_word(word, language) and (
         reported or not (_in_dictionary(word, language) or word in word_list("cut", language))
     )
-    prepositions = lex.object_prepositions | lex.place_cues
-    alone = alone or (reported and word in prepositions and word in syllable_words())
+    # (not ``in``, nor a determiner: ``in thought``, ``the thought``, ``the wanted man``)
+    preposition = word in lex.object_prepositions and word in syllable_words()
+    alone = alone or (reported and preposition)
     misplaced = _misplaced(index, words, gaps, language)
     return syllable or rare or alone or misplaced or _vocative(index, words, gaps, language)
 
@@ -786,11 +787,13 @@ _PHRASE_END = re.compile(r"[,!?.]")
 def _misplaced(index: int, words: Sequence[str], gaps: Sequence[str], language: str) -> bool:
     """Is word slot ``index`` a syllable of a name that is a word of a closed class where that
     class cannot stand, after a greeting, a verb of address or a dash signing off: a determiner
-    that is never a pronoun before a copula or the end of a phrase (``lunch with an was fun``,
-    ``hey an, are we on?``, ``thx - the``), or a subject pronoun or greeting after a verb of
-    address, as its object, before a preposition (``i saw he at the station``, ``call hi about
-    it``; not after a verb of messaging, whose object may be the words sent: ``texted hi at 3``)
-    or, a pronoun, the end of a phrase? English only."""
+    that is never a pronoun before a copula, a preposition or the end of a phrase (``lunch with
+    an was fun``, ``i saw my at the station``, ``hey an, are we on?``, ``thx - the``), an
+    auxiliary after a verb of address, as its object, before one of them (``call be about it``),
+    a subject pronoun there before a preposition or the end of a phrase (``i saw he at the
+    station``; ``i saw he was late`` opens a clause), or a greeting there before a preposition
+    (``call hi about it``; not after a verb of messaging, whose object may be the words sent:
+    ``texted hi at 3``)? English only."""
     lex = lexicon(language)
     word = words[index]
     if language != "en" or index == 0 or word not in syllable_words():
@@ -798,13 +801,16 @@ def _misplaced(index: int, words: Sequence[str], gaps: Sequence[str], language: 
     after = gaps[index + 1]
     following = words[index + 1] if index + 1 < len(words) else ""
     ends = _PHRASE_END.match(after) is not None or _ends_line(index, gaps)
+    preposition = after == " " and following in lex.object_prepositions
+    closes = ends or preposition or (after == " " and following in lex.copulas)
     if word in lex.determiners:
         signed = _DASH_GAP.fullmatch(gaps[index]) is not None
-        cued = signed or _cued(index, words, gaps, language)
-        return cued and (ends or (after == " " and following in lex.copulas))
+        return (signed or _cued(index, words, gaps, language)) and closes
     verb = words[index - 1] in lex.address_verbs and gaps[index] == " "
-    if word in lex.subject_pronouns:
-        return verb and (ends or (after == " " and following in lex.object_prepositions))
+    if word in lex.auxiliaries:
+        return verb and closes
+    if word in lex.subject_pronouns:  # before a copula, a clause: ``i saw he was late``
+        return verb and (ends or preposition)
     if word in lex.greetings:  # ``call hi about``; not ``texted hi at 3``: the words sent
         sent = words[index - 1] in lex.message_verbs
         return verb and not sent and after == " " and following in lex.object_prepositions

@@ -136,6 +136,8 @@ def test_epithets_cues_and_places_are_not_taken_into_the_name_after_them():
         ("i saw he at the station", ["he"]),
         ("can you call hi about it", ["hi"]),  # a greeting is no object
         ("to said the meeting moved", ["to"]),  # a preposition is no subject
+        ("i saw my at the station", ["my"]),  # a determiner alone
+        ("can you call be about it, lunch with do was fun", ["be", "do"]),  # an auxiliary
         ("hey long, are we on?", ["long"]),
         # a word off the dictionary after a name of the lists that the context names
         ("hey indira nehru, thx - timm itt", ["indira", "nehru", "timm", "itt"]),
@@ -162,10 +164,11 @@ def test_a_syllable_that_is_a_word_stays_a_word_in_an_ordinary_reading():
     assert "in" not in kinds("we met in hong kong") and "in" not in kinds("in hà nội it rains")
     assert "so" not in kinds("so kim said no") and "the" not in kinds("the hạ long bay")
     # a determiner before a noun; a subject pronoun opening a clause after a verb of address
-    assert kinds("lunch with an apple was fun, call the about page") == {}
+    assert kinds("lunch with an apple was fun, with the car was late, call it about") == {}
     assert "he" not in kinds("i saw he was late") and "got" not in kinds("got it lol")
     # a greeting is the words sent after a verb of messaging; a preposition opens a phrase
     assert "hi" not in kinds("i texted hi at 3, call ok") and kinds("in the end he said no") == {}
+    assert kinds("The thought is frightening. In thought, she wants the wanted man") == {}
     # no given name: a rare word before a word off the dictionary, a title before a verb
     assert "dissonance" not in kinds("filled the air with barbarous dissonance")
     assert "apologised" not in kinds("mr johnson apologised")
@@ -512,7 +515,8 @@ CHATS = {
     "hey bin, call he lee or bin park. he lee said hi\nhuệ an nguyễn is at 146 riverside or 231 the "
     "woodlands, thx - do song\ncall in park, lunch with an was fun. i saw he at the station. in "
     "song said hi\nhey tri, call doo. hà my hoàng and an hạ dương, hey long, thx - an han\nhey "
-    "indira nehru, hat said so, thx - mina nehru\nto said hi. i texted hi at 3, call hi about it\n",
+    "indira nehru, hat said so, thx - mina nehru\nto said hi. i texted hi at 3, call hi about it\n"
+    "the thought. call be about it, i saw my at 6\n",
     "es": "hola maría, no sé si te dije que ahora vivo en calle mayor 5, madrid. llama a carmen "
     "blanco el 12 de marzo, porque no tengo tiempo hoy, mañana te cuento todo\n",
     "ru": "привет, дмитрий, что это было? позвони ольге, я уже не знаю. улица ленина, 5, кв. 12 "
