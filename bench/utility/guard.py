@@ -2,9 +2,10 @@
 
 ``python -m bench guard`` builds a labelled chat set, deterministically, from sources the guard's
 lists are NOT built from, and measures the guard (every kind, the default) on it. Recall is
-measured on 25 draws of the set (seeds): RULE_DRAWS, whose misses were read while the guard's
-rules were written, and FRESH_DRAWS, from which no rule was written (the figure to quote; one
-draw alone overstates recall: rules follow the misses they were written from):
+measured on 49 draws of the set (seeds): RULE_DRAWS, whose misses were read while the guard's
+rules were written, FRESH_DRAWS, from which no rule was written (the figure to quote; one draw
+alone overstates recall: rules follow the misses they were written from), and CHECK_DRAWS, which
+did not even tell when to stop writing rules:
 
 * **Names** (English chat, lower case): first names of 14 origins from Jörg Michael's
   ``nam_dict.txt`` (PyPI ``gender-guesser`` 0.4.0; GNU FDL 1.2; held out), and full names: a held-out
@@ -75,11 +76,14 @@ PER_KIND = 200
 SEED = 29
 #: The draws of the labelled set recall is measured on, each a sample of PER_KIND per kind from
 #: the same held-out sources: those the guard's rules were written from (their misses read: 29
-#: before 2026-11-30, 1-12 on that day and in later sessions, beside draws 25-60, which this
-#: bench does not measure), and FRESH draws no rule was written from (their misses are printed
-#: only by this bench).
+#: before 2026-11-30, 1-12 on that day and in later sessions, beside draws 25-84, which this
+#: bench does not measure), FRESH draws no rule was written from (their misses are printed only
+#: by this bench; their total was measured after each rule of 2026-11-30's last session, so it
+#: told when to stop), and CHECK draws, neither read nor measured before that session's last
+#: rule.
 RULE_DRAWS = (SEED, *range(1, 13))
 FRESH_DRAWS = tuple(range(13, 25))
+CHECK_DRAWS = tuple(range(85, 109))
 RECALL_DRAWS = (
     "recall per draw: the personal identifiers of one draw (names, full names, addresses, "
     "phones, e-mails)"
@@ -367,7 +371,11 @@ def recall(report: Report, quick: bool) -> None:
     import edgedp
 
     vocabulary = edgedp.load_pack().vocabulary
-    groups = {"rule draws (29, 1-12)": RULE_DRAWS, "fresh draws (13-24)": FRESH_DRAWS}
+    groups = {
+        "rule draws (29, 1-12)": RULE_DRAWS,
+        "fresh draws (13-24)": FRESH_DRAWS,
+        "check draws (85-108)": CHECK_DRAWS,
+    }
     if quick:
         groups = {"rule draw 29 (quick)": (SEED,)}
     for group, draws in groups.items():
