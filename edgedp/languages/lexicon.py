@@ -190,8 +190,8 @@ class Lexicon:
         (``call in park``).
     determiners : frozenset of str
         Determiners that are never pronouns (English ``the``, ``an``, ``my``): a noun or adjective
-        follows them, never a copula or a punctuation mark ending the phrase (``lunch with an was
-        fun``: a name).
+        follows them, never a copula, a preposition or a punctuation mark ending the phrase
+        (``lunch with an was fun``, ``i saw my at 6``: a name).
     auxiliaries : frozenset of str
         Auxiliary verbs (English ``be``, ``do``, ``can``): never the object of a verb of address
         (``call be about it``: a name).
