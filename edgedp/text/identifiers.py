@@ -521,7 +521,8 @@ def span_may_continue(
             or _inside_place(before, word)  # ``heidenheim an der brenz``
             or (word in lex.preposition_articles and before in lex.street_prepositions)
             or (word in lex.travel_prepositions and before in lex.travel_verbs)  # flying to
-            or (word in syllable_words() and _opens_name(token, previous, line_start))
+            # string tests before the list's file (a stream asks after every cut word)
+            or (_opens_name(token, previous, line_start) and word in syllable_words())
         )
     return language != "en" or any("a" <= char <= "z" for char in word.lower())
 
@@ -916,8 +917,8 @@ def _cued(
     rose``)?"""
     lex = lexicon(language)
     before = words[index - 1] if index else ""
-    cue = before in lex.titles or before in lex.greetings
-    cue = cue or (verbs and before in lex.address_verbs)
+    titled = before in lex.titles or before in lex.greetings
+    cue = before in _cue_words(language) if verbs else titled
     return cue and _CUE_GAP.fullmatch(gaps[index]) is not None
 
 
